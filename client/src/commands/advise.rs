@@ -1,0 +1,39 @@
+//! `advise`: the advice the hook would give for a text or a hook payload, and why.
+
+use std::path::PathBuf;
+
+use cairn_proto::AdviseRequest;
+
+use super::{client, ctx, print_json, scope, Failure};
+use crate::ProjectArgs;
+
+pub async fn advise(text: Vec<String>, hook_input: Option<PathBuf>, json: bool, limit: Option<u32>, session: Option<String>, args: ProjectArgs) -> Result<(), Failure> {
+    let hook_input = match hook_input {
+        Some(path) => {
+            let raw = std::fs::read_to_string(&path).map_err(|e| Failure::new(1, format!("cannot read {}: {e}", path.display())))?;
+            let value = crate::input::read_first_value(raw.as_bytes())
+                .map_err(|e| Failure::new(2, format!("{} is not a JSON hook payload: {e}", path.display())))?
+                .ok_or_else(|| Failure::new(2, format!("{} is empty", path.display())))?;
+            Some(value)
+        }
+        None => None,
+    };
+    let text = (!text.is_empty()).then(|| text.join(" "));
+    if text.is_none() && hook_input.is_none() {
+        return Err(Failure::new(2, "give a text to advise on, or --hook-input FILE"));
+    }
+    let advice = client().await?.advise(ctx(), AdviseRequest { text, hook_input, scope: scope(&args), limit, session }).await??;
+    if json {
+        print_json(&advice);
+        return Ok(());
+    }
+    println!("intent:  {}", advice.intent);
+    println!("project: {}", advice.project);
+    if advice.advice.is_empty() {
+        println!("no advice worth giving");
+    }
+    for item in &advice.advice {
+        println!("\n[{}] {} (score {:.2})\n  {}\n  why: {}", item.category, item.id, item.score, item.text, item.why);
+    }
+    Ok(())
+}

@@ -1,0 +1,88 @@
+//! `import` and `export`: JSONL in and out, in batches so that progress shows and no message
+//! grows past the transport's frame limit.
+
+use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::path::PathBuf;
+
+use cairn_proto::{ImportBatch, ImportLine, ImportReport};
+
+use super::{client, ctx, Failure};
+use crate::ProjectArgs;
+
+const BATCH_LINES: usize = 500;
+const BATCH_BYTES: usize = 4 * 1024 * 1024;
+const EXPORT_PAGE: u32 = 1000;
+
+pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
+    let reader = BufReader::new(std::fs::File::open(&file).map_err(|e| Failure::new(1, format!("cannot read {}: {e}", file.display())))?);
+    let c = client().await?;
+    let default_project = if args.global { Some(cairn_proto::GLOBAL_PROJECT.to_string()) } else { args.project.clone() };
+    let progress = std::io::stderr().is_terminal();
+    let mut total = ImportReport::default();
+    let mut batch = Vec::new();
+    let mut bytes = 0;
+    let mut lines = reader.lines().enumerate().peekable();
+    while let Some((n, line)) = lines.next() {
+        let text = line.map_err(|e| Failure::new(1, format!("{}: line {}: {e}", file.display(), n + 1)))?;
+        bytes += text.len();
+        batch.push(ImportLine { line: n as u64 + 1, text });
+        if batch.len() >= BATCH_LINES || bytes >= BATCH_BYTES || lines.peek().is_none() {
+            let report = c.import(ctx(), ImportBatch { lines: std::mem::take(&mut batch), default_project: default_project.clone() }).await??;
+            bytes = 0;
+            total.added += report.added;
+            total.updated += report.updated;
+            total.rejected.extend(report.rejected);
+            if progress {
+                eprint!("\rimported {} lines ({} added, {} updated, {} rejected)", n + 1, total.added, total.updated, total.rejected.len());
+            }
+        }
+    }
+    if progress {
+        eprintln!();
+    }
+    for r in &total.rejected {
+        eprintln!("{}: line {}: {}", file.display(), r.line, r.reason);
+    }
+    println!("{} added, {} updated, {} rejected", total.added, total.updated, total.rejected.len());
+    Ok(())
+}
+
+pub async fn export(file: Option<PathBuf>) -> Result<(), Failure> {
+    let c = client().await?;
+    let mut out: Box<dyn Write> = match &file {
+        // Written beside the target and renamed, so a failed export never leaves half a file.
+        Some(path) => Box::new(tempfile_beside(path)?),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut after = None;
+    let mut count = 0;
+    loop {
+        let page = c.export(ctx(), after, EXPORT_PAGE).await??;
+        for line in &page.items {
+            writeln!(out, "{line}")?;
+        }
+        count += page.items.len();
+        match page.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    out.flush()?;
+    drop(out);
+    if let Some(path) = file {
+        std::fs::rename(partial(&path), &path)?;
+        eprintln!("exported {count} records to {}", path.display());
+    }
+    Ok(())
+}
+
+fn partial(path: &std::path::Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".partial");
+    path.with_file_name(name)
+}
+
+fn tempfile_beside(path: &std::path::Path) -> Result<std::io::BufWriter<std::fs::File>, Failure> {
+    let file = std::fs::File::create(partial(path)).map_err(|e| Failure::new(1, format!("cannot write {}: {e}", path.display())))?;
+    Ok(std::io::BufWriter::new(file))
+}

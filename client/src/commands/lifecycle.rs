@@ -1,0 +1,143 @@
+//! `up`, `down` and `status`: starting, stopping and inspecting the daemon.
+
+use std::fs::{File, TryLockError};
+use std::time::{Duration, Instant};
+
+use cairn_proto::{Paths, Status};
+
+use super::{ctx, print_json, Failure};
+use crate::connect::{self, ClientError};
+use crate::launch;
+
+/// Longest wait for a starting daemon to answer (a model load comes with a later release).
+const START_LIMIT: Duration = Duration::from_secs(60);
+/// Longest wait for a stopping daemon to let go of its home.
+const STOP_LIMIT: Duration = Duration::from_secs(30);
+const POLL: Duration = Duration::from_millis(25);
+
+fn describe(s: &Status) -> String {
+    format!("pid {}, mode {}, {} memories", s.pid, s.mode.as_str(), s.memories)
+}
+
+async fn running_status(paths: &Paths) -> Result<Status, ClientError> {
+    let (client, _) = connect::open(paths).await?;
+    Ok(client.status(ctx()).await?)
+}
+
+fn tail(path: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().rev().take(5).collect();
+    lines.into_iter().rev().collect::<Vec<_>>().join("\n")
+}
+
+pub async fn up(lite: bool) -> Result<(), Failure> {
+    let paths = Paths::from_env()?;
+    match running_status(&paths).await {
+        Ok(s) => {
+            println!("cairn is already running ({})", describe(&s));
+            return Ok(());
+        }
+        Err(ClientError::NotRunning(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let daemon = launch::find_daemon().map_err(|e| Failure::new(1, e.to_string()))?;
+    let stderr_log = paths.logs_dir.join("cairnd.stderr");
+    let mut child = launch::spawn_daemon(&daemon, lite, Some(&stderr_log)).map_err(|e| Failure::new(1, e.to_string()))?;
+    let started = Instant::now();
+    loop {
+        match running_status(&paths).await {
+            Ok(s) => {
+                println!("cairn is up ({})", describe(&s));
+                return Ok(());
+            }
+            Err(e @ ClientError::ProtocolMismatch { .. }) => return Err(e.into()),
+            Err(_) => {}
+        }
+        if let Some(exit) = child.try_wait()? {
+            // Another `up` or a hook may have won the race for the pidfile: that daemon counts.
+            if let Ok(s) = running_status(&paths).await {
+                println!("cairn is already running ({})", describe(&s));
+                return Ok(());
+            }
+            return Err(Failure::new(1, format!("cairnd exited ({exit}) before answering:\n{}", tail(&stderr_log))));
+        }
+        if started.elapsed() > START_LIMIT {
+            return Err(Failure::new(1, format!("cairnd did not answer within {}s; see {}", START_LIMIT.as_secs(), paths.logs_dir.join("cairnd.log").display())));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// Whether a daemon still holds the home's pidfile lock.
+fn pidfile_held(paths: &Paths) -> bool {
+    let Ok(file) = File::open(&paths.pidfile) else { return false };
+    matches!(file.try_lock(), Err(TryLockError::WouldBlock))
+}
+
+fn pid_from_file(paths: &Paths) -> Option<i32> {
+    std::fs::read_to_string(&paths.pidfile).ok()?.trim().parse().ok()
+}
+
+pub async fn down() -> Result<(), Failure> {
+    let paths = Paths::from_env()?;
+    match connect::open(&paths).await {
+        Ok((client, _)) => {
+            // The daemon may close the connection as it goes; the wait below is the confirmation.
+            let _ = client.shutdown(ctx()).await;
+        }
+        Err(ClientError::NotRunning(_)) if !pidfile_held(&paths) => {
+            println!("cairn is not running");
+            return Ok(());
+        }
+        Err(e) => {
+            // An older daemon, or one not answering: ask it to stop by signal, which it also handles.
+            let Some(pid) = pid_from_file(&paths).filter(|_| pidfile_held(&paths)) else { return Err(e.into()) };
+            // SAFETY: kill only sends a signal.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
+    }
+    let started = Instant::now();
+    while pidfile_held(&paths) || paths.socket.exists() {
+        if started.elapsed() > STOP_LIMIT {
+            return Err(Failure::new(1, format!("cairnd is still running after {}s", STOP_LIMIT.as_secs())));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    println!("cairn stopped");
+    Ok(())
+}
+
+pub async fn status(json: bool) -> Result<(), Failure> {
+    let paths = Paths::from_env()?;
+    let s = match running_status(&paths).await {
+        Ok(s) => s,
+        Err(e @ ClientError::NotRunning(_)) => return Err(Failure::new(3, e.to_string())),
+        Err(e) => return Err(e.into()),
+    };
+    if json {
+        print_json(&s);
+        return Ok(());
+    }
+    let uptime = Duration::from_secs(s.uptime_s);
+    println!("cairnd {} (protocol {}), pid {}, up {}, mode {}", s.version, s.protocol, s.pid, human(uptime), s.mode.as_str());
+    println!("home:       {}", s.home);
+    println!("socket:     {}", s.socket);
+    println!("memories:   {}", s.memories);
+    println!("sessions:   {} events logged", s.session_events);
+    println!("config:     {}", s.config);
+    println!("model:      {}", s.model);
+    match &s.last_hook_miss {
+        Some(last) => println!("hook misses: {} (last at {last})", s.hook_misses),
+        None => println!("hook misses: {}", s.hook_misses),
+    }
+    Ok(())
+}
+
+fn human(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {}s", s / 60, s % 60),
+        _ => format!("{}h {}m", s / 3600, (s % 3600) / 60),
+    }
+}

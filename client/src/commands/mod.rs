@@ -1,0 +1,81 @@
+//! The human commands, grouped by what they act on. Each returns a [`Failure`] carrying the exit
+//! code and message on error: 1 failed, 2 bad usage, 3 no daemon (for `status`).
+
+pub mod advise;
+pub mod exchange;
+pub mod lifecycle;
+pub mod memories;
+
+use cairn_proto::{CairnClient, Paths, Scope};
+
+use crate::connect::{self, ClientError};
+use crate::ProjectArgs;
+
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(code: i32, message: impl Into<String>) -> Failure {
+        Failure { code, message: message.into() }
+    }
+}
+
+impl From<ClientError> for Failure {
+    fn from(e: ClientError) -> Failure {
+        let code = match e {
+            ClientError::Rpc(cairn_proto::RpcError::Invalid(_)) => 2,
+            _ => 1,
+        };
+        Failure::new(code, e.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        Failure::new(1, e.to_string())
+    }
+}
+
+impl From<cairn_proto::PathError> for Failure {
+    fn from(e: cairn_proto::PathError) -> Failure {
+        Failure::new(1, e.to_string())
+    }
+}
+
+impl From<cairn_proto::RpcError> for Failure {
+    fn from(e: cairn_proto::RpcError) -> Failure {
+        ClientError::Rpc(e).into()
+    }
+}
+
+impl From<tarpc::client::RpcError> for Failure {
+    fn from(e: tarpc::client::RpcError) -> Failure {
+        ClientError::Transport(e).into()
+    }
+}
+
+/// Connects with a protocol check, for commands that need the daemon.
+pub async fn client() -> Result<CairnClient, Failure> {
+    let paths = Paths::from_env()?;
+    Ok(connect::open(&paths).await?.0)
+}
+
+/// The request scope for project flags, with the current directory for the default.
+pub fn scope(args: &ProjectArgs) -> Scope {
+    Scope {
+        cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
+        project: args.project.clone(),
+        global: args.global,
+    }
+}
+
+/// A context with the human commands' patience.
+pub fn ctx() -> tarpc::context::Context {
+    connect::ctx(connect::HUMAN_TIMEOUT)
+}
+
+pub fn print_json(value: &impl serde::Serialize) {
+    println!("{}", serde_json::to_string_pretty(value).expect("answers serialise"));
+}

@@ -1,0 +1,69 @@
+//! Renders chosen advice as the text Claude Code receives in `additionalContext`, within a
+//! character budget. Pure; no I/O.
+
+/// One piece of advice ready to render.
+#[derive(Debug, Clone)]
+pub struct Line<'a> {
+    pub category: &'a str,
+    pub text: &'a str,
+}
+
+const HEADER: &str = "cairn memory (lessons from earlier work; ignore any that do not apply):";
+/// Below this many characters left, another item would be too clipped to help.
+const MIN_ITEM_CHARS: usize = 40;
+
+fn clip_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(3)).collect();
+    out.push_str("...");
+    out
+}
+
+/// The context text, at most `budget` characters, or `None` when nothing fits.
+pub fn render(lines: &[Line<'_>], budget: usize) -> Option<String> {
+    let mut out = String::from(HEADER);
+    let mut used = out.chars().count();
+    let mut items = 0;
+    for line in lines {
+        let prefix = format!("\n- [{}] ", line.category);
+        let room = budget.saturating_sub(used + prefix.chars().count());
+        if room < MIN_ITEM_CHARS {
+            break;
+        }
+        let text = clip_chars(line.text.trim(), room);
+        used += prefix.chars().count() + text.chars().count();
+        out.push_str(&prefix);
+        out.push_str(&text);
+        items += 1;
+    }
+    (items > 0).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_items_under_a_header() {
+        let out = render(&[Line { category: "git", text: "Never force-push main." }], 500).unwrap();
+        assert_eq!(out, format!("{HEADER}\n- [git] Never force-push main."));
+    }
+
+    #[test]
+    fn respects_the_budget() {
+        let long = "word ".repeat(400);
+        let lines = vec![Line { category: "a", text: &long }, Line { category: "b", text: &long }];
+        for budget in [120, 300, 600, 2000] {
+            let out = render(&lines, budget).unwrap();
+            assert!(out.chars().count() <= budget, "{} > {budget}", out.chars().count());
+        }
+    }
+
+    #[test]
+    fn nothing_when_nothing_fits() {
+        assert!(render(&[], 500).is_none());
+        assert!(render(&[Line { category: "a", text: "text" }], 10).is_none());
+    }
+}

@@ -1,0 +1,229 @@
+//! Tuneables: the daemon's settings from `config/tuneables.json`, in Spark's nested shape.
+//!
+//! Missing keys take defaults; unknown keys are kept in the user's file and reported, never
+//! fatal; a file that fails to parse or validate leaves the previous good settings in force and
+//! its error (with line and column) is shown by `status`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Tuneables {
+    pub semantic: Semantic,
+    pub advice: AdviceLimits,
+    pub sessions: Sessions,
+    pub store: StoreSettings,
+}
+
+/// Retrieval gates and fusion weights (Spark's `semantic` block).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Semantic {
+    /// Gate on retrieval relevance (today the lexical relevance) before fusion.
+    pub min_similarity: f64,
+    /// Decision threshold on the fused score.
+    pub min_fusion_score: f64,
+    /// Weight of outcome effectiveness in the fusion.
+    pub weight_outcome: f64,
+    /// Distinct query terms a keyword match must share (fewer for shorter queries).
+    pub min_matched_terms: usize,
+}
+
+/// How much advice one answer may carry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AdviceLimits {
+    pub max_items_tool: usize,
+    pub max_items_prompt: usize,
+    pub max_items_session_start: usize,
+    pub char_budget_tool: usize,
+    pub char_budget_prompt: usize,
+    /// Seconds before a memory may be repeated within one session.
+    pub cooldown_s: u64,
+}
+
+/// Retention of the session log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Sessions {
+    pub retention_days: u64,
+    pub max_events: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StoreSettings {
+    /// sled's page cache; sled's own default is 1 GB, far more than cairn needs.
+    pub cache_mb: u64,
+}
+
+impl Default for Semantic {
+    fn default() -> Self {
+        Semantic { min_similarity: 0.5, min_fusion_score: 0.5, weight_outcome: 0.3, min_matched_terms: 2 }
+    }
+}
+
+impl Default for AdviceLimits {
+    fn default() -> Self {
+        AdviceLimits {
+            max_items_tool: 2,
+            max_items_prompt: 8,
+            max_items_session_start: 3,
+            char_budget_tool: 600,
+            char_budget_prompt: 2400,
+            cooldown_s: 900,
+        }
+    }
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Sessions { retention_days: 30, max_events: 100_000 }
+    }
+}
+
+impl Default for StoreSettings {
+    fn default() -> Self {
+        StoreSettings { cache_mb: 64 }
+    }
+}
+
+impl Default for Tuneables {
+    fn default() -> Self {
+        Tuneables {
+            semantic: Semantic::default(),
+            advice: AdviceLimits::default(),
+            sessions: Sessions::default(),
+            store: StoreSettings::default(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ConfigError {
+    #[error("{file}: line {line} column {column}: {message}")]
+    Parse { file: String, line: usize, column: usize, message: String },
+    #[error("{file}: {key} = {value}: {rule}")]
+    Invalid { file: String, key: &'static str, value: String, rule: &'static str },
+    #[error("{file}: cannot read: {message}")]
+    Read { file: String, message: String },
+}
+
+/// Settings read from a file, with the keys cairn did not recognise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    pub tuneables: Tuneables,
+    pub unknown_keys: Vec<String>,
+}
+
+impl Tuneables {
+    /// Parses and validates the text of a tuneables file named `file` (for messages).
+    pub fn parse(text: &str, file: &str) -> Result<Loaded, ConfigError> {
+        let mut unknown = BTreeSet::new();
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let tuneables: Tuneables = serde_ignored::deserialize(de, |path| {
+            unknown.insert(path.to_string());
+        })
+        .map_err(|e| ConfigError::Parse { file: file.to_string(), line: e.line(), column: e.column(), message: strip_position(&e.to_string()) })?;
+        tuneables.validate(file)?;
+        Ok(Loaded { tuneables, unknown_keys: unknown.into_iter().collect() })
+    }
+
+    /// Reads `path`; a missing file means defaults.
+    pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
+        let file = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, &file),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Loaded { tuneables: Tuneables::default(), unknown_keys: Vec::new() }),
+            Err(e) => Err(ConfigError::Read { file, message: e.to_string() }),
+        }
+    }
+
+    fn validate(&self, file: &str) -> Result<(), ConfigError> {
+        let unit = |key: &'static str, v: f64| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(ConfigError::Invalid { file: file.to_string(), key, value: v.to_string(), rule: "must be between 0 and 1" })
+            }
+        };
+        let at_least_one = |key: &'static str, v: u64| {
+            if v >= 1 {
+                Ok(())
+            } else {
+                Err(ConfigError::Invalid { file: file.to_string(), key, value: v.to_string(), rule: "must be at least 1" })
+            }
+        };
+        unit("semantic.min_similarity", self.semantic.min_similarity)?;
+        unit("semantic.min_fusion_score", self.semantic.min_fusion_score)?;
+        unit("semantic.weight_outcome", self.semantic.weight_outcome)?;
+        at_least_one("advice.max_items_tool", self.advice.max_items_tool as u64)?;
+        at_least_one("advice.max_items_prompt", self.advice.max_items_prompt as u64)?;
+        at_least_one("sessions.retention_days", self.sessions.retention_days)?;
+        at_least_one("sessions.max_events", self.sessions.max_events)?;
+        at_least_one("store.cache_mb", self.store.cache_mb)?;
+        if self.advice.char_budget_tool > 9000 || self.advice.char_budget_prompt > 9000 {
+            return Err(ConfigError::Invalid {
+                file: file.to_string(),
+                key: "advice.char_budget_*",
+                value: self.advice.char_budget_tool.max(self.advice.char_budget_prompt).to_string(),
+                rule: "must stay under Claude Code's 10,000-character cap (at most 9000)",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// serde_json appends " at line L column C"; the error already carries them as fields.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_object_is_all_defaults() {
+        let loaded = Tuneables::parse("{}", "t.json").unwrap();
+        assert_eq!(loaded.tuneables, Tuneables::default());
+        assert!(loaded.unknown_keys.is_empty());
+    }
+
+    #[test]
+    fn partial_blocks_keep_other_defaults_and_report_unknown_keys() {
+        let loaded = Tuneables::parse(r#"{"semantic": {"min_similarity": 0.7, "embedding_model": "x"}, "preset": "aggressive"}"#, "t.json").unwrap();
+        assert_eq!(loaded.tuneables.semantic.min_similarity, 0.7);
+        assert_eq!(loaded.tuneables.semantic.weight_outcome, 0.3);
+        assert_eq!(loaded.unknown_keys, vec!["preset".to_string(), "semantic.embedding_model".to_string()]);
+    }
+
+    #[test]
+    fn syntax_errors_carry_line_and_column() {
+        let err = Tuneables::parse("{\n  \"semantic\": {\n    \"min_similarity\": ,\n  }\n}", "t.json").unwrap_err();
+        match err {
+            ConfigError::Parse { line, .. } => assert_eq!(line, 3),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(err.to_string().starts_with("t.json: line 3 column"), "{err}");
+    }
+
+    #[test]
+    fn out_of_range_values_are_refused() {
+        let err = Tuneables::parse(r#"{"semantic": {"min_similarity": 1.5}}"#, "t.json").unwrap_err();
+        assert!(err.to_string().contains("semantic.min_similarity"), "{err}");
+        assert!(Tuneables::parse(r#"{"advice": {"char_budget_prompt": 20000}}"#, "t.json").is_err());
+        assert!(Tuneables::parse(r#"{"sessions": {"max_events": 0}}"#, "t.json").is_err());
+    }
+
+    #[test]
+    fn wrong_types_are_parse_errors() {
+        assert!(matches!(Tuneables::parse(r#"{"advice": {"max_items_tool": "two"}}"#, "t.json"), Err(ConfigError::Parse { .. })));
+    }
+}

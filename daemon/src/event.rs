@@ -1,0 +1,115 @@
+//! A Claude Code hook payload read into the fields cairn uses. Every field is optional and
+//! unknown fields are ignored: payloads differ between Claude Code versions (older ones have no
+//! `tool_use_id`). Pure; no I/O.
+
+use serde_json::Value;
+
+/// The hook events cairn distinguishes; anything else is kept by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    PreToolUse,
+    PostToolUse,
+    PostToolUseFailure,
+    UserPromptSubmit,
+    SessionStart,
+    SessionEnd,
+    Stop,
+    Other(String),
+}
+
+impl EventKind {
+    pub fn parse(name: &str) -> EventKind {
+        match name {
+            "PreToolUse" => EventKind::PreToolUse,
+            "PostToolUse" => EventKind::PostToolUse,
+            "PostToolUseFailure" => EventKind::PostToolUseFailure,
+            "UserPromptSubmit" => EventKind::UserPromptSubmit,
+            "SessionStart" => EventKind::SessionStart,
+            "SessionEnd" => EventKind::SessionEnd,
+            "Stop" => EventKind::Stop,
+            other => EventKind::Other(other.to_string()),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            EventKind::PreToolUse => "PreToolUse",
+            EventKind::PostToolUse => "PostToolUse",
+            EventKind::PostToolUseFailure => "PostToolUseFailure",
+            EventKind::UserPromptSubmit => "UserPromptSubmit",
+            EventKind::SessionStart => "SessionStart",
+            EventKind::SessionEnd => "SessionEnd",
+            EventKind::Stop => "Stop",
+            EventKind::Other(name) => name,
+        }
+    }
+
+    /// Events whose answer may carry advice.
+    pub fn advises(&self) -> bool {
+        matches!(self, EventKind::PreToolUse | EventKind::UserPromptSubmit | EventKind::SessionStart)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct HookEvent {
+    pub kind: EventKind,
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub tool_name: Option<String>,
+    pub tool_use_id: Option<String>,
+    pub tool_input: Value,
+    pub tool_response: Option<Value>,
+    pub prompt: Option<String>,
+    /// SessionStart's `source` (startup, resume, clear, compact).
+    pub source: Option<String>,
+}
+
+fn string(payload: &Value, key: &str) -> Option<String> {
+    payload.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+impl HookEvent {
+    /// Reads what it can; a payload that is not an object yields an `Other("")` event.
+    pub fn from_payload(payload: &Value) -> HookEvent {
+        HookEvent {
+            kind: EventKind::parse(payload.get("hook_event_name").and_then(Value::as_str).unwrap_or("")),
+            session_id: string(payload, "session_id"),
+            cwd: string(payload, "cwd"),
+            tool_name: string(payload, "tool_name"),
+            tool_use_id: string(payload, "tool_use_id"),
+            tool_input: payload.get("tool_input").cloned().unwrap_or(Value::Null),
+            tool_response: payload.get("tool_response").or_else(|| payload.get("error")).cloned(),
+            prompt: string(payload, "prompt"),
+            source: string(payload, "source"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_known_fields_and_tolerates_missing_ones() {
+        let e = HookEvent::from_payload(&json!({
+            "session_id": "s", "cwd": "/p", "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": "ls"}, "unknown": 1
+        }));
+        assert_eq!(e.kind, EventKind::PreToolUse);
+        assert_eq!(e.tool_name.as_deref(), Some("Bash"));
+        assert_eq!(e.tool_use_id, None);
+        assert_eq!(e.tool_input["command"], "ls");
+        assert!(e.kind.advises());
+    }
+
+    #[test]
+    fn unknown_events_are_kept_by_name() {
+        let e = HookEvent::from_payload(&json!({"hook_event_name": "PreCompact"}));
+        assert_eq!(e.kind, EventKind::Other("PreCompact".into()));
+        assert_eq!(e.kind.name(), "PreCompact");
+        assert!(!e.kind.advises());
+        let e = HookEvent::from_payload(&json!([1, 2]));
+        assert_eq!(e.kind, EventKind::Other(String::new()));
+    }
+}

@@ -1,0 +1,12 @@
+//! One handler per request, each a plain async function over the shared [`crate::state::Daemon`].
+
+pub mod add;
+pub mod advise;
+pub mod edit;
+pub mod export;
+pub mod forget;
+pub mod hook;
+pub mod import;
+pub mod list;
+pub mod show;
+pub mod status;

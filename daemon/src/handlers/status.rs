@@ -1,0 +1,43 @@
+//! `status`: what the daemon is, how it is doing, and what the hook has missed.
+
+use cairn_proto::{Status, PROTOCOL_VERSION, VERSION};
+
+use crate::state::Daemon;
+
+/// Counts the hook's deadline misses (current and rotated log) and reads the last one's time.
+fn hook_misses(d: &Daemon) -> (u64, Option<String>) {
+    let log = d.paths.hook_miss_log();
+    let rotated = log.with_extension("log.1");
+    let mut count = 0;
+    let mut last = None;
+    for path in [rotated, log] {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                count += 1;
+                last = line.split_whitespace().next().map(str::to_string);
+            }
+        }
+    }
+    (count, last)
+}
+
+pub async fn handle(d: &Daemon) -> Status {
+    let (hook_misses, last_hook_miss) = hook_misses(d);
+    let config = d.config.read().expect("config lock");
+    Status {
+        version: VERSION.to_string(),
+        protocol: PROTOCOL_VERSION,
+        pid: std::process::id(),
+        uptime_s: d.started.elapsed().as_secs(),
+        home: d.paths.home.display().to_string(),
+        data_dir: d.paths.data_dir.display().to_string(),
+        socket: d.paths.socket.display().to_string(),
+        mode: d.mode,
+        memories: d.store.memory_count(),
+        config: config.error.clone().unwrap_or_else(|| "ok".to_string()),
+        model: "missing: no embedding model yet; keyword ranking only".to_string(),
+        session_events: d.store.event_count(),
+        hook_misses,
+        last_hook_miss,
+    }
+}

@@ -1,0 +1,37 @@
+//! Periodic work. Only what is essential runs in `--lite`: today that is the session-log
+//! retention, once at start and then hourly, so an idle daemon stays asleep.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::state::Daemon;
+
+const RETENTION_EVERY: Duration = Duration::from_secs(3600);
+
+/// Applies the session-log retention now.
+pub fn prune_sessions(d: &Daemon) {
+    let s = d.tuneables().sessions;
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis() as u64;
+    let cutoff = now_ms.saturating_sub(s.retention_days.saturating_mul(86_400_000));
+    match d.store.prune_events(cutoff, s.max_events) {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(dropped = n, "session log pruned"),
+        Err(e) => tracing::error!(error = %e, "session log pruning failed"),
+    }
+}
+
+pub fn spawn(d: Arc<Daemon>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(RETENTION_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = d.shutdown.cancelled() => return,
+                _ = tick.tick() => {
+                    let d2 = d.clone();
+                    let _ = tokio::task::spawn_blocking(move || prune_sessions(&d2)).await;
+                }
+            }
+        }
+    });
+}

@@ -1,0 +1,174 @@
+//! Removes secrets (keys, tokens, passwords, connection-string credentials, private keys) from
+//! anything the daemon records. Patterns are matched here, where they are compiled once, rather
+//! than in the hook process, whose start-up must stay cheap. Pure; no I/O.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+/// What a secret is replaced with.
+pub const MASK: &str = "[REDACTED]";
+
+struct Rule {
+    pattern: Regex,
+    /// Replacement; `$name` groups keep the non-secret part (a key's name, a URL's scheme).
+    replacement: &'static str,
+}
+
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    let rule = |pattern: &str, replacement: &'static str| Rule {
+        pattern: Regex::new(pattern).expect("redaction pattern compiles"),
+        replacement,
+    };
+    vec![
+        // PEM private key blocks, whole.
+        rule(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)", MASK),
+        // user:password@ in URLs and connection strings; the password goes.
+        rule(r"(?P<pre>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^:/?#\s@]*:)[^@/\s]+(?P<at>@)", "${pre}[REDACTED]${at}"),
+        // Password= / Pwd= inside ADO/ODBC style connection strings.
+        rule(r"(?i)(?P<k>\b(?:password|pwd)\s*=\s*)[^;'\s]+", "${k}[REDACTED]"),
+        // Well-known token shapes.
+        rule(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", MASK),
+        rule(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b", MASK),
+        rule(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b", MASK),
+        rule(r"\bglpat-[A-Za-z0-9_\-]{20,}\b", MASK),
+        rule(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}\b", MASK),
+        rule(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}\b", MASK),
+        rule(r"\b[rp]k_(?:live|test)_[A-Za-z0-9]{16,}\b", MASK),
+        rule(r"\bAIza[0-9A-Za-z_\-]{35}\b", MASK),
+        rule(r"\bnpm_[A-Za-z0-9]{36}\b", MASK),
+        rule(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\b", MASK),
+        // Authorization headers.
+        rule(r"(?i)(?P<k>\b(?:bearer|basic|token)\s+)[A-Za-z0-9._~+/=\-]{12,}", "${k}[REDACTED]"),
+        // NAME=value / "name": "value" where the name says it is secret.
+        rule(
+            r#"(?i)(?P<k>\b[A-Za-z0-9_.\-]*(?:api[_\-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd|auth[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|session[_\-]?key)["']?\s*[:=]\s*["']?)[^\s"',;&|]{3,}"#,
+            "${k}[REDACTED]",
+        ),
+        // --password value, -p'value' style flags.
+        rule(
+            r#"(?i)(?P<k>(?:^|\s)--?(?:password|passwd|pass|token|secret|api-key|apikey|access-key|secret-key|auth-token)(?:\s+|=))["']?[^\s"']+"#,
+            "${k}[REDACTED]",
+        ),
+    ]
+});
+
+/// Object keys whose whole value is a secret, whatever it looks like.
+fn is_secret_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase().replace(['-', '_'], "");
+    const NAMES: &[&str] = &[
+        "password", "passwd", "pwd", "secret", "token", "apikey", "accesskey", "secretkey", "privatekey",
+        "authorization", "auth", "credentials", "credential", "clientsecret", "accesstoken", "refreshtoken",
+        "passphrase", "cookie", "sessionkey",
+    ];
+    NAMES.iter().any(|n| k == *n || (k.ends_with(n) && n.len() >= 5))
+}
+
+/// `text` with every secret replaced by [`MASK`].
+pub fn redact_text(text: &str) -> String {
+    let mut out = std::borrow::Cow::Borrowed(text);
+    for rule in RULES.iter() {
+        if let std::borrow::Cow::Owned(replaced) = rule.pattern.replace_all(&out, rule.replacement) {
+            out = std::borrow::Cow::Owned(replaced);
+        }
+    }
+    out.into_owned()
+}
+
+/// Redacts every string in a JSON value, and the whole value under a secret-named key.
+pub fn redact_value(value: &mut Value) {
+    match value {
+        Value::String(s) => {
+            let redacted = redact_text(s);
+            if redacted != *s {
+                *s = redacted;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_value),
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                if is_secret_key(key) && !matches!(v, Value::Null | Value::Bool(_)) && !v.is_object() {
+                    *v = Value::String(MASK.to_string());
+                } else {
+                    redact_value(v);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn assert_gone(input: &str, secret: &str) {
+        let out = redact_text(input);
+        assert!(!out.contains(secret), "{secret:?} survived in {out:?}");
+        assert!(out.contains(MASK), "no mask in {out:?}");
+    }
+
+    #[test]
+    fn env_assignments() {
+        assert_gone("export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 && gh pr list", "ghp_abcdefghijklmnopqrstuvwxyz0123456789");
+        assert_gone("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY aws s3 ls", "wJalrXUtnFEMI");
+        assert_gone("DB_PASSWORD='hunter2hunter2' ./run", "hunter2hunter2");
+        assert_gone("API_KEY: abc123def456", "abc123def456");
+    }
+
+    #[test]
+    fn token_shapes() {
+        assert_gone("key AKIAIOSFODNN7EXAMPLE in config", "AKIAIOSFODNN7EXAMPLE");
+        assert_gone("use sk-ant-api03-abcdefghijklmnopqrstuvwx please", "abcdefghijklmnopqrstuvwx");
+        assert_gone("slack xoxb-123456789012-abcdefghijkl", "xoxb-123456789012-abcdefghijkl");
+        assert_gone(
+            "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "dozjgNryP4J3jVmNHl0w5N",
+        );
+        assert_gone("curl -H 'Authorization: Bearer abcdef123456abcdef123456' https://x", "abcdef123456abcdef123456");
+    }
+
+    #[test]
+    fn connection_strings() {
+        let out = redact_text("psql postgres://admin:s3cr3tpass@db.internal:5432/app");
+        assert!(!out.contains("s3cr3tpass"));
+        assert!(out.contains("postgres://admin:[REDACTED]@db.internal"));
+        assert_gone("Server=x;Database=y;User Id=z;Password=Pa55word!;", "Pa55word!");
+    }
+
+    #[test]
+    fn flags_and_private_keys() {
+        assert_gone("mysql -u root --password hunter22 db", "hunter22");
+        assert_gone("tool --api-key=zzzyyyxxx run", "zzzyyyxxx");
+        assert_gone("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----", "MIIEowIBAAKCAQEA");
+    }
+
+    #[test]
+    fn ordinary_text_is_untouched() {
+        for text in [
+            "cargo test --release",
+            "the token parser handles whitespace",
+            "git push origin main",
+            "Edit src/auth/password_reset.rs to validate input",
+        ] {
+            assert_eq!(redact_text(text), text);
+        }
+    }
+
+    #[test]
+    fn json_values_by_key_and_content() {
+        let mut v = json!({
+            "command": "export OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz",
+            "env": {"password": "plain", "user": "bob", "client_secret": 12345},
+            "list": ["ghp_abcdefghijklmnopqrstuvwxyz0123456789"],
+        });
+        redact_value(&mut v);
+        let s = v.to_string();
+        for secret in ["sk-abcdefghijklmnopqrstuvwxyz", "plain", "12345", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"] {
+            assert!(!s.contains(secret), "{secret} survived in {s}");
+        }
+        assert_eq!(v["env"]["user"], "bob");
+    }
+}

@@ -1,0 +1,147 @@
+//! The daemon's shared state: store, in-memory indexes, settings, session state, and the
+//! shutdown signal. One `Arc<Daemon>` is handed to every request handler.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, RwLock};
+use std::time::Instant;
+
+use cairn_proto::{Memory, Mode, Paths, RpcError, Scope, GLOBAL_PROJECT};
+use tokio_util::sync::CancellationToken;
+
+use crate::advisor::cooldown::Cooldowns;
+use crate::config::Tuneables;
+use crate::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
+use crate::project::ProjectResolver;
+use crate::store::{Store, StoreError};
+
+/// The settings in force and the state of the file they came from.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigState {
+    pub tuneables: Tuneables,
+    /// Why the last read of the file failed, if it did (the previous settings stay in force).
+    pub error: Option<String>,
+    pub unknown_keys: Vec<String>,
+}
+
+pub struct Daemon {
+    pub paths: Paths,
+    pub mode: Mode,
+    pub started: Instant,
+    pub store: Store,
+    pub lexical: RwLock<LexicalIndex>,
+    pub config: RwLock<ConfigState>,
+    pub projects: ProjectResolver,
+    pub cooldowns: Mutex<Cooldowns>,
+    pub shutdown: CancellationToken,
+    inflight: AtomicUsize,
+    /// Serialises store-and-index updates so the index never holds an older version than the store.
+    writes: Mutex<()>,
+}
+
+/// Counts a request as in flight until dropped; shutdown drains to zero.
+pub struct InFlight<'a>(&'a AtomicUsize);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+pub fn store_error(e: StoreError) -> RpcError {
+    tracing::error!(error = %e, "store error");
+    RpcError::Store(e.to_string())
+}
+
+fn doc(m: &Memory) -> LexicalDoc<'_> {
+    LexicalDoc { id: &m.id, project: &m.project, text: &m.text, context: &m.context, tags: &m.tags, category: &m.category }
+}
+
+impl Daemon {
+    /// Builds the state and loads every memory into the keyword index.
+    pub fn new(paths: Paths, mode: Mode, store: Store, config: ConfigState) -> Result<Daemon, StoreError> {
+        let mut lexical = LexicalIndex::new(FieldWeights::default());
+        for memory in store.memories_after(None) {
+            lexical.upsert(&doc(&memory?));
+        }
+        Ok(Daemon {
+            paths,
+            mode,
+            started: Instant::now(),
+            store,
+            lexical: RwLock::new(lexical),
+            config: RwLock::new(config),
+            projects: ProjectResolver::default(),
+            cooldowns: Mutex::new(Cooldowns::default()),
+            shutdown: CancellationToken::new(),
+            inflight: AtomicUsize::new(0),
+            writes: Mutex::new(()),
+        })
+    }
+
+    pub fn enter(&self) -> InFlight<'_> {
+        self.inflight.fetch_add(1, Ordering::AcqRel);
+        InFlight(&self.inflight)
+    }
+
+    pub fn inflight(&self) -> usize {
+        self.inflight.load(Ordering::Acquire)
+    }
+
+    pub fn tuneables(&self) -> Tuneables {
+        self.config.read().expect("config lock").tuneables.clone()
+    }
+
+    /// The project a request is about: explicit, else `global`, else the project of its cwd.
+    pub fn project_for(&self, scope: &Scope) -> String {
+        if let Some(p) = scope.project.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+            return p.to_string();
+        }
+        if scope.global {
+            return GLOBAL_PROJECT.to_string();
+        }
+        match scope.cwd.as_deref() {
+            Some(cwd) if !cwd.is_empty() => self.projects.resolve(cwd),
+            _ => GLOBAL_PROJECT.to_string(),
+        }
+    }
+
+    /// Stores a memory and updates the index in one step; not yet durable (see [`Self::save_memory`]).
+    pub fn put_memory(&self, memory: &Memory) -> Result<Option<Memory>, RpcError> {
+        let _w = self.writes.lock().expect("write lock");
+        let previous = self.store.put_memory(memory).map_err(store_error)?;
+        self.lexical.write().expect("index lock").upsert(&doc(memory));
+        Ok(previous)
+    }
+
+    /// Stores a memory, updates the index, and waits until the write is durable.
+    pub async fn save_memory(&self, memory: &Memory) -> Result<Option<Memory>, RpcError> {
+        let previous = self.put_memory(memory)?;
+        self.store.durable().await;
+        Ok(previous)
+    }
+
+    pub async fn remove_memory(&self, id: &str) -> Result<Option<Memory>, RpcError> {
+        let removed = {
+            let _w = self.writes.lock().expect("write lock");
+            let removed = self.store.remove_memory(id).map_err(store_error)?;
+            self.lexical.write().expect("index lock").remove(id);
+            removed
+        };
+        self.store.durable().await;
+        Ok(removed)
+    }
+
+    /// Runs `f` on the current version of a memory and stores the result, atomically.
+    pub async fn update_memory(&self, id: &str, f: impl FnOnce(&mut Memory) -> Result<(), RpcError>) -> Result<Memory, RpcError> {
+        let updated = {
+            let _w = self.writes.lock().expect("write lock");
+            let mut memory = self.store.get_memory(id).map_err(store_error)?.ok_or_else(|| RpcError::NotFound(id.to_string()))?;
+            f(&mut memory)?;
+            self.store.put_memory(&memory).map_err(store_error)?;
+            self.lexical.write().expect("index lock").upsert(&doc(&memory));
+            memory
+        };
+        self.store.durable().await;
+        Ok(updated)
+    }
+}

@@ -1,0 +1,170 @@
+//! The durable store: sled trees for memories, edges, the session log and metadata, with a
+//! schema version. Records are JSON so that added fields need no migration.
+//!
+//! Invariant: a write is acknowledged to a client only after [`Store::durable`] returns, so an
+//! acknowledged write survives `kill -9` of the daemon.
+
+pub mod commit;
+pub mod schema;
+pub mod sessions;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use cairn_proto::{Edge, Memory};
+use serde::de::DeserializeOwned;
+
+use commit::Committer;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the store at {path}: {source}")]
+    Open { path: PathBuf, source: sled::Error },
+    #[error("store error: {0}")]
+    Sled(#[from] sled::Error),
+    #[error("store is corrupt: {0}")]
+    Corrupt(String),
+    #[error("the store was written by a newer cairn (schema {found}; this cairn reads up to {supported}); upgrade cairn")]
+    TooNew { found: u32, supported: u32 },
+}
+
+pub struct Store {
+    db: sled::Db,
+    memories: sled::Tree,
+    edges: sled::Tree,
+    session_log: sled::Tree,
+    session_index: sled::Tree,
+    memory_count: AtomicU64,
+    event_count: AtomicU64,
+    committer: Arc<Committer>,
+}
+
+fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T, StoreError> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| StoreError::Corrupt(format!("record {:?}: {e}", String::from_utf8_lossy(key))))
+}
+
+fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).expect("records serialise")
+}
+
+fn edge_key(source: &str, target: &str, kind: &str) -> Vec<u8> {
+    [source.as_bytes(), b"\0", target.as_bytes(), b"\0", kind.as_bytes()].concat()
+}
+
+impl Store {
+    /// Opens (or creates) the store in `dir`; needs a tokio runtime for the group committer.
+    pub fn open(dir: &Path, cache_bytes: u64) -> Result<Store, StoreError> {
+        let db = sled::Config::new()
+            .path(dir)
+            .cache_capacity(cache_bytes)
+            // Acknowledged writes are flushed by the committer; this only bounds the rest.
+            .flush_every_ms(Some(1000))
+            .open()
+            .map_err(|source| StoreError::Open { path: dir.to_path_buf(), source })?;
+        let meta = db.open_tree("meta")?;
+        schema::ensure(&db, &meta, schema::CURRENT, schema::MIGRATIONS)?;
+        let memories = db.open_tree("memories")?;
+        let session_log = db.open_tree("session_log")?;
+        let store = Store {
+            memory_count: AtomicU64::new(memories.len() as u64),
+            event_count: AtomicU64::new(session_log.len() as u64),
+            edges: db.open_tree("edges")?,
+            session_index: db.open_tree("session_index")?,
+            committer: Committer::start(db.clone()),
+            memories,
+            session_log,
+            db,
+        };
+        Ok(store)
+    }
+
+    /// Waits until every write made so far is on disk.
+    pub async fn durable(&self) {
+        self.committer.durable().await
+    }
+
+    /// Flushes synchronously (shutdown).
+    pub fn flush(&self) -> Result<(), StoreError> {
+        self.db.flush()?;
+        Ok(())
+    }
+
+    pub fn memory_count(&self) -> u64 {
+        self.memory_count.load(Ordering::Relaxed)
+    }
+
+    pub fn get_memory(&self, id: &str) -> Result<Option<Memory>, StoreError> {
+        self.memories.get(id)?.map(|bytes| decode(id.as_bytes(), &bytes)).transpose()
+    }
+
+    /// Inserts or replaces a memory; returns the version it replaced.
+    pub fn put_memory(&self, memory: &Memory) -> Result<Option<Memory>, StoreError> {
+        let previous = self.memories.insert(memory.id.as_bytes(), encode(memory))?;
+        if previous.is_none() {
+            self.memory_count.fetch_add(1, Ordering::Relaxed);
+        }
+        previous.map(|bytes| decode(memory.id.as_bytes(), &bytes)).transpose()
+    }
+
+    /// Removes a memory and every edge that touches it.
+    pub fn remove_memory(&self, id: &str) -> Result<Option<Memory>, StoreError> {
+        let Some(bytes) = self.memories.remove(id)? else { return Ok(None) };
+        self.memory_count.fetch_sub(1, Ordering::Relaxed);
+        let mut dead = Vec::new();
+        for item in self.edges.iter() {
+            let (key, value) = item?;
+            let edge: Edge = decode(&key, &value)?;
+            if edge.source == id || edge.target == id {
+                dead.push(key);
+            }
+        }
+        for key in dead {
+            self.edges.remove(key)?;
+        }
+        Ok(Some(decode(id.as_bytes(), &bytes)?))
+    }
+
+    /// Memories in id order, starting after `after`.
+    pub fn memories_after(&self, after: Option<&str>) -> impl Iterator<Item = Result<Memory, StoreError>> + '_ {
+        let range = match after {
+            Some(a) => self.memories.range::<&[u8], _>((std::ops::Bound::Excluded(a.as_bytes()), std::ops::Bound::Unbounded)),
+            None => self.memories.iter(),
+        };
+        range.map(|item| {
+            let (key, value) = item?;
+            decode(&key, &value)
+        })
+    }
+
+    pub fn put_edge(&self, edge: &Edge) -> Result<Option<Edge>, StoreError> {
+        let key = edge_key(&edge.source, &edge.target, edge.kind.as_str());
+        let previous = self.edges.insert(&key, encode(edge))?;
+        previous.map(|bytes| decode(&key, &bytes)).transpose()
+    }
+
+    /// Edges in key order, starting after the edge whose key is `after`; yields each edge's cursor.
+    pub fn edges_after(&self, after: Option<&[u8]>) -> impl Iterator<Item = Result<(Vec<u8>, Edge), StoreError>> + '_ {
+        let range = match after {
+            Some(a) => self.edges.range::<&[u8], _>((std::ops::Bound::Excluded(a), std::ops::Bound::Unbounded)),
+            None => self.edges.iter(),
+        };
+        range.map(|item| {
+            let (key, value) = item?;
+            Ok((key.to_vec(), decode(&key, &value)?))
+        })
+    }
+}
+
+impl crate::advisor::MemoryLookup for Store {
+    fn memory(&self, id: &str) -> Option<Memory> {
+        match self.get_memory(id) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::error!(error = %e, id, "cannot read memory");
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! The store's schema version and the migrations that bring an older store up to date.
+//! Every release that changes how records are laid out adds a migration here.
+
+use super::StoreError;
+
+/// Schema this build writes.
+pub const CURRENT: u32 = 1;
+
+const KEY: &[u8] = b"schema_version";
+
+/// A step from version `to - 1` to `to`.
+pub type Migration = fn(&sled::Db) -> Result<(), StoreError>;
+
+/// Migrations in order; the first release has none.
+pub const MIGRATIONS: &[(u32, Migration)] = &[];
+
+pub fn read(meta: &sled::Tree) -> Result<Option<u32>, StoreError> {
+    match meta.get(KEY)? {
+        None => Ok(None),
+        Some(bytes) => {
+            let arr: [u8; 4] = bytes.as_ref().try_into().map_err(|_| StoreError::Corrupt("schema_version is not 4 bytes".into()))?;
+            Ok(Some(u32::from_be_bytes(arr)))
+        }
+    }
+}
+
+fn write(meta: &sled::Tree, version: u32) -> Result<(), StoreError> {
+    meta.insert(KEY, &version.to_be_bytes())?;
+    Ok(())
+}
+
+/// Brings the store to `current`, running `migrations` in order. A fresh store is stamped
+/// `current`; a store from a newer cairn is refused rather than misread.
+pub fn ensure(db: &sled::Db, meta: &sled::Tree, current: u32, migrations: &[(u32, Migration)]) -> Result<u32, StoreError> {
+    let found = match read(meta)? {
+        None => {
+            write(meta, current)?;
+            db.flush()?;
+            return Ok(current);
+        }
+        Some(v) => v,
+    };
+    if found > current {
+        return Err(StoreError::TooNew { found, supported: current });
+    }
+    for (to, migrate) in migrations.iter().filter(|(to, _)| *to > found && *to <= current) {
+        tracing::info!(from = to - 1, to, "migrating store");
+        migrate(db)?;
+        write(meta, *to)?;
+        db.flush()?;
+    }
+    Ok(current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db() -> (tempfile::TempDir, sled::Db) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = sled::Config::new().path(dir.path().join("s")).open().unwrap();
+        (dir, db)
+    }
+
+    #[test]
+    fn fresh_store_is_stamped() {
+        let (_d, db) = db();
+        let meta = db.open_tree("meta").unwrap();
+        assert_eq!(ensure(&db, &meta, CURRENT, MIGRATIONS).unwrap(), CURRENT);
+        assert_eq!(read(&meta).unwrap(), Some(CURRENT));
+    }
+
+    #[test]
+    fn migrations_run_in_order_once() {
+        fn to2(db: &sled::Db) -> Result<(), StoreError> {
+            db.insert("ran2", "yes")?;
+            Ok(())
+        }
+        fn to3(db: &sled::Db) -> Result<(), StoreError> {
+            assert!(db.get("ran2")?.is_some(), "2 runs before 3");
+            db.insert("ran3", "yes")?;
+            Ok(())
+        }
+        let (_d, db) = db();
+        let meta = db.open_tree("meta").unwrap();
+        write(&meta, 1).unwrap();
+        let steps: &[(u32, Migration)] = &[(2, to2), (3, to3)];
+        assert_eq!(ensure(&db, &meta, 3, steps).unwrap(), 3);
+        assert!(db.get("ran3").unwrap().is_some());
+        db.remove("ran3").unwrap();
+        ensure(&db, &meta, 3, steps).unwrap();
+        assert!(db.get("ran3").unwrap().is_none(), "already migrated");
+    }
+
+    #[test]
+    fn newer_store_is_refused() {
+        let (_d, db) = db();
+        let meta = db.open_tree("meta").unwrap();
+        write(&meta, CURRENT + 1).unwrap();
+        assert!(matches!(ensure(&db, &meta, CURRENT, MIGRATIONS), Err(StoreError::TooNew { .. })));
+    }
+}

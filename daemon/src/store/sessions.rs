@@ -1,0 +1,129 @@
+//! The session log: what happened in each agent session (events, tool calls, the advice given
+//! and the path that reached it), kept for a bounded time and count.
+//!
+//! Events are keyed by ULID, so the log is in time order and pruning walks from the front; a
+//! secondary index (session id, ULID) finds one session's events.
+
+use std::sync::atomic::Ordering;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ulid::Ulid;
+
+use super::{decode, encode, Store, StoreError};
+
+/// One recorded hook event.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionEvent {
+    pub at: String,
+    pub session_id: String,
+    pub event: String,
+    pub project: String,
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    #[serde(default)]
+    pub intent: Option<String>,
+    /// The payload as received, truncated by the hook and redacted by the daemon.
+    pub payload: Value,
+    #[serde(default)]
+    pub advised: Vec<Advised>,
+}
+
+/// A memory given as advice, with its score and the activation path that reached it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Advised {
+    pub id: String,
+    pub score: f64,
+    #[serde(default)]
+    pub path: Vec<String>,
+}
+
+fn index_key(session: &str, id: &Ulid) -> Vec<u8> {
+    [session.as_bytes(), b"\0", &id.to_bytes()].concat()
+}
+
+impl Store {
+    pub fn event_count(&self) -> u64 {
+        self.event_count.load(Ordering::Relaxed)
+    }
+
+    pub fn append_event(&self, event: &SessionEvent) -> Result<(), StoreError> {
+        let id = Ulid::new();
+        self.session_log.insert(id.to_bytes(), encode(event))?;
+        self.session_index.insert(index_key(&event.session_id, &id), &[])?;
+        self.event_count.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// One session's events, oldest first.
+    pub fn session_events(&self, session: &str) -> Result<Vec<SessionEvent>, StoreError> {
+        let prefix = [session.as_bytes(), b"\0"].concat();
+        let mut out = Vec::new();
+        for item in self.session_index.scan_prefix(&prefix) {
+            let (key, _) = item?;
+            let id = &key[prefix.len()..];
+            if let Some(bytes) = self.session_log.get(id)? {
+                out.push(decode(&key, &bytes)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Drops events older than `cutoff_ms` (Unix milliseconds) and the oldest beyond `max_events`.
+    /// Returns how many were dropped.
+    pub fn prune_events(&self, cutoff_ms: u64, max_events: u64) -> Result<u64, StoreError> {
+        let mut dropped = 0;
+        for item in self.session_log.iter() {
+            let (key, value) = item?;
+            let bytes: [u8; 16] = key.as_ref().try_into().map_err(|_| StoreError::Corrupt("session log key is not a ULID".into()))?;
+            let id = Ulid::from_bytes(bytes);
+            let over = self.event_count() > max_events;
+            if !over && id.timestamp_ms() >= cutoff_ms {
+                break;
+            }
+            let event: SessionEvent = decode(&key, &value)?;
+            self.session_index.remove(index_key(&event.session_id, &id))?;
+            self.session_log.remove(&key)?;
+            self.event_count.fetch_sub(1, Ordering::Relaxed);
+            dropped += 1;
+        }
+        Ok(dropped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(session: &str) -> SessionEvent {
+        SessionEvent {
+            at: crate::exchange::now(),
+            session_id: session.into(),
+            event: "PostToolUse".into(),
+            project: "/p".into(),
+            tool_name: Some("Bash".into()),
+            tool_use_id: None,
+            intent: None,
+            payload: Value::Null,
+            advised: vec![],
+        }
+    }
+
+    #[tokio::test]
+    async fn retention_bounds_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s"), 8 << 20).unwrap();
+        for i in 0..10 {
+            store.append_event(&event(if i % 2 == 0 { "a" } else { "b" })).unwrap();
+        }
+        assert_eq!(store.session_events("a").unwrap().len(), 5);
+        assert_eq!(store.prune_events(0, 4).unwrap(), 6);
+        assert_eq!(store.event_count(), 4);
+        assert_eq!(store.session_events("a").unwrap().len() + store.session_events("b").unwrap().len(), 4);
+        // Everything is older than a cutoff in the future.
+        assert_eq!(store.prune_events(u64::MAX, 100).unwrap(), 4);
+        assert_eq!(store.event_count(), 0);
+    }
+}

@@ -1,0 +1,25 @@
+//! The wire protocol shared by `cairn` (client) and `cairnd` (daemon): the tarpc service, its
+//! request and response types, the transport framing, and where every file of cairn lives.
+//!
+//! This crate is deliberately small: no store, no model, nothing the hook path does not need.
+
+pub mod memory;
+pub mod messages;
+pub mod paths;
+pub mod service;
+pub mod transport;
+
+pub use memory::{Edge, EdgeKind, Memory, Next, Now, Quality, Tier, Why, Worth};
+pub use messages::*;
+pub use paths::{PathError, Paths};
+pub use service::{Cairn, CairnClient};
+
+/// Version of the request/response shapes. Bump it whenever a message changes shape; the client
+/// compares it with the daemon's through [`service::Cairn::handshake`], whose shape never changes.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The cairn release these binaries were built from.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Project name for lessons that apply everywhere.
+pub const GLOBAL_PROJECT: &str = "global";

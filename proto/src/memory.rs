@@ -1,0 +1,184 @@
+//! The memory record (Spark's insight, Wake's context snapshot, the graph's node) and the edges
+//! between memories, exactly as they are stored and exported.
+//!
+//! Every field of the design's Data section exists from the first schema version so that later
+//! features fill fields instead of migrating records. Timestamps are RFC 3339 strings in UTC.
+
+use serde::{Deserialize, Serialize};
+
+/// One remembered lesson.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    /// Stable identifier: a ULID for new memories, kept as given on import.
+    pub id: String,
+    /// Project the lesson belongs to, or `global`.
+    pub project: String,
+    pub text: String,
+    /// Where the lesson came from in the user's work (file, command, situation).
+    #[serde(default)]
+    pub context: String,
+    /// Free lowercase category: security, git, testing, deployment, preference, ...
+    pub category: String,
+    /// Who made it: user, seed, captured, distilled, agent.
+    pub source: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    /// Why it exists (Wake layer 1).
+    #[serde(default)]
+    pub why: Why,
+    /// How relevant it is now (Wake layer 2).
+    #[serde(default)]
+    pub now: Now,
+    /// What is expected next (Wake layer 3).
+    #[serde(default)]
+    pub next: Next,
+    /// What it has proven to be worth (Spark).
+    #[serde(default)]
+    pub worth: Worth,
+    /// Node weight in the memory graph, lowered by not-useful feedback.
+    #[serde(default = "default_node_weight")]
+    pub node_weight: f64,
+}
+
+fn default_node_weight() -> f64 {
+    1.0
+}
+
+/// Causality: the reason a memory exists and what it came from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Why {
+    #[serde(default)]
+    pub action_type: Option<String>,
+    #[serde(default)]
+    pub rationale: Option<String>,
+    /// Ids of memories this one was caused by.
+    #[serde(default)]
+    pub caused_by: Vec<String>,
+    #[serde(default)]
+    pub dependencies: Vec<String>,
+}
+
+/// Recency tier of a memory (Wake layer 2).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// Touched within the hour.
+    #[default]
+    Active,
+    /// Within a day.
+    Recent,
+    /// Within thirty days.
+    Archived,
+    /// Older.
+    Expired,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Now {
+    #[serde(default)]
+    pub tier: Tier,
+    #[serde(default)]
+    pub last_accessed: Option<String>,
+    #[serde(default)]
+    pub access_count: u64,
+}
+
+/// Prediction of the next use (Wake layer 3).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Next {
+    #[serde(default)]
+    pub prediction_score: f64,
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    #[serde(default)]
+    pub predicted_next_access: Option<String>,
+    #[serde(default)]
+    pub last_predicted: Option<String>,
+}
+
+/// Outcome record (Spark): how often surfaced and how it went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Worth {
+    #[serde(default)]
+    pub times_surfaced: u64,
+    #[serde(default)]
+    pub helpful: u64,
+    #[serde(default)]
+    pub unhelpful: u64,
+    /// Posterior mean of a Beta(1, 1) prior: a new memory starts at 0.5.
+    #[serde(default = "default_effectiveness")]
+    pub effectiveness: f64,
+    /// Quality-gate scores, once the memory has been judged.
+    #[serde(default)]
+    pub quality: Option<Quality>,
+    #[serde(default)]
+    pub verdict: Option<String>,
+}
+
+fn default_effectiveness() -> f64 {
+    0.5
+}
+
+impl Default for Worth {
+    fn default() -> Self {
+        Worth {
+            times_surfaced: 0,
+            helpful: 0,
+            unhelpful: 0,
+            effectiveness: default_effectiveness(),
+            quality: None,
+            verdict: None,
+        }
+    }
+}
+
+/// Spark's five quality dimensions, each in [0, 1].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Quality {
+    pub actionability: f64,
+    pub novelty: f64,
+    pub reasoning: f64,
+    pub specificity: f64,
+    pub outcome_linked: f64,
+}
+
+/// Kind of link between two memories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeKind {
+    CausedBy,
+    DependsOn,
+    CoRetrieved,
+    Similar,
+    Manual,
+}
+
+impl EdgeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::CausedBy => "caused_by",
+            EdgeKind::DependsOn => "depends_on",
+            EdgeKind::CoRetrieved => "co_retrieved",
+            EdgeKind::Similar => "similar",
+            EdgeKind::Manual => "manual",
+        }
+    }
+}
+
+/// A directed, weighted link; strength stays within [`Edge::MIN_STRENGTH`, `Edge::MAX_STRENGTH`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Edge {
+    pub source: String,
+    pub target: String,
+    pub kind: EdgeKind,
+    pub strength: f64,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl Edge {
+    pub const MIN_STRENGTH: f64 = 0.05;
+    pub const MAX_STRENGTH: f64 = 0.95;
+}

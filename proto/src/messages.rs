@@ -1,0 +1,220 @@
+//! Request and response types carried by the service, shared verbatim by client and daemon.
+//!
+//! Every optional field has a serde default so that a newer peer can add fields without breaking
+//! an older one within the same protocol version.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::memory::Memory;
+
+/// The one answer whose shape never changes: what the daemon is and which protocol it speaks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Handshake {
+    pub version: String,
+    pub protocol: u32,
+}
+
+/// Whether the daemon runs the full set of jobs or only the essential ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Lite,
+    Full,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Lite => "lite",
+            Mode::Full => "full",
+        }
+    }
+}
+
+/// What `cairn status` shows.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Status {
+    pub version: String,
+    pub protocol: u32,
+    pub pid: u32,
+    pub uptime_s: u64,
+    /// `CAIRN_HOME`, or the data folder when it is unset.
+    pub home: String,
+    pub data_dir: String,
+    pub socket: String,
+    pub mode: Mode,
+    pub memories: u64,
+    /// `ok`, or the config error with its file and line.
+    pub config: String,
+    /// `loaded`, `missing: ...` or `lazy`.
+    pub model: String,
+    /// Events held in the session log.
+    pub session_events: u64,
+    /// Hook processes that gave up at their deadline, as counted in the hook-miss log.
+    pub hook_misses: u64,
+    #[serde(default)]
+    pub last_hook_miss: Option<String>,
+}
+
+/// Which memories a request is about. Resolution happens in the daemon: an explicit project
+/// wins, then `global`, then the project of `cwd`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Scope {
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub project: Option<String>,
+    #[serde(default)]
+    pub global: bool,
+}
+
+/// The daemon's answer to a hook event, before the client shapes it for Claude Code.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct HookReply {
+    /// Text for `hookSpecificOutput.additionalContext`, when there is advice worth giving.
+    #[serde(default)]
+    pub additional_context: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NewMemory {
+    pub text: String,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub context: Option<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub scope: Scope,
+}
+
+/// Fields to change; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct MemoryEdit {
+    pub id: String,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    #[serde(default)]
+    pub context: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ListQuery {
+    #[serde(default)]
+    pub scope: Scope,
+    /// Every project, not just the scope's.
+    #[serde(default)]
+    pub all: bool,
+    /// Cursor from the previous page.
+    #[serde(default)]
+    pub after: Option<String>,
+    pub limit: u32,
+}
+
+/// One page of a long answer; `next` is the cursor for the following page.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    #[serde(default)]
+    pub next: Option<String>,
+}
+
+/// One raw line of an import file with its 1-based line number.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ImportLine {
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ImportBatch {
+    pub lines: Vec<ImportLine>,
+    /// Project for lines that name none (`--project`/`--global`); `global` when unset.
+    #[serde(default)]
+    pub default_project: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ImportReport {
+    pub added: u64,
+    pub updated: u64,
+    pub rejected: Vec<Rejection>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Rejection {
+    pub line: u64,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct AdviseRequest {
+    /// Free text to advise on.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// A Claude Code hook payload to advise on instead.
+    #[serde(default)]
+    pub hook_input: Option<serde_json::Value>,
+    #[serde(default)]
+    pub scope: Scope,
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// With a session, cooldowns apply and the advice is recorded; without, a pure dry run.
+    #[serde(default)]
+    pub session: Option<String>,
+}
+
+/// Advice before formatting: what the hook would emit and why.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Advice {
+    pub intent: String,
+    pub project: String,
+    pub advice: Vec<AdviceItem>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AdviceItem {
+    pub id: String,
+    pub text: String,
+    pub category: String,
+    pub score: f64,
+    pub why: String,
+    /// Every signal that went into the score, each under its own name.
+    pub signals: BTreeMap<String, f64>,
+}
+
+/// Errors a request can end with; each says what to do about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+pub enum RpcError {
+    #[error("no memory with id {0}")]
+    NotFound(String),
+    #[error("invalid request: {0}")]
+    Invalid(String),
+    #[error("cairnd speaks protocol {daemon} but this client speaks {client}")]
+    ProtocolMismatch { daemon: u32, client: u32 },
+    #[error("store error: {0}")]
+    Store(String),
+    #[error("cairnd is shutting down")]
+    ShuttingDown,
+}
+
+/// Signals in an [`AdviceItem`], named once so client and daemon agree.
+pub type Signals = BTreeMap<String, f64>;
+
+impl Memory {
+    /// A compact one-line view for listings.
+    pub fn one_line(&self) -> String {
+        let text: String = self.text.chars().take(100).collect();
+        let ellipsis = if self.text.chars().count() > 100 { "..." } else { "" };
+        format!("{}  [{}] ({})  {}{}", self.id, self.category, self.project, text, ellipsis)
+    }
+}

@@ -1,0 +1,27 @@
+//! The tarpc service between `cairn` and `cairnd`.
+//!
+//! `handshake` comes first and never changes shape, so any client can tell which protocol a
+//! daemon speaks before it sends anything else.
+
+use crate::memory::Memory;
+use crate::messages::*;
+
+#[tarpc::service]
+pub trait Cairn {
+    /// Version and protocol of the daemon. Stable across every protocol version.
+    async fn handshake() -> Handshake;
+    async fn status() -> Status;
+    /// One Claude Code hook event; `protocol` is the client's [`crate::PROTOCOL_VERSION`].
+    async fn hook(protocol: u32, payload: serde_json::Value) -> Result<HookReply, RpcError>;
+    async fn add(memory: NewMemory) -> Result<Memory, RpcError>;
+    async fn show(id: String) -> Result<Memory, RpcError>;
+    async fn edit(edit: MemoryEdit) -> Result<Memory, RpcError>;
+    async fn forget(id: String) -> Result<Memory, RpcError>;
+    async fn list(query: ListQuery) -> Result<Page<Memory>, RpcError>;
+    async fn import(batch: ImportBatch) -> Result<ImportReport, RpcError>;
+    /// One page of export lines; pass the previous page's `next` as `after`.
+    async fn export(after: Option<String>, limit: u32) -> Result<Page<String>, RpcError>;
+    async fn advise(request: AdviseRequest) -> Result<Advice, RpcError>;
+    /// Drain, flush and exit. Answers before the daemon goes away.
+    async fn shutdown() -> ();
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds cairn in release mode, installs `cairn` and `cairnd` side by side into
+# ${CAIRN_BIN_DIR:-$HOME/.local/bin}, and starts the daemon.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bin_dir="${CAIRN_BIN_DIR:-$HOME/.local/bin}"
+cargo build --release --bins --locked
+mkdir -p "$bin_dir"
+install -m 0755 target/release/cairn target/release/cairnd "$bin_dir/"
+echo "installed cairn and cairnd into $bin_dir"
+case ":$PATH:" in
+  *":$bin_dir:"*) ;;
+  *) echo "note: $bin_dir is not on PATH; add it to use \`cairn\` by name" ;;
+esac
+"$bin_dir/cairn" up

@@ -1,0 +1,190 @@
+//! Helpers for driving the real `cairn` and `cairnd` binaries in a private, temporary
+//! `CAIRN_HOME`: start and stop daemons, run hooks with a payload, read results.
+//!
+//! The binaries come from the same target folder as the test (build them first:
+//! `cargo build --bins`), or from `CAIRN_BIN_DIR`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Folder holding `cairn` and `cairnd`.
+pub fn bin_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CAIRN_BIN_DIR") {
+        return PathBuf::from(dir);
+    }
+    // Test binaries live in target/<profile>/deps; the binaries one level up.
+    let exe = std::env::current_exe().expect("current exe");
+    let mut dir = exe.parent().expect("exe folder").to_path_buf();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    assert!(dir.join("cairn").is_file() && dir.join("cairnd").is_file(), "cairn and cairnd not found in {}; run `cargo build --bins` first", dir.display());
+    dir
+}
+
+pub fn cairn_bin() -> PathBuf {
+    bin_dir().join("cairn")
+}
+
+pub fn cairnd_bin() -> PathBuf {
+    bin_dir().join("cairnd")
+}
+
+/// The shared fixtures folder (../shared/fixtures beside the repository).
+pub fn fixtures_dir() -> PathBuf {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repo root").to_path_buf();
+    for candidate in [repo.join("../shared/fixtures"), repo.join("shared/fixtures")] {
+        if candidate.is_dir() {
+            return candidate;
+        }
+    }
+    panic!("shared fixtures not found beside {}", repo.display());
+}
+
+/// Waits for a child with a generous limit: a guard against hangs, not a timing assertion.
+pub fn wait_output(mut child: Child, limit: Duration) -> Output {
+    let started = Instant::now();
+    loop {
+        if child.try_wait().expect("try_wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("process still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A private cairn home; kills any daemon still running in it when dropped.
+pub struct Home {
+    pub dir: tempfile::TempDir,
+}
+
+impl Default for Home {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Home {
+    pub fn new() -> Home {
+        // Short paths: Unix socket paths are limited to 107 bytes.
+        let dir = tempfile::Builder::new().prefix("cairn-e2e").tempdir_in("/tmp").expect("temp home");
+        Home { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn socket(&self) -> PathBuf {
+        self.path().join("cairn.sock")
+    }
+
+    /// A `cairn` command bound to this home, with a clean environment for cairn's own variables.
+    pub fn cairn(&self) -> Command {
+        let mut cmd = Command::new(cairn_bin());
+        cmd.env("CAIRN_HOME", self.path())
+            .env_remove("CAIRN_DISABLE")
+            .env_remove("CAIRN_HOOK_DEADLINE_MS")
+            .env_remove("CAIRN_AUTOSTART")
+            .current_dir(self.path());
+        cmd
+    }
+
+    pub fn cairnd(&self) -> Command {
+        let mut cmd = Command::new(cairnd_bin());
+        cmd.env("CAIRN_HOME", self.path()).current_dir(self.path());
+        cmd
+    }
+
+    /// Runs `cairn ARGS` to completion.
+    pub fn run(&self, args: &[&str]) -> Output {
+        let child = self.cairn().args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn cairn");
+        wait_output(child, Duration::from_secs(60))
+    }
+
+    /// Runs `cairn ARGS`, asserts success, returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(out.status.success(), "cairn {args:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).expect("utf-8 stdout")
+    }
+
+    pub fn up(&self) {
+        self.ok(&["up", "--lite"]);
+    }
+
+    pub fn down(&self) {
+        self.ok(&["down"]);
+    }
+
+    pub fn status(&self) -> Value {
+        serde_json::from_str(&self.ok(&["status", "--json"])).expect("status json")
+    }
+
+    pub fn daemon_pid(&self) -> Option<i32> {
+        std::fs::read_to_string(self.path().join("cairnd.pid")).ok()?.trim().parse().ok()
+    }
+
+    /// Runs `cairn hook` with `payload` on stdin (closed afterwards) and `envs`.
+    pub fn hook_with(&self, payload: &[u8], envs: &[(&str, &str)]) -> Output {
+        let mut cmd = self.cairn();
+        cmd.arg("hook").envs(envs.iter().copied()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn hook");
+        let mut stdin = child.stdin.take().expect("stdin");
+        // The hook may exit before reading everything; a broken pipe is fine.
+        let _ = stdin.write_all(payload);
+        drop(stdin);
+        wait_output(child, Duration::from_secs(10))
+    }
+
+    pub fn hook(&self, payload: &[u8]) -> Output {
+        self.hook_with(payload, &[])
+    }
+
+    /// Every memory, via `list --all --json`.
+    pub fn memories(&self) -> Vec<Value> {
+        let v: Value = serde_json::from_str(&self.ok(&["list", "--all", "--json"])).expect("list json");
+        v["memories"].as_array().expect("memories").clone()
+    }
+}
+
+impl Drop for Home {
+    fn drop(&mut self) {
+        if let Some(pid) = self.daemon_pid() {
+            // SAFETY: kill only sends a signal; the pid is the daemon's of this private home.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+}
+
+/// Asserts a hook's contract: exit 0, and stdout empty or one JSON object under 10,000 chars.
+pub fn assert_hook_contract(out: &Output) -> Option<Value> {
+    assert_eq!(out.status.code(), Some(0), "hook exit: {:?}, stderr: {}", out.status, String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout.clone()).expect("utf-8 stdout");
+    if stdout.trim().is_empty() {
+        return None;
+    }
+    assert!(stdout.chars().count() < 10_000, "hook output too long: {}", stdout.len());
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("hook printed non-JSON {stdout:?}: {e}"));
+    assert!(v.is_object(), "hook output is not an object: {v}");
+    Some(v)
+}
+
+/// Polls `cond` until true or `limit` passes; returns whether it became true.
+pub fn eventually(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    cond()
+}

@@ -1,0 +1,161 @@
+//! Starting, stopping and inspecting the daemon; socket and pidfile safety; protocol checks.
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::Stdio;
+use std::time::Duration;
+
+use cairn_proto::service::Cairn;
+use cairn_proto::*;
+use cairn_tests::*;
+use futures::StreamExt;
+use tarpc::context::Context;
+use tarpc::server::{BaseChannel, Channel};
+
+#[test]
+fn up_status_down_cycle() {
+    let home = Home::new();
+    let out = home.run(&["status"]);
+    assert_eq!(out.status.code(), Some(3), "status without a daemon exits 3");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cairn up"));
+
+    assert!(home.ok(&["up", "--lite"]).contains("cairn is up"));
+    assert!(home.ok(&["up"]).contains("already running"));
+
+    let s = home.status();
+    for key in ["version", "protocol", "pid", "uptime_s", "home", "mode", "memories", "config", "model"] {
+        assert!(s.get(key).is_some(), "status lacks {key}: {s}");
+    }
+    assert_eq!(s["mode"], "lite");
+    assert_eq!(s["protocol"], PROTOCOL_VERSION);
+    assert_eq!(s["config"], "ok");
+    assert_eq!(s["home"], home.path().display().to_string());
+
+    // The socket and data are the user's alone.
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&home.socket()), 0o600);
+    assert_eq!(mode(&home.path().join("data")), 0o700);
+
+    assert!(home.ok(&["down"]).contains("stopped"));
+    assert!(!home.socket().exists(), "down removes the socket");
+    assert!(home.ok(&["down"]).contains("not running"));
+    assert_eq!(home.run(&["status"]).status.code(), Some(3));
+}
+
+#[test]
+fn second_daemon_on_one_home_is_refused() {
+    let home = Home::new();
+    home.up();
+    let first = home.status()["pid"].as_u64().unwrap();
+    let out = wait_output(home.cairnd().stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap(), Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("already runs"), "{err}");
+    assert_eq!(home.status()["pid"].as_u64().unwrap(), first, "the first daemon keeps running");
+    home.down();
+}
+
+#[test]
+fn stale_socket_is_replaced_and_foreign_files_are_not() {
+    let home = Home::new();
+    // A socket nobody listens on: connecting is refused, so it may go.
+    drop(std::os::unix::net::UnixListener::bind(home.socket()).unwrap());
+    assert!(home.socket().exists());
+    home.up();
+    home.down();
+
+    // A regular file where the socket belongs is never deleted.
+    std::fs::write(home.socket(), b"precious").unwrap();
+    let out = home.run(&["up"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a socket"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(home.socket()).unwrap(), b"precious");
+}
+
+#[test]
+fn sigterm_shuts_down_gracefully() {
+    let home = Home::new();
+    home.up();
+    let id = home.ok(&["add", "kept across a SIGTERM", "--global"]);
+    let pid = home.daemon_pid().unwrap();
+    // SAFETY: signals the daemon of this private home.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    assert!(eventually(Duration::from_secs(20), || !home.socket().exists()), "socket removed on SIGTERM");
+    home.up();
+    assert!(home.ok(&["show", id.trim()]).contains("kept across a SIGTERM"));
+    home.down();
+}
+
+/// A daemon from another protocol version: answers the handshake, refuses the rest.
+#[derive(Clone)]
+struct OldDaemon;
+
+const OLD: u32 = PROTOCOL_VERSION + 41;
+
+fn old() -> RpcError {
+    RpcError::ProtocolMismatch { daemon: OLD, client: PROTOCOL_VERSION }
+}
+
+impl Cairn for OldDaemon {
+    async fn handshake(self, _: Context) -> Handshake {
+        Handshake { version: "0.0.1-old".into(), protocol: OLD }
+    }
+    async fn status(self, _: Context) -> Status {
+        panic!("a client must not ask for status after a protocol mismatch")
+    }
+    async fn hook(self, _: Context, _: u32, _: serde_json::Value) -> Result<HookReply, RpcError> {
+        Err(old())
+    }
+    async fn add(self, _: Context, _: NewMemory) -> Result<Memory, RpcError> {
+        Err(old())
+    }
+    async fn show(self, _: Context, _: String) -> Result<Memory, RpcError> {
+        Err(old())
+    }
+    async fn edit(self, _: Context, _: MemoryEdit) -> Result<Memory, RpcError> {
+        Err(old())
+    }
+    async fn forget(self, _: Context, _: String) -> Result<Memory, RpcError> {
+        Err(old())
+    }
+    async fn list(self, _: Context, _: ListQuery) -> Result<Page<Memory>, RpcError> {
+        Err(old())
+    }
+    async fn import(self, _: Context, _: ImportBatch) -> Result<ImportReport, RpcError> {
+        Err(old())
+    }
+    async fn export(self, _: Context, _: Option<String>, _: u32) -> Result<Page<String>, RpcError> {
+        Err(old())
+    }
+    async fn advise(self, _: Context, _: AdviseRequest) -> Result<Advice, RpcError> {
+        Err(old())
+    }
+    async fn shutdown(self, _: Context) {}
+}
+
+#[test]
+fn older_daemon_is_named_and_the_hook_stays_quiet() {
+    let home = Home::new();
+    let socket = home.socket();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let listener = rt.block_on(async { tokio::net::UnixListener::bind(&socket) }).unwrap();
+    rt.spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { return };
+            let channel = BaseChannel::with_defaults(transport::wrap(stream));
+            tokio::spawn(channel.execute(OldDaemon.serve()).for_each(|f| async {
+                tokio::spawn(f);
+            }));
+        }
+    });
+
+    for args in [&["status"][..], &["up"][..]] {
+        let out = home.run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("protocol {OLD}")) && err.contains("cairn down && cairn up"), "{args:?}: {err}");
+    }
+    let payload = std::fs::read(fixtures_dir().join("claude-code-hooks/UserPromptSubmit.json")).unwrap();
+    let out = home.hook(&payload);
+    assert!(assert_hook_contract(&out).is_none(), "hook degrades to no output");
+    drop(rt);
+}

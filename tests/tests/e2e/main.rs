@@ -1,0 +1,7 @@
+//! End-to-end tests: a real `cairnd` in a temporary `CAIRN_HOME`, driven through the real `cairn`.
+//! One test binary with a module per area keeps build times down.
+
+mod advise;
+mod hook;
+mod lifecycle;
+mod store;

@@ -1,0 +1,154 @@
+//! The store through the CLI: add/show/edit/list/forget, import with rejections, export round
+//! trips byte for byte, and acknowledged writes surviving `kill -9`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use cairn_tests::*;
+use serde_json::Value;
+
+#[test]
+fn add_show_edit_list_forget() {
+    let home = Home::new();
+    home.up();
+    let id = home.ok(&["add", "Use sqlx offline mode in CI", "--category", "Tooling", "--tags", "rust, ci", "--project", "alpha"]);
+    let id = id.trim();
+    assert_eq!(id.lines().count(), 1, "add prints the id alone");
+
+    let shown: Value = serde_json::from_str(&home.ok(&["show", id, "--json"])).unwrap();
+    assert_eq!(shown["category"], "tooling", "categories are lowercase");
+    assert_eq!(shown["tags"], serde_json::json!(["rust", "ci"]));
+    assert_eq!(shown["project"], "alpha");
+    assert_eq!(shown["source"], "user");
+    assert_eq!(shown["worth"]["effectiveness"], 0.5, "Beta prior");
+    assert_eq!(shown["node_weight"], 1.0);
+    for field in ["why", "now", "next", "worth", "created_at", "updated_at", "context"] {
+        assert!(shown.get(field).is_some(), "memory lacks {field}");
+    }
+
+    home.ok(&["edit", id, "--text", "Use sqlx offline mode in CI builds", "--tags", "rust"]);
+    let shown: Value = serde_json::from_str(&home.ok(&["show", id, "--json"])).unwrap();
+    assert_eq!(shown["text"], "Use sqlx offline mode in CI builds");
+    assert_eq!(shown["tags"], serde_json::json!(["rust"]));
+    assert_eq!(shown["category"], "tooling", "untouched fields stay");
+
+    let g = home.ok(&["add", "Write commit messages in the imperative", "--global"]);
+    let other = home.ok(&["add", "Beta-only lesson", "--project", "beta"]);
+    let alpha = home.ok(&["list", "--project", "alpha"]);
+    assert!(alpha.contains(id) && alpha.contains(g.trim()) && !alpha.contains(other.trim()), "project plus global: {alpha}");
+    assert_eq!(home.memories().len(), 3);
+
+    assert!(home.ok(&["forget", id]).contains(id));
+    let out = home.run(&["show", id]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no memory"));
+    assert_eq!(home.memories().len(), 2);
+
+    // Bad input is refused with the reason; usage errors exit 2.
+    let out = home.run(&["add", "   "]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("text is empty"));
+    assert_eq!(home.run(&["add"]).status.code(), Some(2));
+    assert_eq!(home.run(&["edit", g.trim()]).status.code(), Some(2), "edit with nothing to change");
+    home.down();
+
+    // Everything is still there after a restart.
+    home.up();
+    assert_eq!(home.memories().len(), 2);
+    home.down();
+}
+
+#[test]
+fn import_reports_and_export_round_trips() {
+    let home = Home::new();
+    home.up();
+    let file = home.path().join("in.jsonl");
+    std::fs::write(
+        &file,
+        [
+            r#"{"text": "Never commit .env files", "category": "security", "tags": ["secrets"]}"#,
+            r#"{"id": "keep-me-1", "text": "Run migrations on a copy first", "project": "/srv/app", "source": "seed"}"#,
+            "",
+            r#"{"text": ""}"#,
+            r#"not json"#,
+            r#"{"text": "ok", "colour": "blue"}"#,
+            r#"{"id": "keep-me-1", "text": "Run migrations on a staging copy first", "project": "/srv/app"}"#,
+            r#"{"text": "Prefer small pull requests", "category": "git"}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let out = home.run(&["import", file.to_str().unwrap(), "--project", "imported"]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains("3 added, 1 updated, 3 rejected"), "{stdout}");
+    assert!(stderr.contains("line 4: text is empty"), "{stderr}");
+    assert!(stderr.contains("line 5: not valid JSON"), "{stderr}");
+    assert!(stderr.contains("line 6:") && stderr.contains("colour"), "{stderr}");
+
+    let kept: Value = serde_json::from_str(&home.ok(&["show", "keep-me-1", "--json"])).unwrap();
+    assert_eq!(kept["text"], "Run migrations on a staging copy first");
+    assert_eq!(kept["project"], "/srv/app");
+    let all = home.memories();
+    assert!(all.iter().filter(|m| m["id"] != "keep-me-1").all(|m| m["project"] == "imported"), "lines without a project go to --project");
+
+    let first = home.path().join("first.jsonl");
+    home.ok(&["export", first.to_str().unwrap()]);
+    let stdout_export = home.ok(&["export"]);
+    let first_bytes = std::fs::read(&first).unwrap();
+    assert_eq!(stdout_export.as_bytes(), first_bytes.as_slice(), "file and stdout exports agree");
+    for line in stdout_export.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["v"], 1);
+        assert_eq!(v["kind"], "memory");
+    }
+    home.down();
+
+    let fresh = Home::new();
+    fresh.up();
+    let out = fresh.ok(&["import", first.to_str().unwrap()]);
+    assert!(out.contains("3 added, 0 updated, 0 rejected"), "{out}");
+    let second = fresh.ok(&["export"]);
+    assert_eq!(second.as_bytes(), first_bytes.as_slice(), "export -> import -> export is byte-identical");
+    fresh.down();
+}
+
+#[test]
+fn acknowledged_writes_survive_kill_9() {
+    let home = Arc::new(Home::new());
+    home.up();
+    let acked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let (home, acked, stop) = (home.clone(), acked.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut n = 0;
+                while !stop.load(Ordering::Acquire) {
+                    let out = home.run(&["add", &format!("writer {w} lesson {n}"), "--global"]);
+                    if out.status.success() {
+                        acked.lock().unwrap().push(String::from_utf8(out.stdout).unwrap().trim().to_string());
+                    }
+                    n += 1;
+                }
+            })
+        })
+        .collect();
+    assert!(eventually(Duration::from_secs(60), || acked.lock().unwrap().len() >= 40), "writes are flowing");
+    let pid = home.daemon_pid().unwrap();
+    // SAFETY: kills the daemon of this private home, mid-stream.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    std::thread::sleep(Duration::from_millis(200));
+    stop.store(true, Ordering::Release);
+    for w in writers {
+        w.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    home.up();
+    let stored: std::collections::HashSet<String> = home.memories().iter().map(|m| m["id"].as_str().unwrap().to_string()).collect();
+    let lost: Vec<&String> = acked.iter().filter(|id| !stored.contains(*id)).collect();
+    assert!(lost.is_empty(), "{} of {} acknowledged writes lost: {lost:?}", lost.len(), acked.len());
+    home.down();
+}
