@@ -1,10 +1,11 @@
 //! BM25 keyword retrieval over memories, scoped by project.
 //!
-//! An in-memory inverted index kept in step with the store. Fields are weighted (a tag or the
+//! An in-memory inverted index kept in step with the store; per-document data sits in dense
+//! arrays and projects are interned, so scoring a long posting list stays cache-friendly. Fields are weighted (a tag or the
 //! category counts more than a word of context) and folded into one term frequency, BM25F-style.
 //! Besides the raw BM25 score each hit carries a relevance in [0, 1]: the BM25 score divided by
-//! the sum of the query terms' IDFs, which is what a document matching every query term once at
-//! average length would score. It reads as "how much of the query this memory covers", so one
+//! the sum of the query terms' IDFs (terms unknown to the corpus count half), which is what a
+//! document matching every query term once at average length would score. It reads as "how much of the query this memory covers", so one
 //! threshold means the same thing for short and long queries. No I/O here.
 
 use std::collections::{HashMap, HashSet};
@@ -54,20 +55,29 @@ pub struct LexicalHit {
 
 struct DocEntry {
     id: String,
-    project: String,
-    length: f64,
-    terms: Vec<String>,
+    terms: Vec<u32>,
 }
 
-/// Inverted index: term -> (document slot -> folded term frequency).
+/// Inverted index with dense per-slot arrays, so scoring a posting list touches little memory.
 #[derive(Default)]
 pub struct LexicalIndex {
     weights: FieldWeights,
     docs: Vec<Option<DocEntry>>,
+    /// Per slot: interned project, and folded length (0 for free slots).
+    projects: Vec<u32>,
+    lengths: Vec<f64>,
+    project_ids: HashMap<String, u32>,
     free: Vec<usize>,
     slots: HashMap<String, usize>,
-    postings: HashMap<String, HashMap<usize, f64>>,
+    /// Terms are interned: term -> term id, and per term id its postings (slot, folded tf).
+    term_ids: HashMap<String, u32>,
+    postings: Vec<Vec<(u32, f32)>>,
     total_length: f64,
+}
+
+thread_local! {
+    /// Per-thread scoring scratch: (score, matched-term bits) per slot, plus the slots touched.
+    static SCRATCH: std::cell::RefCell<(Vec<(f64, u64)>, Vec<u32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 impl LexicalIndex {
@@ -81,6 +91,11 @@ impl LexicalIndex {
 
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
+    }
+
+    fn project_id(&mut self, project: &str) -> u32 {
+        let next = self.project_ids.len() as u32;
+        *self.project_ids.entry(project.to_string()).or_insert(next)
     }
 
     /// Adds a memory or replaces its previous version.
@@ -102,37 +117,46 @@ impl LexicalIndex {
         }
         add(doc.category, w.category);
 
+        let project = self.project_id(doc.project);
         let slot = self.free.pop().unwrap_or_else(|| {
             self.docs.push(None);
+            self.projects.push(0);
+            self.lengths.push(0.0);
             self.docs.len() - 1
         });
-        for (term, freq) in &tf {
-            self.postings.entry(term.clone()).or_default().insert(slot, *freq);
+        let mut terms = Vec::with_capacity(tf.len());
+        for (term, freq) in tf {
+            let next = self.term_ids.len() as u32;
+            let term_id = *self.term_ids.entry(term).or_insert(next);
+            if term_id as usize == self.postings.len() {
+                self.postings.push(Vec::new());
+            }
+            self.postings[term_id as usize].push((slot as u32, freq as f32));
+            terms.push(term_id);
         }
         self.total_length += length;
-        self.docs[slot] = Some(DocEntry {
-            id: doc.id.to_string(),
-            project: doc.project.to_string(),
-            length,
-            terms: tf.into_keys().collect(),
-        });
+        self.projects[slot] = project;
+        self.lengths[slot] = length;
+        self.docs[slot] = Some(DocEntry { id: doc.id.to_string(), terms });
         self.slots.insert(doc.id.to_string(), slot);
     }
 
     pub fn remove(&mut self, id: &str) {
         let Some(slot) = self.slots.remove(id) else { return };
         if let Some(entry) = self.docs[slot].take() {
-            self.total_length -= entry.length;
+            self.total_length -= self.lengths[slot];
+            // Term ids stay interned (a vocabulary only grows); their lists shrink.
             for term in entry.terms {
-                if let Some(list) = self.postings.get_mut(&term) {
-                    list.remove(&slot);
-                    if list.is_empty() {
-                        self.postings.remove(&term);
-                    }
-                }
+                self.postings[term as usize].retain(|(s, _)| *s as usize != slot);
             }
         }
+        self.lengths[slot] = 0.0;
         self.free.push(slot);
+    }
+
+    fn postings_of(&self, term: &str) -> Option<&[(u32, f32)]> {
+        let list = &self.postings[*self.term_ids.get(term)? as usize];
+        (!list.is_empty()).then_some(list.as_slice())
     }
 
     fn idf(&self, doc_freq: usize) -> f64 {
@@ -147,37 +171,68 @@ impl LexicalIndex {
         let mut query_terms: Vec<String> = text::terms(query);
         let mut seen = HashSet::new();
         query_terms.retain(|t| seen.insert(t.clone()));
+        query_terms.truncate(64); // matched terms are tracked as bits of a u64
         if query_terms.is_empty() || self.is_empty() || k == 0 {
             return Vec::new();
         }
+        let allowed: Option<Vec<u32>> = projects.map(|ps| ps.iter().filter_map(|p| self.project_ids.get(*p).copied()).collect());
+        if allowed.as_ref().is_some_and(Vec::is_empty) {
+            return Vec::new();
+        }
         let avg_len = (self.total_length / self.len() as f64).max(1e-9);
+        // A term the corpus has never seen cannot be matched by any memory; it still says the
+        // query is about something else, but counts half, so one stray word does not silence
+        // an otherwise complete match.
         let idf_mass: f64 = query_terms
             .iter()
-            .map(|t| self.idf(self.postings.get(t).map_or(0, HashMap::len)))
+            .map(|t| match self.postings_of(t) {
+                Some(list) => self.idf(list.len()),
+                None => 0.5 * self.idf(0),
+            })
             .sum();
 
-        let mut scores: HashMap<usize, (f64, Vec<String>)> = HashMap::new();
-        for term in &query_terms {
-            let Some(list) = self.postings.get(term) else { continue };
-            let idf = self.idf(list.len());
-            for (&slot, &tf) in list {
-                let Some(entry) = &self.docs[slot] else { continue };
-                if let Some(allowed) = projects
-                    && !allowed.contains(&entry.project.as_str())
-                {
-                    continue;
-                }
-                let norm = K1 * (1.0 - B + B * entry.length / avg_len);
-                let part = idf * tf * (K1 + 1.0) / (tf + norm);
-                let acc = scores.entry(slot).or_insert_with(|| (0.0, Vec::new()));
-                acc.0 += part;
-                acc.1.push(term.clone());
+        let mut ranked: Vec<(usize, f64, u64)> = SCRATCH.with(|cell| {
+            let (scores, touched) = &mut *cell.borrow_mut();
+            if scores.len() < self.docs.len() {
+                scores.resize(self.docs.len(), (0.0, 0));
             }
+            for (bit, term) in query_terms.iter().enumerate() {
+                let Some(list) = self.postings_of(term) else { continue };
+                let idf = self.idf(list.len());
+                for &(slot, tf) in list {
+                    let s = slot as usize;
+                    if let Some(allowed) = &allowed
+                        && !allowed.contains(&self.projects[s])
+                    {
+                        continue;
+                    }
+                    let tf = tf as f64;
+                    let norm = K1 * (1.0 - B + B * self.lengths[s] / avg_len);
+                    let acc = &mut scores[s];
+                    if acc.1 == 0 {
+                        touched.push(slot);
+                    }
+                    acc.0 += idf * tf * (K1 + 1.0) / (tf + norm);
+                    acc.1 |= 1 << bit;
+                }
+            }
+            let out = touched.iter().map(|&slot| (slot as usize, scores[slot as usize].0, scores[slot as usize].1)).collect();
+            for &slot in touched.iter() {
+                scores[slot as usize] = (0.0, 0);
+            }
+            touched.clear();
+            out
+        });
+        let by_score = |a: &(usize, f64, u64), b: &(usize, f64, u64)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0));
+        if ranked.len() > k {
+            ranked.select_nth_unstable_by(k - 1, by_score);
+            ranked.truncate(k);
         }
-        let mut hits: Vec<LexicalHit> = scores
+        let mut hits: Vec<LexicalHit> = ranked
             .into_iter()
-            .filter_map(|(slot, (bm25, matched))| {
+            .filter_map(|(slot, bm25, bits)| {
                 let entry = self.docs[slot].as_ref()?;
+                let matched = query_terms.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, t)| t.clone()).collect();
                 Some(LexicalHit {
                     id: entry.id.clone(),
                     bm25,
@@ -188,7 +243,6 @@ impl LexicalIndex {
             })
             .collect();
         hits.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then_with(|| a.id.cmp(&b.id)));
-        hits.truncate(k);
         hits
     }
 }
@@ -271,5 +325,86 @@ mod tests {
         assert!(idx.search("anything", None, 5).is_empty());
         let idx = index(&[("a", "p", "text")]);
         assert!(idx.search("the of and", None, 5).is_empty());
+    }
+
+    mod model {
+        //! The index against a brute-force BM25 over the same documents, under random edits.
+        use super::super::*;
+        use proptest::prelude::*;
+
+        const WORDS: &[&str] = &["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"];
+
+        fn brute(docs: &[(String, String, String)], query: &str, projects: &[&str]) -> Vec<(String, f64)> {
+            let terms_of = |t: &str| text::terms(t);
+            let n = docs.len() as f64;
+            let lens: Vec<f64> = docs.iter().map(|(_, _, t)| terms_of(t).len() as f64 + terms_of("general").len() as f64).collect();
+            let avg = lens.iter().sum::<f64>() / n;
+            let mut q = terms_of(query);
+            q.dedup();
+            let mut uniq = Vec::new();
+            for t in q {
+                if !uniq.contains(&t) {
+                    uniq.push(t);
+                }
+            }
+            let mut out = Vec::new();
+            for (i, (id, project, body)) in docs.iter().enumerate() {
+                if !projects.contains(&project.as_str()) {
+                    continue;
+                }
+                let doc_terms = [terms_of(body), terms_of("general")].concat();
+                let mut score = 0.0;
+                for t in &uniq {
+                    let tf = doc_terms.iter().filter(|d| *d == t).count() as f64;
+                    if tf == 0.0 {
+                        continue;
+                    }
+                    let df = docs.iter().filter(|(_, _, b)| [terms_of(b), terms_of("general")].concat().contains(t)).count() as f64;
+                    let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+                    score += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * lens[i] / avg));
+                }
+                if score > 0.0 {
+                    out.push((id.clone(), score));
+                }
+            }
+            out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            out
+        }
+
+        fn text_strategy() -> impl Strategy<Value = String> {
+            prop::collection::vec(prop::sample::select(WORDS), 1..6).prop_map(|w| w.join(" "))
+        }
+
+        proptest! {
+            #[test]
+            fn matches_brute_force(
+                ops in prop::collection::vec((0usize..12, prop::bool::ANY, prop::bool::weighted(0.2), text_strategy()), 1..40),
+                query in text_strategy(),
+            ) {
+                let mut idx = LexicalIndex::new(FieldWeights::default());
+                let mut docs: Vec<(String, String, String)> = Vec::new();
+                for (n, in_p, remove, body) in ops {
+                    let id = format!("m{n}");
+                    docs.retain(|(d, _, _)| *d != id);
+                    if remove {
+                        idx.remove(&id);
+                        continue;
+                    }
+                    let project = if in_p { "p" } else { "q" };
+                    idx.upsert(&LexicalDoc { id: &id, project, text: &body, context: "", tags: &[], category: "general" });
+                    docs.push((id, project.to_string(), body));
+                }
+                prop_assert_eq!(idx.len(), docs.len());
+                if docs.is_empty() {
+                    return Ok(());
+                }
+                let got = idx.search(&query, Some(&["p"]), 100);
+                let want = brute(&docs, &query, &["p"]);
+                prop_assert_eq!(got.len(), want.len());
+                for (g, (id, score)) in got.iter().zip(&want) {
+                    prop_assert!((g.bm25 - score).abs() < 1e-6, "{} vs {}: {} vs {}", g.id, id, g.bm25, score);
+                }
+            }
+        }
     }
 }

@@ -29,13 +29,15 @@ pub struct Retrieval<'a> {
 }
 
 impl Retrieval<'_> {
-    /// Candidates for `intent` among `projects`, with every signal filled in.
-    pub fn candidates(&self, intent: &str, projects: &[&str], lookup: &impl MemoryLookup) -> Vec<Candidate> {
+    /// Candidates for `intent` among `projects` that can pass `gates`, with every signal filled
+    /// in. Hits that fail the relevance gate are dropped before their memory is read.
+    pub fn candidates(&self, intent: &str, projects: &[&str], lookup: &impl MemoryLookup, gates: &Gates) -> Vec<Candidate> {
         let surface: std::collections::HashMap<String, String> =
             crate::text::terms_with_words(intent).into_iter().collect();
         self.lexical
             .search(intent, Some(projects), CANDIDATES)
             .into_iter()
+            .filter(|hit| rank::passes_relevance_gate(hit.relevance, hit.matched.len(), hit.query_terms, gates))
             .filter_map(|hit| {
                 let memory = lookup.memory(&hit.id)?;
                 let matched_words = hit.matched.iter().map(|t| surface.get(t).cloned().unwrap_or_else(|| t.clone())).collect();
@@ -57,7 +59,7 @@ impl Retrieval<'_> {
 
 /// Retrieves, gates, fuses and decides; best first.
 pub fn advise(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, intent: &str, projects: &[&str], gates: &Gates) -> Vec<Ranked> {
-    rank::rank(retrieval.candidates(intent, projects, lookup), gates)
+    rank::rank(retrieval.candidates(intent, projects, lookup, gates), gates)
 }
 
 #[cfg(test)]

@@ -62,12 +62,17 @@ fn explain(c: &Candidate, score: f64) -> String {
     why
 }
 
+/// The gate on retrieval relevance: enough relevance, and enough of the query's terms matched
+/// (a one-word query may match one word).
+pub fn passes_relevance_gate(relevance: f64, matched: usize, query_terms: usize, gates: &Gates) -> bool {
+    relevance >= gates.min_similarity && matched >= gates.min_matched_terms.min(query_terms)
+}
+
 /// Scores candidates, drops what fails a gate, and returns the rest best first.
 pub fn rank(candidates: Vec<Candidate>, gates: &Gates) -> Vec<Ranked> {
     let mut ranked: Vec<Ranked> = candidates
         .into_iter()
-        .filter(|c| c.relevance >= gates.min_similarity)
-        .filter(|c| c.matched_words.len() >= gates.min_matched_terms.min(c.query_terms))
+        .filter(|c| passes_relevance_gate(c.relevance, c.matched_words.len(), c.query_terms, gates))
         .map(|c| {
             let boost = outcome_boost(c.effectiveness, gates.weight_outcome);
             let score = c.relevance * (1.0 + boost);

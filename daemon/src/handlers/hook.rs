@@ -29,7 +29,9 @@ pub async fn handle(d: &Daemon, protocol: u32, mut payload: Value) -> Result<Hoo
     // until then SessionStart answers with nothing rather than with noise.
     if event.kind.advises() && event.kind != EventKind::SessionStart {
         let intent = intent::intent(&event);
+        let started = std::time::Instant::now();
         let items = advice_for(d, &intent, &project, limit_for(d, &event.kind), event.session_id.as_deref());
+        tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, items = items.len(), "advice");
         let t = d.tuneables();
         let budget = if event.kind == EventKind::PreToolUse { t.advice.char_budget_tool } else { t.advice.char_budget_prompt };
         let lines: Vec<format::Line<'_>> = items.iter().map(|a| format::Line { category: &a.category, text: &a.text }).collect();
@@ -56,6 +58,7 @@ pub async fn handle(d: &Daemon, protocol: u32, mut payload: Value) -> Result<Hoo
     if event.kind == EventKind::SessionEnd {
         d.cooldowns.lock().expect("cooldown lock").end(&session);
     }
-    d.store.durable().await;
+    // Flushed right behind the answer: the hook never waits on a disk.
+    d.store.durable_soon();
     Ok(reply)
 }

@@ -14,7 +14,12 @@ fn hook_misses(d: &Daemon) -> (u64, Option<String>) {
         if let Ok(text) = std::fs::read_to_string(&path) {
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                 count += 1;
-                last = line.split_whitespace().next().map(str::to_string);
+                last = line
+                    .split_whitespace()
+                    .next()
+                    .and_then(|secs| secs.parse::<i64>().ok())
+                    .and_then(|secs| time::OffsetDateTime::from_unix_timestamp(secs).ok())
+                    .map(crate::exchange::timestamp);
             }
         }
     }

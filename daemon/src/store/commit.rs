@@ -23,11 +23,17 @@ impl Committer {
         committer
     }
 
+    /// Asks for a flush of everything written so far without waiting for it.
+    pub fn request(&self) -> u64 {
+        let ticket = self.requested.fetch_add(1, Ordering::AcqRel) + 1;
+        self.wake.notify_one();
+        ticket
+    }
+
     /// Returns once everything written before the call is durable.
     pub async fn durable(&self) {
-        let ticket = self.requested.fetch_add(1, Ordering::AcqRel) + 1;
         let mut done = self.done.subscribe();
-        self.wake.notify_one();
+        let ticket = self.request();
         // The flusher lives as long as the committer, so the channel cannot close under us.
         let _ = done.wait_for(|flushed| *flushed >= ticket).await;
     }

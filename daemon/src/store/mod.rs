@@ -1,8 +1,10 @@
 //! The durable store: sled trees for memories, edges, the session log and metadata, with a
 //! schema version. Records are JSON so that added fields need no migration.
 //!
-//! Invariant: a write is acknowledged to a client only after [`Store::durable`] returns, so an
-//! acknowledged write survives `kill -9` of the daemon.
+//! Invariant: a memory write is acknowledged to a client only after [`Store::durable`] returns,
+//! so an acknowledged write survives `kill -9` of the daemon. Hook events are the exception by
+//! design: their flush starts as the hook is answered ([`Store::durable_soon`]), because the hook
+//! path never waits on a disk.
 
 pub mod commit;
 pub mod schema;
@@ -83,6 +85,12 @@ impl Store {
     /// Waits until every write made so far is on disk.
     pub async fn durable(&self) {
         self.committer.durable().await
+    }
+
+    /// Starts making every write so far durable, without waiting: for the hook path, which must
+    /// never wait on a disk. The flush follows within one flusher cycle.
+    pub fn durable_soon(&self) {
+        self.committer.request();
     }
 
     /// Flushes synchronously (shutdown).

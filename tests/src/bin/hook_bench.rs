@@ -1,2 +1,151 @@
-//! placeholder
-fn main() {}
+//! Hook benchmark (not a test): wall time of the `cairn hook` process for PreToolUse (with
+//! advice, over N memories) and PostToolUse (record only), beside `/bin/true` and a Python
+//! script that only parses the same payload; plus the hook with no daemon listening.
+//!
+//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N]`
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use cairn_tests::{cairn_bin, Home};
+use serde_json::json;
+
+const VERBS: &[&str] = &["run", "check", "avoid", "prefer", "review", "rotate", "pin", "cache", "validate", "document", "lint", "profile", "retry", "log", "split", "migrate", "encrypt", "mock", "bench", "vendor"];
+const OBJECTS: &[&str] = &["database migrations", "api tokens", "docker images", "unit tests", "feature flags", "css modules", "grpc clients", "terraform state", "kafka consumers", "redis keys", "webhooks", "cron jobs", "s3 buckets", "jwt claims", "cli flags", "rust lifetimes", "python wheels", "npm lockfiles", "helm charts", "sql indexes"];
+const WHEN: &[&str] = &["before each release", "in the staging cluster", "when the build is red", "after a schema change", "on every pull request", "during incident response", "for the payments service", "in the mobile app", "behind the load balancer", "in nightly jobs"];
+
+/// Deterministic pseudo-random picks, so every run measures the same corpus.
+struct Lcg(u64);
+impl Lcg {
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        items[(self.0 >> 33) as usize % items.len()]
+    }
+}
+
+fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// Wall time of one process given `payload` on stdin, and whether it printed anything.
+fn time_process(cmd: &mut Command, payload: &[u8]) -> (Duration, bool) {
+    let started = Instant::now();
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let _ = stdin.write_all(payload);
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    (started.elapsed(), !out.stdout.is_empty())
+}
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn p90(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[(v.len() * 9 / 10).min(v.len() - 1)]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn rss_mb(pid: i32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok()).map_or(0.0, |kb| kb / 1024.0)
+}
+
+struct Row {
+    name: &'static str,
+    times: Vec<Duration>,
+}
+
+fn main() {
+    let memories = arg("--memories", 10_000);
+    let runs = arg("--runs", 200);
+    let home = Home::new();
+    home.ok(&["up"]);
+
+    let mut rng = Lcg(42);
+    let mut corpus = String::new();
+    for i in 0..memories {
+        let text = format!("{} {} {} (lesson {i})", rng.pick(VERBS), rng.pick(OBJECTS), rng.pick(WHEN));
+        corpus.push_str(&json!({"text": text, "category": rng.pick(&["git", "testing", "security", "deployment", "tooling"])}).to_string());
+        corpus.push('\n');
+    }
+    corpus.push_str(&json!({"text": "Never force-push to main; open a pull request instead", "category": "git"}).to_string());
+    corpus.push('\n');
+    let file = home.path().join("bench.jsonl");
+    std::fs::write(&file, corpus).expect("write corpus");
+    let started = Instant::now();
+    home.ok(&["import", file.to_str().unwrap()]);
+    let import_time = started.elapsed();
+    let pid = home.daemon_pid().expect("daemon pid");
+
+    let pre = |i: usize| {
+        json!({"session_id": format!("bench-{i}"), "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp", "permission_mode": "default",
+               "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "git push --force origin main", "description": "Force push the branch to main"}})
+        .to_string()
+    };
+    let post = |i: usize| {
+        json!({"session_id": format!("bench-{i}"), "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp", "permission_mode": "default",
+               "hook_event_name": "PostToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "cargo test", "description": "Run tests"},
+               "tool_response": {"stdout": "test result: ok. 12 passed", "stderr": "", "interrupted": false, "isImage": false}})
+        .to_string()
+    };
+
+    let mut rows = vec![
+        Row { name: "cairn hook, PreToolUse (advice)", times: vec![] },
+        Row { name: "cairn hook, PostToolUse (record)", times: vec![] },
+        Row { name: "/bin/true", times: vec![] },
+        Row { name: "python3 json.load(stdin)", times: vec![] },
+    ];
+    // The interpreter itself, not a version-manager shim in front of it.
+    let python = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".into());
+    let mut advised = 0;
+    let cairn = |home: &Home| {
+        let mut c = Command::new(cairn_bin());
+        c.arg("hook").env("CAIRN_HOME", home.path());
+        c
+    };
+    // Interleaved, so drift on the machine touches every row alike.
+    for i in 0..runs {
+        let (t, printed) = time_process(&mut cairn(&home), pre(i).as_bytes());
+        rows[0].times.push(t);
+        advised += printed as usize;
+        rows[1].times.push(time_process(&mut cairn(&home), post(i).as_bytes()).0);
+        rows[2].times.push(time_process(&mut Command::new("/bin/true"), pre(i).as_bytes()).0);
+        rows[3].times.push(time_process(Command::new(&python).args(["-c", "import json,sys; json.load(sys.stdin)"]), pre(i).as_bytes()).0);
+    }
+    let rss = rss_mb(pid);
+    home.ok(&["down"]);
+
+    let mut unreachable = Vec::new();
+    for i in 0..runs.min(100) {
+        let mut c = cairn(&home);
+        c.env("CAIRN_AUTOSTART", "0");
+        unreachable.push(time_process(&mut c, pre(i).as_bytes()).0);
+    }
+
+    let true_median = median(&mut rows[2].times.clone());
+    let python_median = median(&mut rows[3].times.clone());
+    println!("hook benchmark: {memories} memories, {runs} runs each, interleaved");
+    println!("import of {} memories: {:.2} s; daemon RSS after the runs: {rss:.1} MB", memories + 1, import_time.as_secs_f64());
+    println!("PreToolUse runs that printed advice: {advised}/{runs}");
+    println!();
+    println!("| process | median ms | p90 ms | x /bin/true | x python3 |");
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    for row in &mut rows {
+        let m = median(&mut row.times);
+        println!("| {} | {:.2} | {:.2} | {:.1} | {:.2} |", row.name, ms(m), ms(p90(&mut row.times)), ms(m) / ms(true_median), ms(m) / ms(python_median));
+    }
+    let m = median(&mut unreachable);
+    println!("| cairn hook, daemon down | {:.2} | {:.2} | {:.1} | {:.2} |", ms(m), ms(p90(&mut unreachable)), ms(m) / ms(true_median), ms(m) / ms(python_median));
+}
