@@ -55,6 +55,11 @@ pub async fn handle(d: &Daemon, protocol: u32, mut payload: Value) -> Result<Hoo
         advised,
     };
     d.store.append_event(&record).map_err(store_error)?;
+    // Keep the log at its bound as it grows: past it, each new event retires the oldest one.
+    let max_events = d.tuneables().sessions.max_events;
+    if d.store.event_count() > max_events {
+        d.store.prune_events(0, max_events).map_err(store_error)?;
+    }
     if event.kind == EventKind::SessionEnd {
         d.cooldowns.lock().expect("cooldown lock").end(&session);
     }

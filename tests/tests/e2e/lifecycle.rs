@@ -159,3 +159,51 @@ fn older_daemon_is_named_and_the_hook_stays_quiet() {
     assert!(assert_hook_contract(&out).is_none(), "hook degrades to no output");
     drop(rt);
 }
+
+#[test]
+fn shared_temp_socket_folder_must_be_private() {
+    let root = Home::new();
+    let tmp = root.path().join("t");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let cairn = |args: &[&str]| {
+        let child = std::process::Command::new(cairn_bin())
+            .args(args)
+            .env_remove("CAIRN_HOME")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env("HOME", root.path())
+            .env("XDG_DATA_HOME", root.path().join("data"))
+            .env("XDG_CONFIG_HOME", root.path().join("config"))
+            .env("TMPDIR", &tmp)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_output(child, Duration::from_secs(60))
+    };
+    let uid = unsafe { libc::getuid() };
+    let folder = tmp.join(format!("cairn-{uid}"));
+
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = cairn(&["up"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("open to group or others"));
+
+    std::fs::remove_dir(&folder).unwrap();
+    let elsewhere = root.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &folder).unwrap();
+    let out = cairn(&["up"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a symlink"));
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "nothing was created through the link");
+
+    std::fs::remove_file(&folder).unwrap();
+    assert!(cairn(&["up", "--lite"]).status.success());
+    assert!(folder.join("cairn.sock").exists(), "socket in the private per-user folder");
+    assert_eq!(std::fs::metadata(&folder).unwrap().permissions().mode() & 0o777, 0o700);
+    assert!(cairn(&["status"]).status.success());
+    assert!(cairn(&["down"]).status.success());
+}

@@ -152,3 +152,26 @@ fn acknowledged_writes_survive_kill_9() {
     assert!(lost.is_empty(), "{} of {} acknowledged writes lost: {lost:?}", lost.len(), acked.len());
     home.down();
 }
+
+#[test]
+fn session_log_retention_and_config_errors() {
+    let home = Home::new();
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    std::fs::write(home.path().join("config/tuneables.json"), r#"{"sessions": {"max_events": 5}, "preset": "kept"}"#).unwrap();
+    home.up();
+    assert_eq!(home.status()["config"], "ok");
+    for i in 0..12 {
+        let e = serde_json::json!({"session_id": format!("r{i}"), "cwd": "/tmp", "hook_event_name": "Stop"});
+        assert_hook_contract(&home.hook(e.to_string().as_bytes()));
+    }
+    assert_eq!(home.status()["session_events"], 5, "the log keeps its configured bound");
+    home.down();
+
+    // A broken file: the daemon runs on defaults and says what is wrong, and where.
+    std::fs::write(home.path().join("config/tuneables.json"), "{\n  \"sessions\": {\"max_events\": }\n}").unwrap();
+    home.up();
+    let config = home.status()["config"].as_str().unwrap().to_string();
+    assert!(config.contains("tuneables.json: line 2 column"), "{config}");
+    assert_eq!(home.status()["session_events"], 5, "nothing recorded was lost");
+    home.down();
+}
