@@ -21,11 +21,17 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
     let mut total = ImportReport::default();
     let mut batch = Vec::new();
     let mut bytes = 0;
-    let mut lines = reader.lines().enumerate().peekable();
+    let mut lines = reader.split(b'\n').enumerate().peekable();
     while let Some((n, line)) = lines.next() {
-        let text = line.map_err(|e| Failure::new(1, format!("{}: line {}: {e}", file.display(), n + 1)))?;
-        bytes += text.len();
-        batch.push(ImportLine { line: n as u64 + 1, text });
+        let raw = line.map_err(|e| Failure::new(1, format!("{}: line {}: {e}", file.display(), n + 1)))?;
+        match String::from_utf8(raw) {
+            Ok(text) => {
+                bytes += text.len();
+                batch.push(ImportLine { line: n as u64 + 1, text });
+            }
+            // Rejected here, like any other bad line, rather than ending the import.
+            Err(_) => total.rejected.push(cairn_proto::Rejection { line: n as u64 + 1, reason: "not UTF-8 text".into() }),
+        }
         if batch.len() >= BATCH_LINES || bytes >= BATCH_BYTES || lines.peek().is_none() {
             let report = c.import(ctx(), ImportBatch { lines: std::mem::take(&mut batch), default_project: default_project.clone() }).await??;
             bytes = 0;
@@ -40,6 +46,7 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
     if progress {
         eprintln!();
     }
+    total.rejected.sort_by_key(|r| r.line);
     for r in &total.rejected {
         eprintln!("{}: line {}: {}", file.display(), r.line, r.reason);
     }
@@ -48,8 +55,18 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
 }
 
 pub async fn export(file: Option<PathBuf>) -> Result<(), Failure> {
+    let result = export_to(file.as_deref()).await;
+    if result.is_err()
+        && let Some(path) = &file
+    {
+        let _ = std::fs::remove_file(partial(path));
+    }
+    result
+}
+
+async fn export_to(file: Option<&std::path::Path>) -> Result<(), Failure> {
     let c = client().await?;
-    let mut out: Box<dyn Write> = match &file {
+    let mut out: Box<dyn Write> = match file {
         // Written beside the target and renamed, so a failed export never leaves half a file.
         Some(path) => Box::new(tempfile_beside(path)?),
         None => Box::new(std::io::stdout().lock()),
@@ -70,7 +87,7 @@ pub async fn export(file: Option<PathBuf>) -> Result<(), Failure> {
     out.flush()?;
     drop(out);
     if let Some(path) = file {
-        std::fs::rename(partial(&path), &path)?;
+        std::fs::rename(partial(path), path)?;
         eprintln!("exported {count} records to {}", path.display());
     }
     Ok(())

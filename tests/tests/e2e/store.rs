@@ -79,11 +79,16 @@ fn import_reports_and_export_round_trips() {
         .join("\n"),
     )
     .unwrap();
+    // A line that is not UTF-8 is one more rejection, not the end of the import.
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(b"\n{\"text\": \"\xff\xfe broken\"}");
+    std::fs::write(&file, bytes).unwrap();
     let out = home.run(&["import", file.to_str().unwrap(), "--project", "imported"]);
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stdout.contains("3 added, 1 updated, 3 rejected"), "{stdout}");
+    assert!(stdout.contains("3 added, 1 updated, 4 rejected"), "{stdout}");
+    assert!(stderr.contains("line 9: not UTF-8"), "{stderr}");
     assert!(stderr.contains("line 4: text is empty"), "{stderr}");
     assert!(stderr.contains("line 5: not valid JSON"), "{stderr}");
     assert!(stderr.contains("line 6:") && stderr.contains("colour"), "{stderr}");
