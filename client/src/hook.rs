@@ -49,12 +49,16 @@ fn env_is(name: &str, value: &str) -> bool {
     std::env::var(name).is_ok_and(|v| v.trim() == value)
 }
 
-/// Runs the hook and exits 0, whatever happens.
-pub fn run() -> ! {
+/// Time the watchdog keeps for writing the miss log before the deadline itself.
+fn log_margin(deadline: Duration) -> Duration {
+    (deadline / 10).min(Duration::from_millis(10))
+}
+
+/// Runs the hook and exits 0, whatever happens. `start` is when the process began.
+pub fn run(start: Instant) -> ! {
     if env_is("CAIRN_DISABLE", "1") {
         std::process::exit(0);
     }
-    let start = Instant::now();
     let deadline = Duration::from_millis(deadline_ms());
     let state = Arc::new(AtomicU8::new(WORKING));
     let stage = Arc::new(AtomicU8::new(Stage::Reading as u8));
@@ -64,7 +68,7 @@ pub fn run() -> ! {
     {
         let (state, stage, event_name, paths) = (state.clone(), stage.clone(), event_name.clone(), paths.clone());
         std::thread::spawn(move || {
-            std::thread::sleep(deadline.saturating_sub(start.elapsed()));
+            std::thread::sleep(deadline.saturating_sub(log_margin(deadline)).saturating_sub(start.elapsed()));
             if state.compare_exchange(WORKING, GAVE_UP, Ordering::AcqRel, Ordering::Acquire).is_ok() {
                 if let Some(paths) = paths {
                     let event = event_name.get().map(String::as_str).unwrap_or("");
@@ -75,9 +79,15 @@ pub fn run() -> ! {
         });
     }
 
-    let answer = answer(start, deadline, &stage, &event_name, paths);
+    let answer = answer(start, deadline.saturating_sub(log_margin(deadline)), &stage, &event_name, paths.clone());
     if state.compare_exchange(WORKING, PRINTING, Ordering::AcqRel, Ordering::Acquire).is_ok() {
-        if let Some(line) = answer {
+        if answer.timed_out
+            && let Some(paths) = &paths
+        {
+            let event = event_name.get().map(String::as_str).unwrap_or("");
+            misslog::record(&paths.hook_miss_log(), event, Stage::name(stage.load(Ordering::Acquire)), deadline.as_millis() as u64);
+        }
+        if let Some(line) = answer.line {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(line.as_bytes());
             let _ = out.write_all(b"\n");
@@ -91,8 +101,21 @@ pub fn run() -> ! {
     }
 }
 
-/// Everything but the printing: the output line, if there is one.
-fn answer(start: Instant, deadline: Duration, stage: &AtomicU8, event_name: &OnceLock<String>, paths: Option<Paths>) -> Option<String> {
+/// What the hook's work came to: the line to print, if any, and whether time ran out.
+#[derive(Default)]
+struct Answer {
+    line: Option<String>,
+    timed_out: bool,
+}
+
+/// Everything but the printing.
+fn answer(start: Instant, deadline: Duration, stage: &AtomicU8, event_name: &OnceLock<String>, paths: Option<Paths>) -> Answer {
+    let mut timed_out = false;
+    let line = respond(start, deadline, stage, event_name, paths, &mut timed_out);
+    Answer { line, timed_out }
+}
+
+fn respond(start: Instant, deadline: Duration, stage: &AtomicU8, event_name: &OnceLock<String>, paths: Option<Paths>, timed_out: &mut bool) -> Option<String> {
     let mut payload = input::read_first_value(std::io::stdin().lock()).ok()??;
     let event = payload.get("hook_event_name").and_then(|v| v.as_str()).unwrap_or("").to_string();
     let _ = event_name.set(event.clone());
@@ -111,14 +134,23 @@ fn answer(start: Instant, deadline: Duration, stage: &AtomicU8, event_name: &Onc
                 }
                 return None;
             }
-            _ => return None,
+            Ok(Err(_)) => return None,
+            Err(_) => {
+                *timed_out = true;
+                return None;
+            }
         };
         stage.store(Stage::Waiting as u8, Ordering::Release);
         let remaining = deadline.saturating_sub(start.elapsed());
         match tokio::time::timeout(remaining, client.hook(connect::ctx(remaining), PROTOCOL_VERSION, payload)).await {
-            // A protocol mismatch (older daemon) or any error degrades to no output.
             Ok(Ok(Ok(reply))) => Some(reply),
-            _ => None,
+            // tarpc's own deadline is the same deadline: it ran out.
+            Ok(Err(tarpc::client::RpcError::DeadlineExceeded)) | Err(_) => {
+                *timed_out = true;
+                None
+            }
+            // A protocol mismatch (older daemon) or any other error degrades to no output.
+            Ok(_) => None,
         }
     })?;
     output::hook_output(&event, reply.additional_context.as_deref())

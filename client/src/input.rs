@@ -11,6 +11,12 @@ pub const MAX_STRING_BYTES: usize = 4096;
 pub const MAX_ARRAY_ITEMS: usize = 64;
 /// Deepest nesting kept.
 pub const MAX_DEPTH: usize = 12;
+/// Most bytes of a whole payload sent to the daemon.
+pub const MAX_TOTAL_BYTES: usize = 64 * 1024;
+/// String limit of the second, harder pass when a payload is still too large.
+const TIGHT_STRING_BYTES: usize = 512;
+/// Fields kept when even the hard pass leaves a payload too large.
+const ENVELOPE: &[&str] = &["hook_event_name", "session_id", "cwd", "tool_name", "tool_use_id", "source", "reason", "prompt"];
 
 /// The first JSON value on `reader`, without waiting for the end of input once it is complete.
 /// `Ok(None)` on empty input.
@@ -18,27 +24,52 @@ pub fn read_first_value(reader: impl Read) -> Result<Option<Value>, serde_json::
     serde_json::Deserializer::from_reader(reader).into_iter::<Value>().next().transpose()
 }
 
-fn clip_string(s: &mut String) {
-    if s.len() <= MAX_STRING_BYTES {
+/// Cuts `s` to at most `max` bytes, at whitespace: a cut never leaves part of a word (a token
+/// cut in half would no longer look like the secret it is, and escape redaction).
+fn clip_string(s: &mut String, max: usize) {
+    if s.len() <= max {
         return;
     }
-    let mut cut = MAX_STRING_BYTES;
+    let mut cut = max;
     while !s.is_char_boundary(cut) {
         cut -= 1;
     }
+    cut = s[..cut].rfind(char::is_whitespace).unwrap_or(0);
     let dropped = s.len() - cut;
     s.truncate(cut);
     s.push_str(&format!("...[{dropped} more bytes cut by cairn]"));
 }
 
-/// Cuts long strings, long arrays and deep nesting, in place.
-pub fn truncate(value: &mut Value) {
-    truncate_at(value, 0);
+fn size(value: &Value) -> usize {
+    serde_json::to_vec(value).map_or(usize::MAX, |v| v.len())
 }
 
-fn truncate_at(value: &mut Value, depth: usize) {
+/// Cuts long strings, long arrays and deep nesting, in place, then makes sure the whole payload
+/// stays under [`MAX_TOTAL_BYTES`]: a harder cut, then without the tool's response, then only
+/// the envelope (event, session, cwd, tool name, prompt).
+pub fn truncate(value: &mut Value) {
+    truncate_at(value, 0, MAX_STRING_BYTES);
+    if size(value) <= MAX_TOTAL_BYTES {
+        return;
+    }
+    truncate_at(value, 0, TIGHT_STRING_BYTES);
+    if size(value) <= MAX_TOTAL_BYTES {
+        return;
+    }
+    if let Value::Object(map) = value {
+        map.remove("tool_response");
+        if size(value) <= MAX_TOTAL_BYTES {
+            return;
+        }
+    }
+    if let Value::Object(map) = value {
+        map.retain(|k, _| ENVELOPE.contains(&k.as_str()));
+    }
+}
+
+fn truncate_at(value: &mut Value, depth: usize, max_string: usize) {
     match value {
-        Value::String(s) => clip_string(s),
+        Value::String(s) => clip_string(s, max_string),
         Value::Array(items) => {
             if depth >= MAX_DEPTH {
                 *value = Value::String(format!("[{} items cut by cairn]", items.len()));
@@ -49,14 +80,14 @@ fn truncate_at(value: &mut Value, depth: usize) {
                 items.truncate(MAX_ARRAY_ITEMS);
                 items.push(Value::String(format!("[{dropped} more items cut by cairn]")));
             }
-            items.iter_mut().for_each(|v| truncate_at(v, depth + 1));
+            items.iter_mut().for_each(|v| truncate_at(v, depth + 1, max_string));
         }
         Value::Object(map) => {
             if depth >= MAX_DEPTH {
                 *value = Value::String("[object cut by cairn]".to_string());
                 return;
             }
-            map.values_mut().for_each(|v| truncate_at(v, depth + 1));
+            map.values_mut().for_each(|v| truncate_at(v, depth + 1, max_string));
         }
         _ => {}
     }
@@ -103,6 +134,28 @@ mod tests {
         assert!(content.len() < MAX_STRING_BYTES + 64);
         assert!(content.ends_with("cut by cairn]"));
         assert_eq!(v["list"].as_array().unwrap().len(), MAX_ARRAY_ITEMS + 1);
+    }
+
+    #[test]
+    fn cuts_never_split_a_word() {
+        let secret = "ghp_".to_string() + &"a".repeat(36);
+        let mut v = json!({"command": format!("{} {secret} tail", "x ".repeat(2040))});
+        truncate(&mut v);
+        let command = v["command"].as_str().unwrap();
+        assert!(!command.contains("ghp_"), "a token is kept whole or not at all");
+        let mut v = json!({"blob": "z".repeat(10_000)});
+        truncate(&mut v);
+        assert!(v["blob"].as_str().unwrap().starts_with("...[10000 more bytes"), "{}", v["blob"]);
+    }
+
+    #[test]
+    fn whole_payloads_stay_bounded() {
+        let wide: serde_json::Map<String, Value> = (0..2000).map(|i| (format!("k{i}"), json!("v ".repeat(1000)))).collect();
+        let mut v = json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_response": wide.clone(), "tool_input": wide});
+        truncate(&mut v);
+        assert!(size(&v) <= MAX_TOTAL_BYTES, "{}", size(&v));
+        assert_eq!(v["hook_event_name"], "PostToolUse");
+        assert_eq!(v["session_id"], "s");
     }
 
     #[test]

@@ -123,9 +123,11 @@ enum Command {
 }
 
 fn main() {
+    // The hook's deadline counts from here, before anything else runs.
+    let started = std::time::Instant::now();
     let cli = Cli::parse();
     if let Command::Hook = cli.command {
-        hook::run();
+        hook::run(started);
     }
     let code = match run(cli.command) {
         Ok(()) => 0,

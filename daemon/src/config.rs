@@ -117,11 +117,18 @@ pub enum ConfigError {
 pub struct Loaded {
     pub tuneables: Tuneables,
     pub unknown_keys: Vec<String>,
+    /// The file's own content (comments stripped), to tell which values it set.
+    pub file_value: serde_json::Value,
 }
 
 impl Tuneables {
     /// Parses and validates the text of a tuneables file named `file` (for messages).
+    /// `//` and `/* */` comments are allowed (they keep line numbers intact).
     pub fn parse(text: &str, file: &str) -> Result<Loaded, ConfigError> {
+        let mut stripped = String::with_capacity(text.len());
+        std::io::Read::read_to_string(&mut json_comments::StripComments::new(text.as_bytes()), &mut stripped)
+            .map_err(|e| ConfigError::Read { file: file.to_string(), message: e.to_string() })?;
+        let text = stripped.as_str();
         let mut unknown = BTreeSet::new();
         let de = &mut serde_json::Deserializer::from_str(text);
         let tuneables: Tuneables = serde_ignored::deserialize(de, |path| {
@@ -129,7 +136,8 @@ impl Tuneables {
         })
         .map_err(|e| ConfigError::Parse { file: file.to_string(), line: e.line(), column: e.column(), message: strip_position(&e.to_string()) })?;
         tuneables.validate(file)?;
-        Ok(Loaded { tuneables, unknown_keys: unknown.into_iter().collect() })
+        let file_value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+        Ok(Loaded { tuneables, unknown_keys: unknown.into_iter().collect(), file_value })
     }
 
     /// Reads `path`; a missing file means defaults.
@@ -137,7 +145,9 @@ impl Tuneables {
         let file = path.display().to_string();
         match std::fs::read_to_string(path) {
             Ok(text) => Self::parse(&text, &file),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Loaded { tuneables: Tuneables::default(), unknown_keys: Vec::new() }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Ok(Loaded { tuneables: Tuneables::default(), unknown_keys: Vec::new(), file_value: serde_json::Value::Null })
+            }
             Err(e) => Err(ConfigError::Read { file, message: e.to_string() }),
         }
     }
@@ -160,8 +170,16 @@ impl Tuneables {
         unit("semantic.min_similarity", self.semantic.min_similarity)?;
         unit("semantic.min_fusion_score", self.semantic.min_fusion_score)?;
         unit("semantic.weight_outcome", self.semantic.weight_outcome)?;
-        at_least_one("advice.max_items_tool", self.advice.max_items_tool as u64)?;
-        at_least_one("advice.max_items_prompt", self.advice.max_items_prompt as u64)?;
+        let within = |key: &'static str, v: usize, max: usize, rule: &'static str| {
+            if (1..=max).contains(&v) {
+                Ok(())
+            } else {
+                Err(ConfigError::Invalid { file: file.to_string(), key, value: v.to_string(), rule })
+            }
+        };
+        within("advice.max_items_tool", self.advice.max_items_tool, 2, "must be 1 or 2: a tool call gets at most 2 lessons")?;
+        within("advice.max_items_prompt", self.advice.max_items_prompt, 8, "must be between 1 and 8")?;
+        within("advice.max_items_session_start", self.advice.max_items_session_start, 8, "must be between 1 and 8")?;
         at_least_one("sessions.retention_days", self.sessions.retention_days)?;
         at_least_one("sessions.max_events", self.sessions.max_events)?;
         at_least_one("store.cache_mb", self.store.cache_mb)?;
@@ -175,6 +193,99 @@ impl Tuneables {
         }
         Ok(())
     }
+}
+
+/// One effective setting and where its value came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Setting {
+    pub key: String,
+    pub value: serde_json::Value,
+    /// `tuneables.json` or `default`.
+    pub source: &'static str,
+}
+
+fn leaves(prefix: &str, value: &serde_json::Value, out: &mut Vec<(String, serde_json::Value)>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                leaves(&key, v, out);
+            }
+        }
+        other => out.push((prefix.to_string(), other.clone())),
+    }
+}
+
+fn lookup<'a>(value: &'a serde_json::Value, dotted: &str) -> Option<&'a serde_json::Value> {
+    dotted.split('.').try_fold(value, |v, part| v.get(part))
+}
+
+/// Every effective setting, in key order, with its source.
+pub fn settings(tuneables: &Tuneables, file_value: &serde_json::Value) -> Vec<Setting> {
+    let mut flat = Vec::new();
+    leaves("", &serde_json::to_value(tuneables).expect("tuneables serialise"), &mut flat);
+    flat.into_iter()
+        .map(|(key, value)| {
+            let source = if lookup(file_value, &key).is_some() { "tuneables.json" } else { "default" };
+            Setting { key, value, source }
+        })
+        .collect()
+}
+
+/// What each setting does, for the commented default file.
+fn describe(key: &str) -> &'static str {
+    match key {
+        "semantic" => "Retrieval gates and fusion weights (Spark's `semantic` block).",
+        "semantic.min_similarity" => "Gate on retrieval relevance (0 to 1) before fusion; a trigger match bypasses it.",
+        "semantic.min_fusion_score" => "Decision threshold on the fused score: below it, nothing is said.",
+        "semantic.weight_outcome" => "How much a memory's proven effectiveness moves its score.",
+        "semantic.min_matched_terms" => "Distinct query words a keyword match must share (fewer for shorter queries).",
+        "advice" => "How much one answer may say.",
+        "advice.max_items_tool" => "Most lessons for one tool call.",
+        "advice.max_items_prompt" => "Most lessons for one prompt.",
+        "advice.max_items_session_start" => "Most lessons at the start of a session.",
+        "advice.char_budget_tool" => "Characters of advice for one tool call (at most 9000).",
+        "advice.char_budget_prompt" => "Characters of advice for one prompt (at most 9000).",
+        "advice.cooldown_s" => "Seconds before a lesson may be repeated within one session.",
+        "sessions" => "The session log: what happened in each agent session.",
+        "sessions.retention_days" => "Days an event is kept.",
+        "sessions.max_events" => "Most events kept; past it, each new event retires the oldest.",
+        "store" => "The store.",
+        "store.cache_mb" => "Page cache of the store in MB (takes effect at restart).",
+        _ => "",
+    }
+}
+
+fn render(value: &serde_json::Value, key: &str, indent: usize, out: &mut String) {
+    let pad = "  ".repeat(indent);
+    let serde_json::Value::Object(map) = value else { return };
+    let count = map.len();
+    for (i, (k, v)) in map.iter().enumerate() {
+        let full = if key.is_empty() { k.clone() } else { format!("{key}.{k}") };
+        let comment = describe(&full);
+        if !comment.is_empty() {
+            out.push_str(&format!("{pad}// {comment}\n"));
+        }
+        let comma = if i + 1 < count { "," } else { "" };
+        if v.is_object() {
+            out.push_str(&format!("{pad}\"{k}\": {{\n"));
+            render(v, &full, indent + 1, out);
+            out.push_str(&format!("{pad}}}{comma}\n"));
+        } else {
+            out.push_str(&format!("{pad}\"{k}\": {v}{comma}\n"));
+        }
+    }
+}
+
+/// The commented default `tuneables.json` that `cairn config init` writes.
+pub fn template() -> String {
+    let mut out = String::from(
+        "// cairn tuneables. Every key is optional: a missing key keeps its default. cairn reloads\n\
+         // this file on save and keeps the last good settings if a save does not parse.\n{\n",
+    );
+    render(&serde_json::to_value(Tuneables::default()).expect("tuneables serialise"), "", 1, &mut out);
+    out.push_str("}\n");
+    out
 }
 
 /// serde_json appends " at line L column C"; the error already carries them as fields.
@@ -220,6 +331,37 @@ mod tests {
         assert!(err.to_string().contains("semantic.min_similarity"), "{err}");
         assert!(Tuneables::parse(r#"{"advice": {"char_budget_prompt": 20000}}"#, "t.json").is_err());
         assert!(Tuneables::parse(r#"{"sessions": {"max_events": 0}}"#, "t.json").is_err());
+        assert!(Tuneables::parse(r#"{"advice": {"max_items_tool": 3}}"#, "t.json").is_err());
+        assert!(Tuneables::parse(r#"{"advice": {"max_items_prompt": 9}}"#, "t.json").is_err());
+    }
+
+    #[test]
+    fn comments_are_allowed_and_keep_line_numbers() {
+        let loaded = Tuneables::parse("// top\n{ /* inline */ \"semantic\": {\"min_similarity\": 0.8} // tail\n}", "t.json").unwrap();
+        assert_eq!(loaded.tuneables.semantic.min_similarity, 0.8);
+        let err = Tuneables::parse("// one\n// two\n{ \"advice\": }", "t.json").unwrap_err();
+        assert!(err.to_string().contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn template_parses_to_the_defaults_and_documents_every_key() {
+        let text = template();
+        let loaded = Tuneables::parse(&text, "t.json").unwrap();
+        assert_eq!(loaded.tuneables, Tuneables::default());
+        assert!(loaded.unknown_keys.is_empty());
+        for s in settings(&Tuneables::default(), &serde_json::Value::Null) {
+            assert!(!describe(&s.key).is_empty(), "{} has no description", s.key);
+        }
+    }
+
+    #[test]
+    fn settings_say_where_values_came_from() {
+        let loaded = Tuneables::parse(r#"{"advice": {"cooldown_s": 60}}"#, "t.json").unwrap();
+        let all = settings(&loaded.tuneables, &loaded.file_value);
+        let cooldown = all.iter().find(|s| s.key == "advice.cooldown_s").unwrap();
+        assert_eq!((cooldown.value.clone(), cooldown.source), (serde_json::json!(60), "tuneables.json"));
+        let other = all.iter().find(|s| s.key == "semantic.min_similarity").unwrap();
+        assert_eq!(other.source, "default");
     }
 
     #[test]

@@ -93,6 +93,16 @@ impl LexicalIndex {
         self.slots.is_empty()
     }
 
+    /// Ids of every memory in `project`.
+    pub fn ids_in_project(&self, project: &str) -> Vec<String> {
+        let Some(&pid) = self.project_ids.get(project) else { return Vec::new() };
+        self.docs
+            .iter()
+            .zip(&self.projects)
+            .filter_map(|(doc, p)| doc.as_ref().filter(|_| *p == pid).map(|d| d.id.clone()))
+            .collect()
+    }
+
     fn project_id(&mut self, project: &str) -> u32 {
         let next = self.project_ids.len() as u32;
         *self.project_ids.entry(project.to_string()).or_insert(next)
@@ -282,6 +292,14 @@ mod tests {
         let hits = idx.search("deploy", Some(&["p1", "global"]), 10);
         assert_eq!(hits.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(), vec!["a"]);
         assert_eq!(idx.search("deploy", None, 10).len(), 2);
+    }
+
+    #[test]
+    fn lists_a_projects_memories() {
+        let mut idx = index(&[("a", "p1", "x"), ("b", "p2", "y"), ("c", "p1", "z")]);
+        idx.remove("c");
+        assert_eq!(idx.ids_in_project("p1"), vec!["a".to_string()]);
+        assert!(idx.ids_in_project("nope").is_empty());
     }
 
     #[test]

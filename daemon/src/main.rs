@@ -2,11 +2,11 @@
 //! `cairn down`, SIGTERM or SIGINT, then drains, flushes and removes its socket.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
-use cairn_daemon::config::Tuneables;
 use cairn_daemon::state::{ConfigState, Daemon};
-use cairn_daemon::{jobs, logging, pidfile::PidFile, server, store::Store};
+use cairn_daemon::{jobs, live_config, logging, pidfile::{PidFile, PidFileError}, server, store::Store};
 use cairn_proto::{paths::create_private_dir, Mode, Paths};
 use clap::Parser;
 
@@ -22,9 +22,15 @@ fn main() {
     let args = Args::parse();
     if let Err(e) = run(args) {
         eprintln!("cairnd: {e:#}");
-        std::process::exit(1);
+        // A distinct code for "another daemon has this home", so a service manager does not
+        // keep restarting into the lock (the unit sets RestartPreventExitStatus to it).
+        let code = if matches!(e.downcast_ref::<PidFileError>(), Some(PidFileError::Held { .. })) { HOME_IN_USE } else { 1 };
+        std::process::exit(code);
     }
 }
+
+/// Exit code when another daemon holds this home (EX_TEMPFAIL).
+const HOME_IN_USE: i32 = 75;
 
 fn run(args: Args) -> anyhow::Result<()> {
     // Everything cairnd creates is the user's alone: folders 0700, files 0600.
@@ -37,22 +43,12 @@ fn run(args: Args) -> anyhow::Result<()> {
     let pidfile = PidFile::acquire(&paths.pidfile)?;
     logging::init(&paths.logs_dir).context("cannot open the log file")?;
 
-    let config = match Tuneables::load(&paths.tuneables_file()) {
-        Ok(loaded) => {
-            if !loaded.unknown_keys.is_empty() {
-                tracing::warn!(keys = ?loaded.unknown_keys, "unknown keys in tuneables.json (kept, ignored)");
-            }
-            ConfigState { tuneables: loaded.tuneables, error: None, unknown_keys: loaded.unknown_keys }
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "tuneables.json rejected; using defaults");
-            ConfigState { error: Some(e.to_string()), ..Default::default() }
-        }
-    };
+    let config = ConfigState::load(&paths.tuneables_file(), &paths.trigger_rules_file());
     let mode = if args.lite { Mode::Lite } else { Mode::Full };
 
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    runtime.block_on(async move {
+    let socket = paths.socket.clone();
+    let served = runtime.block_on(async move {
         let cache = config.tuneables.store.cache_mb * 1024 * 1024;
         let store = Store::open(&paths.data_dir.join("store"), cache)?;
         let listener = server::bind(&paths)?;
@@ -68,14 +64,26 @@ fn run(args: Args) -> anyhow::Result<()> {
             signals.shutdown.cancel();
         });
         jobs::spawn(daemon.clone());
+        // Live config is a convenience: without a watcher cairn still runs, on the settings it read.
+        let _watch = match live_config::watch(daemon.clone()) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot watch the config folder; changes apply at restart");
+                None
+            }
+        };
 
         server::serve(daemon.clone(), listener).await;
-        let flushed = daemon.store.flush();
-        server::remove_socket(&paths.socket);
-        flushed?;
-        tracing::info!("cairnd stopped");
+        daemon.store.flush()?;
         anyhow::Ok(())
-    })?;
+    });
+    // Every task goes with the runtime, and with the last of them the store closes. Only then is
+    // the socket removed and the pidfile let go: a client that sees both gone may start anew.
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    // Only a daemon that served removes the socket; one that failed to start may not own it.
+    served?;
+    server::remove_socket(&socket);
+    tracing::info!("cairnd stopped");
     drop(pidfile);
     Ok(())
 }

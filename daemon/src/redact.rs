@@ -35,22 +35,34 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(r"\bglpat-[A-Za-z0-9_\-]{20,}\b", MASK),
         rule(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}\b", MASK),
         rule(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}\b", MASK),
-        rule(r"\b[rp]k_(?:live|test)_[A-Za-z0-9]{16,}\b", MASK),
+        rule(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}\b", MASK),
+        rule(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]+", MASK),
+        rule(r"https://discord(?:app)?\.com/api/webhooks/[A-Za-z0-9/_\-]+", MASK),
         rule(r"\bAIza[0-9A-Za-z_\-]{35}\b", MASK),
         rule(r"\bnpm_[A-Za-z0-9]{36}\b", MASK),
         rule(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\b", MASK),
         // Authorization headers.
         rule(r"(?i)(?P<k>\b(?:bearer|basic|token)\s+)[A-Za-z0-9._~+/=\-]{12,}", "${k}[REDACTED]"),
+        // NAME="quoted value" where the name says it is secret: the whole quoted value goes.
+        rule(
+            r#"(?i)(?P<k>\b[A-Za-z0-9_.\-]*(?:api[_\-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd|auth[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|session[_\-]?key)["']?\s*[:=]\s*)(?:"[^"\n]*"|'[^'\n]*')"#,
+            "${k}[REDACTED]",
+        ),
         // NAME=value / "name": "value" where the name says it is secret.
         rule(
-            r#"(?i)(?P<k>\b[A-Za-z0-9_.\-]*(?:api[_\-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd|auth[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|session[_\-]?key)["']?\s*[:=]\s*["']?)[^\s"',;&|]{3,}"#,
+            r#"(?i)(?P<k>\b[A-Za-z0-9_.\-]*(?:api[_\-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd|auth[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|session[_\-]?key)["']?\s*[:=]\s*["']?)[^\s"',;&|\[][^\s"',;&|]*"#,
             "${k}[REDACTED]",
         ),
-        // --password value, -p'value' style flags.
+        // --password value / --password='several words' style flags.
         rule(
-            r#"(?i)(?P<k>(?:^|\s)--?(?:password|passwd|pass|token|secret|api-key|apikey|access-key|secret-key|auth-token)(?:\s+|=))["']?[^\s"']+"#,
+            r#"(?i)(?P<k>(?:^|\s)--?(?:password|passwd|pass|token|secret|api-key|apikey|access-key|secret-key|auth-token)(?:\s+|=))(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)"#,
             "${k}[REDACTED]",
         ),
+        // mysql -pSECRET (attached), and registry logins: docker/podman/helm login -p SECRET.
+        rule(r#"(?i)(?P<k>\b(?:mysql|mariadb|mysqldump|mysqladmin)\b[^\n|;&]*?\s-p)[^\s"']+"#, "${k}[REDACTED]"),
+        rule(r#"(?i)(?P<k>\b(?:docker|podman|helm|nerdctl|buildah)\b[^\n|;&]*?\blogin\b[^\n|;&]*?\s-p\s+)(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)"#, "${k}[REDACTED]"),
+        // curl -u user:password / --user user:password.
+        rule(r#"(?P<k>(?:^|\s)(?:-u|--user)(?:\s+|=)["']?[^:\s"']+:)[^\s"']+"#, "${k}[REDACTED]"),
     ]
 });
 
@@ -146,12 +158,29 @@ mod tests {
     }
 
     #[test]
+    fn shapes_found_in_review() {
+        assert_gone("STRIPE_KEY=sk_live_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc");
+        assert_gone("mysql -u root -pHunter2secret app", "Hunter2secret");
+        assert_gone("docker login -u bob -p s3cretpass registry.example", "s3cretpass");
+        assert_gone("curl -u admin:hunter2pass https://api.example/v1", "hunter2pass");
+        assert_gone("curl -X POST https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXX", "XXXXXXXXXXXXXXXX");
+        let out = redact_text(r#"export DB_PASSWORD="correct horse battery" && run"#);
+        assert!(!out.contains("horse") && !out.contains("battery"), "{out}");
+        let out = redact_text("tool --password='my pass phrase' go");
+        assert!(!out.contains("phrase"), "{out}");
+        assert_gone(r#"DB_PASSWORD="ab""#, "ab\"");
+    }
+
+    #[test]
     fn ordinary_text_is_untouched() {
         for text in [
             "cargo test --release",
             "the token parser handles whitespace",
             "git push origin main",
             "Edit src/auth/password_reset.rs to validate input",
+            "mkdir -p build/out && docker run -p 8080:80 web",
+            "mysql --help",
+            "let token = [];",
         ] {
             assert_eq!(redact_text(text), text);
         }

@@ -123,6 +123,26 @@ impl Cairn for Server {
         handlers::advise::handle(&self.0, request).await
     }
 
+    async fn config_show(self, _: Context) -> ConfigReport {
+        let _g = self.0.enter();
+        handlers::config::show(&self.0).await
+    }
+
+    async fn config_init(self, _: Context, force: bool) -> Result<Vec<String>, RpcError> {
+        let _g = self.0.enter();
+        handlers::config::init(&self.0, force).await
+    }
+
+    async fn pause(self, _: Context, scope: Scope) -> Result<String, RpcError> {
+        let _g = self.0.enter();
+        handlers::pause::handle(&self.0, scope, true).await
+    }
+
+    async fn resume(self, _: Context, scope: Scope) -> Result<String, RpcError> {
+        let _g = self.0.enter();
+        handlers::pause::handle(&self.0, scope, false).await
+    }
+
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
         let token = self.0.shutdown.clone();

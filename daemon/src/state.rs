@@ -10,18 +10,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::advisor::cooldown::Cooldowns;
 use crate::config::Tuneables;
+pub use crate::live_config::ConfigState;
 use crate::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
 use crate::project::ProjectResolver;
 use crate::store::{Store, StoreError};
-
-/// The settings in force and the state of the file they came from.
-#[derive(Debug, Clone, Default)]
-pub struct ConfigState {
-    pub tuneables: Tuneables,
-    /// Why the last read of the file failed, if it did (the previous settings stay in force).
-    pub error: Option<String>,
-    pub unknown_keys: Vec<String>,
-}
 
 pub struct Daemon {
     pub paths: Paths,
@@ -32,6 +24,8 @@ pub struct Daemon {
     pub config: RwLock<ConfigState>,
     pub projects: ProjectResolver,
     pub cooldowns: Mutex<Cooldowns>,
+    /// Paused projects, mirrored from the store for the hook's quick check.
+    pub paused: RwLock<std::collections::HashSet<String>>,
     pub shutdown: CancellationToken,
     inflight: AtomicUsize,
     /// Serialises store-and-index updates so the index never holds an older version than the store.
@@ -63,7 +57,9 @@ impl Daemon {
         for memory in store.memories_after(None) {
             lexical.upsert(&doc(&memory?));
         }
+        let paused = store.paused_projects()?.into_iter().collect();
         Ok(Daemon {
+            paused: RwLock::new(paused),
             paths,
             mode,
             started: Instant::now(),
@@ -85,6 +81,10 @@ impl Daemon {
 
     pub fn inflight(&self) -> usize {
         self.inflight.load(Ordering::Acquire)
+    }
+
+    pub fn is_paused(&self, project: &str) -> bool {
+        self.paused.read().expect("paused lock").contains(project)
     }
 
     pub fn tuneables(&self) -> Tuneables {
@@ -111,6 +111,18 @@ impl Daemon {
         let previous = self.store.put_memory(memory).map_err(store_error)?;
         self.lexical.write().expect("index lock").upsert(&doc(memory));
         Ok(previous)
+    }
+
+    /// Builds a memory from its current version (if any) and stores it, under the write lock so
+    /// no concurrent change is lost; not yet durable. Returns whether a version existed.
+    pub fn put_memory_with(&self, id: &str, build: impl FnOnce(Option<Memory>) -> Memory) -> Result<bool, RpcError> {
+        let _w = self.writes.lock().expect("write lock");
+        let current = self.store.get_memory(id).map_err(store_error)?;
+        let existed = current.is_some();
+        let memory = build(current);
+        self.store.put_memory(&memory).map_err(store_error)?;
+        self.lexical.write().expect("index lock").upsert(&doc(&memory));
+        Ok(existed)
     }
 
     /// Stores a memory, updates the index, and waits until the write is durable.

@@ -6,6 +6,7 @@
 pub mod memory;
 pub mod messages;
 pub mod paths;
+pub mod project;
 pub mod service;
 pub mod transport;
 

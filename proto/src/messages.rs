@@ -56,6 +56,44 @@ pub struct Status {
     pub hook_misses: u64,
     #[serde(default)]
     pub last_hook_miss: Option<String>,
+    /// Projects that get no advice and record nothing.
+    #[serde(default)]
+    pub paused: Vec<String>,
+    /// Keys of the config files that cairn does not know (kept in the file, ignored).
+    #[serde(default)]
+    pub unknown_config_keys: Vec<String>,
+}
+
+/// The effective configuration and where each value came from (`cairn config show`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ConfigReport {
+    pub tuneables_file: String,
+    /// `ok` or the file's error (the last good settings stay in force).
+    pub tuneables_state: String,
+    pub settings: Vec<SettingView>,
+    #[serde(default)]
+    pub unknown_keys: Vec<String>,
+    pub rules_file: String,
+    pub rules_state: String,
+    pub rules: Vec<RuleView>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SettingView {
+    pub key: String,
+    pub value: serde_json::Value,
+    /// `tuneables.json` or `default`.
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RuleView {
+    pub name: String,
+    pub pattern: String,
+    pub surface: Vec<String>,
+    pub priority: String,
+    pub interrupt: bool,
+    pub learned: bool,
 }
 
 /// Which memories a request is about. Resolution happens in the daemon: an explicit project

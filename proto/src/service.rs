@@ -22,6 +22,13 @@ pub trait Cairn {
     /// One page of export lines; pass the previous page's `next` as `after`.
     async fn export(after: Option<String>, limit: u32) -> Result<Page<String>, RpcError>;
     async fn advise(request: AdviseRequest) -> Result<Advice, RpcError>;
+    /// The effective configuration with the source of every value.
+    async fn config_show() -> ConfigReport;
+    /// Writes commented default config files; existing ones are kept unless `force`.
+    async fn config_init(force: bool) -> Result<Vec<String>, RpcError>;
+    /// Stops advice and recording for a project; answers the project's name.
+    async fn pause(scope: Scope) -> Result<String, RpcError>;
+    async fn resume(scope: Scope) -> Result<String, RpcError>;
     /// Drain, flush and exit. Answers before the daemon goes away.
     async fn shutdown() -> ();
 }

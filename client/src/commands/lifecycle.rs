@@ -1,6 +1,5 @@
 //! `up`, `down` and `status`: starting, stopping and inspecting the daemon.
 
-use std::fs::{File, TryLockError};
 use std::time::{Duration, Instant};
 
 use cairn_proto::{Paths, Status};
@@ -68,14 +67,19 @@ pub async fn up(lite: bool) -> Result<(), Failure> {
     }
 }
 
-/// Whether a daemon still holds the home's pidfile lock.
-fn pidfile_held(paths: &Paths) -> bool {
-    let Ok(file) = File::open(&paths.pidfile) else { return false };
-    matches!(file.try_lock(), Err(TryLockError::WouldBlock))
-}
-
+/// The pid in the home's pidfile; the daemon empties it as it exits.
 fn pid_from_file(paths: &Paths) -> Option<i32> {
     std::fs::read_to_string(&paths.pidfile).ok()?.trim().parse().ok()
+}
+
+/// Whether the home's daemon process still exists. Checked by pid rather than by taking the
+/// pidfile's lock, which would make a daemon starting at that instant fail.
+fn daemon_alive(paths: &Paths) -> bool {
+    pid_from_file(paths).is_some_and(|pid| {
+        // SAFETY: signal 0 only checks that the process exists.
+        let r = unsafe { libc::kill(pid, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    })
 }
 
 pub async fn down() -> Result<(), Failure> {
@@ -85,19 +89,19 @@ pub async fn down() -> Result<(), Failure> {
             // The daemon may close the connection as it goes; the wait below is the confirmation.
             let _ = client.shutdown(ctx()).await;
         }
-        Err(ClientError::NotRunning(_)) if !pidfile_held(&paths) => {
+        Err(ClientError::NotRunning(_)) if !daemon_alive(&paths) => {
             println!("cairn is not running");
             return Ok(());
         }
         Err(e) => {
             // An older daemon, or one not answering: ask it to stop by signal, which it also handles.
-            let Some(pid) = pid_from_file(&paths).filter(|_| pidfile_held(&paths)) else { return Err(e.into()) };
+            let Some(pid) = pid_from_file(&paths).filter(|_| daemon_alive(&paths)) else { return Err(e.into()) };
             // SAFETY: kill only sends a signal.
             unsafe { libc::kill(pid, libc::SIGTERM) };
         }
     }
     let started = Instant::now();
-    while pidfile_held(&paths) || paths.socket.exists() {
+    while daemon_alive(&paths) || paths.socket.exists() {
         if started.elapsed() > STOP_LIMIT {
             return Err(Failure::new(1, format!("cairnd is still running after {}s", STOP_LIMIT.as_secs())));
         }
@@ -111,7 +115,7 @@ pub async fn status(json: bool) -> Result<(), Failure> {
     let paths = Paths::from_env()?;
     let s = match running_status(&paths).await {
         Ok(s) => s,
-        Err(e @ ClientError::NotRunning(_)) => return Err(Failure::new(3, e.to_string())),
+        Err(e @ (ClientError::NotRunning(_) | ClientError::Timeout(_))) => return Err(Failure::new(3, e.to_string())),
         Err(e) => return Err(e.into()),
     };
     if json {
@@ -121,10 +125,17 @@ pub async fn status(json: bool) -> Result<(), Failure> {
     let uptime = Duration::from_secs(s.uptime_s);
     println!("cairnd {} (protocol {}), pid {}, up {}, mode {}", s.version, s.protocol, s.pid, human(uptime), s.mode.as_str());
     println!("home:       {}", s.home);
+    println!("data:       {}", s.data_dir);
     println!("socket:     {}", s.socket);
     println!("memories:   {}", s.memories);
     println!("sessions:   {} events logged", s.session_events);
     println!("config:     {}", s.config);
+    if !s.unknown_config_keys.is_empty() {
+        println!("            unknown keys, kept and ignored: {}", s.unknown_config_keys.join(", "));
+    }
+    if !s.paused.is_empty() {
+        println!("paused:     {}", s.paused.join(", "));
+    }
     println!("model:      {}", s.model);
     match &s.last_hook_miss {
         Some(last) => println!("hook misses: {} (last at {last})", s.hook_misses),

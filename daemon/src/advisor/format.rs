@@ -21,8 +21,9 @@ fn clip_chars(text: &str, max: usize) -> String {
     out
 }
 
-/// The context text, at most `budget` characters, or `None` when nothing fits.
-pub fn render(lines: &[Line<'_>], budget: usize) -> Option<String> {
+/// The context text, at most `budget` characters, and how many of `lines` it holds (a prefix);
+/// `None` when nothing fits.
+pub fn render(lines: &[Line<'_>], budget: usize) -> Option<(String, usize)> {
     let mut out = String::from(HEADER);
     let mut used = out.chars().count();
     let mut items = 0;
@@ -38,7 +39,7 @@ pub fn render(lines: &[Line<'_>], budget: usize) -> Option<String> {
         out.push_str(&text);
         items += 1;
     }
-    (items > 0).then_some(out)
+    (items > 0).then_some((out, items))
 }
 
 #[cfg(test)]
@@ -47,8 +48,9 @@ mod tests {
 
     #[test]
     fn renders_items_under_a_header() {
-        let out = render(&[Line { category: "git", text: "Never force-push main." }], 500).unwrap();
+        let (out, n) = render(&[Line { category: "git", text: "Never force-push main." }], 500).unwrap();
         assert_eq!(out, format!("{HEADER}\n- [git] Never force-push main."));
+        assert_eq!(n, 1);
     }
 
     #[test]
@@ -56,9 +58,12 @@ mod tests {
         let long = "word ".repeat(400);
         let lines = vec![Line { category: "a", text: &long }, Line { category: "b", text: &long }];
         for budget in [120, 300, 600, 2000] {
-            let out = render(&lines, budget).unwrap();
+            let (out, n) = render(&lines, budget).unwrap();
             assert!(out.chars().count() <= budget, "{} > {budget}", out.chars().count());
+            assert_eq!(n, out.matches("\n- [").count(), "the count is what was rendered");
         }
+        // A first item that fills the budget leaves the second out, and says so.
+        assert_eq!(render(&lines, 300).unwrap().1, 1);
     }
 
     #[test]

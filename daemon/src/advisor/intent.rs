@@ -39,7 +39,7 @@ fn join(parts: &[&str]) -> String {
 pub fn intent(event: &HookEvent) -> String {
     match event.kind {
         EventKind::UserPromptSubmit => return join(&[event.prompt.as_deref().unwrap_or("")]),
-        EventKind::SessionStart => return String::from("start of session"),
+        EventKind::SessionStart => return format!("start of session ({})", event.source.as_deref().unwrap_or("startup")),
         _ => {}
     }
     let input = &event.tool_input;

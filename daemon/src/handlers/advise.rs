@@ -1,20 +1,30 @@
 //! `advise`: what the hook would say for a text or a hook payload, before formatting. A dry run
 //! unless a session is named, in which case cooldowns apply and the advice is recorded.
-//! [`advice_for`] is the one advice routine the hook shares.
+//! [`answer`] is the one advice routine the hook shares, so both always agree.
 
 use std::time::{Duration, Instant};
 
 use cairn_proto::{Advice, AdviceItem, AdviseRequest, RpcError, GLOBAL_PROJECT};
 
-use crate::advisor::{self, intent, rank::Gates, Retrieval};
+use crate::advisor::{self, format, intent, rank::Gates, MemoryLookup, Retrieval};
 use crate::event::{EventKind, HookEvent};
 use crate::redact;
 use crate::state::{store_error, Daemon};
 use crate::store::sessions::{Advised, SessionEvent};
 
-/// Advice for `intent` in `project` (plus `global`), at most `limit` items, honouring and
-/// updating the cooldowns of `session` when one is given.
-pub fn advice_for(d: &Daemon, intent: &str, project: &str, limit: usize, session: Option<&str>) -> Vec<AdviceItem> {
+/// Memories read for the session-start brief, newest first.
+const BRIEF_POOL: usize = 100;
+
+/// What to say for one event: the intent, the context text, and the items it holds.
+pub struct Answer {
+    pub intent: String,
+    pub context: Option<String>,
+    pub items: Vec<AdviceItem>,
+}
+
+/// Ranked advice for `intent` in `project` (plus `global`), at most `limit` items, skipping what
+/// `session` heard within its cooldown. Records nothing.
+fn ranked_advice(d: &Daemon, intent: &str, project: &str, limit: usize, session: Option<&str>) -> Vec<AdviceItem> {
     if intent.trim().is_empty() || limit == 0 {
         return Vec::new();
     }
@@ -32,29 +42,74 @@ pub fn advice_for(d: &Daemon, intent: &str, project: &str, limit: usize, session
     };
     let now = Instant::now();
     let cooldown = Duration::from_secs(t.advice.cooldown_s);
-    let mut cooldowns = d.cooldowns.lock().expect("cooldown lock");
-    let chosen: Vec<AdviceItem> = ranked
+    let cooldowns = d.cooldowns.lock().expect("cooldown lock");
+    ranked
         .into_iter()
         .filter(|r| session.is_none_or(|s| cooldowns.allows(s, &r.candidate.id, now, cooldown)))
         .take(limit)
         .map(|r| AdviceItem { id: r.candidate.id, text: r.candidate.text, category: r.candidate.category, score: r.score, why: r.why, signals: r.signals })
-        .collect();
+        .collect()
+}
+
+/// At session start there is no action yet: the project's own lessons (not `global`), the most
+/// effective first, then the most recently changed.
+fn session_start_brief(d: &Daemon, project: &str, limit: usize, session: Option<&str>) -> Vec<AdviceItem> {
+    if project == GLOBAL_PROJECT || limit == 0 {
+        return Vec::new();
+    }
+    let mut ids = d.lexical.read().expect("index lock").ids_in_project(project);
+    ids.sort_unstable_by(|a, b| b.cmp(a));
+    ids.truncate(BRIEF_POOL);
+    let mut memories: Vec<_> = ids.iter().filter_map(|id| d.store.memory(id)).collect();
+    memories.sort_by(|a, b| b.worth.effectiveness.total_cmp(&a.worth.effectiveness).then_with(|| b.updated_at.cmp(&a.updated_at)));
+    let t = d.tuneables();
+    let now = Instant::now();
+    let cooldown = Duration::from_secs(t.advice.cooldown_s);
+    let cooldowns = d.cooldowns.lock().expect("cooldown lock");
+    memories
+        .into_iter()
+        .filter(|m| session.is_none_or(|s| cooldowns.allows(s, &m.id, now, cooldown)))
+        .take(limit)
+        .map(|m| AdviceItem {
+            why: format!("a lesson of this project (effectiveness {:.2}), offered at session start", m.worth.effectiveness),
+            signals: [("effectiveness".to_string(), m.worth.effectiveness)].into(),
+            score: m.worth.effectiveness,
+            id: m.id,
+            text: m.text,
+            category: m.category,
+        })
+        .collect()
+}
+
+/// The answer for an event of `kind` with `intent` in `project`: chosen, rendered within the
+/// budget, and cut to what was rendered. With a session, what was said starts its cooldown.
+pub fn answer(d: &Daemon, kind: &EventKind, intent: String, project: &str, session: Option<&str>) -> Answer {
+    let t = d.tuneables();
+    let (items, budget) = match kind {
+        EventKind::PreToolUse => (ranked_advice(d, &intent, project, t.advice.max_items_tool, session), t.advice.char_budget_tool),
+        EventKind::UserPromptSubmit => (ranked_advice(d, &intent, project, t.advice.max_items_prompt, session), t.advice.char_budget_prompt),
+        EventKind::SessionStart => (session_start_brief(d, project, t.advice.max_items_session_start, session), t.advice.char_budget_prompt),
+        // Events that carry no advice in Claude Code's protocol get none here either.
+        _ => (Vec::new(), 0),
+    };
+    let lines: Vec<format::Line<'_>> = items.iter().map(|a| format::Line { category: &a.category, text: &a.text }).collect();
+    let Some((context, shown)) = format::render(&lines, budget) else {
+        return Answer { intent, context: None, items: Vec::new() };
+    };
+    let mut items = items;
+    items.truncate(shown);
     if let Some(s) = session {
-        for item in &chosen {
+        let now = Instant::now();
+        let mut cooldowns = d.cooldowns.lock().expect("cooldown lock");
+        for item in &items {
             cooldowns.record(s, &item.id, now);
         }
     }
-    chosen
+    Answer { intent, context: Some(context), items }
 }
 
-/// How many items an event may carry.
-pub fn limit_for(d: &Daemon, kind: &EventKind) -> usize {
-    let t = d.tuneables();
-    match kind {
-        EventKind::PreToolUse => t.advice.max_items_tool,
-        EventKind::SessionStart => t.advice.max_items_session_start,
-        _ => t.advice.max_items_prompt,
-    }
+pub fn advised(items: &[AdviceItem]) -> Vec<Advised> {
+    items.iter().map(|a| Advised { id: a.id.clone(), score: a.score, path: vec![] }).collect()
 }
 
 pub async fn handle(d: &Daemon, req: AdviseRequest) -> Result<Advice, RpcError> {
@@ -71,8 +126,13 @@ pub async fn handle(d: &Daemon, req: AdviseRequest) -> Result<Advice, RpcError> 
         (None, Some(text)) if !text.trim().is_empty() => (text.trim().to_string(), d.project_for(&req.scope), EventKind::UserPromptSubmit),
         _ => return Err(RpcError::Invalid("give a text to advise on, or --hook-input FILE".into())),
     };
-    let limit = req.limit.map_or_else(|| limit_for(d, &kind), |l| l as usize);
-    let advice = advice_for(d, &intent, &project, limit, req.session.as_deref());
+    if d.is_paused(&project) {
+        return Ok(Advice { intent, project, advice: Vec::new() });
+    }
+    let mut answer = answer(d, &kind, intent, &project, req.session.as_deref());
+    if let Some(limit) = req.limit {
+        answer.items.truncate(limit as usize);
+    }
     if let Some(session) = &req.session {
         let event = SessionEvent {
             at: crate::exchange::now(),
@@ -81,12 +141,12 @@ pub async fn handle(d: &Daemon, req: AdviseRequest) -> Result<Advice, RpcError> 
             project: project.clone(),
             tool_name: None,
             tool_use_id: None,
-            intent: Some(redact::redact_text(&intent)),
+            intent: Some(redact::redact_text(&answer.intent)),
             payload: serde_json::Value::Null,
-            advised: advice.iter().map(|a| Advised { id: a.id.clone(), score: a.score, path: vec![] }).collect(),
+            advised: advised(&answer.items),
         };
         d.store.append_event(&event).map_err(store_error)?;
         d.store.durable().await;
     }
-    Ok(Advice { intent, project, advice })
+    Ok(Advice { intent: answer.intent, project, advice: answer.items })
 }

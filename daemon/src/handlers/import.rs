@@ -14,11 +14,9 @@ fn apply_minimal(d: &Daemon, m: MinimalMemory) -> Result<bool, RpcError> {
         m.tags.unwrap_or_default(),
         m.source.unwrap_or_else(|| "user".into()),
     );
-    let existing = match &m.id {
-        Some(id) => d.store.get_memory(id).map_err(store_error)?,
-        None => None,
-    };
-    let memory = match existing {
+    let id = m.id.unwrap_or_else(|| ulid::Ulid::new().to_string());
+    d.put_memory_with(&id.clone(), |current| match current {
+        // An existing id: the line's fields replace the old ones; history and worth stay.
         Some(mut old) => {
             old.text = text;
             old.category = category;
@@ -28,12 +26,8 @@ fn apply_minimal(d: &Daemon, m: MinimalMemory) -> Result<bool, RpcError> {
             old.updated_at = exchange::now();
             old
         }
-        None => {
-            let id = m.id.unwrap_or_else(|| ulid::Ulid::new().to_string());
-            exchange::new_memory(id, project, text, category, source, tags, String::new())
-        }
-    };
-    Ok(d.put_memory(&memory)?.is_some())
+        None => exchange::new_memory(id, project, text, category, source, tags, String::new()),
+    })
 }
 
 fn apply_full(d: &Daemon, memory: &Memory) -> Result<bool, RpcError> {

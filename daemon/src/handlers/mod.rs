@@ -2,11 +2,13 @@
 
 pub mod add;
 pub mod advise;
+pub mod config;
 pub mod edit;
 pub mod export;
 pub mod forget;
 pub mod hook;
 pub mod import;
 pub mod list;
+pub mod pause;
 pub mod show;
 pub mod status;

@@ -39,10 +39,16 @@ pub async fn handle(d: &Daemon) -> Status {
         socket: d.paths.socket.display().to_string(),
         mode: d.mode,
         memories: d.store.memory_count(),
-        config: config.error.clone().unwrap_or_else(|| "ok".to_string()),
+        config: config.summary(),
         model: "missing: no embedding model yet; keyword ranking only".to_string(),
         session_events: d.store.event_count(),
         hook_misses,
         last_hook_miss,
+        unknown_config_keys: config.unknown_keys.iter().cloned().chain(config.rules.unknown_keys.iter().map(|k| format!("trigger_rules.yaml: {k}"))).collect(),
+        paused: {
+            let mut p: Vec<String> = d.paused.read().expect("paused lock").iter().cloned().collect();
+            p.sort();
+            p
+        },
     }
 }

@@ -37,8 +37,10 @@ pub struct Store {
     edges: sled::Tree,
     session_log: sled::Tree,
     session_index: sled::Tree,
+    paused: sled::Tree,
     memory_count: AtomicU64,
     event_count: AtomicU64,
+    prune_lock: std::sync::Mutex<()>,
     committer: Arc<Committer>,
 }
 
@@ -72,8 +74,10 @@ impl Store {
         let store = Store {
             memory_count: AtomicU64::new(memories.len() as u64),
             event_count: AtomicU64::new(session_log.len() as u64),
+            prune_lock: std::sync::Mutex::new(()),
             edges: db.open_tree("edges")?,
             session_index: db.open_tree("session_index")?,
+            paused: db.open_tree("paused")?,
             committer: Committer::start(db.clone()),
             memories,
             session_log,
@@ -144,6 +148,20 @@ impl Store {
             let (key, value) = item?;
             decode(&key, &value)
         })
+    }
+
+    /// Projects paused by the user (no advice, nothing recorded).
+    pub fn paused_projects(&self) -> Result<Vec<String>, StoreError> {
+        self.paused.iter().keys().map(|k| Ok(String::from_utf8_lossy(&k?).into_owned())).collect()
+    }
+
+    pub fn set_paused(&self, project: &str, paused: bool) -> Result<bool, StoreError> {
+        let changed = if paused {
+            self.paused.insert(project.as_bytes(), crate::exchange::now().as_bytes())?.is_none()
+        } else {
+            self.paused.remove(project.as_bytes())?.is_some()
+        };
+        Ok(changed)
     }
 
     pub fn put_edge(&self, edge: &Edge) -> Result<Option<Edge>, StoreError> {

@@ -74,6 +74,8 @@ impl Store {
     /// Drops events older than `cutoff_ms` (Unix milliseconds) and the oldest beyond `max_events`.
     /// Returns how many were dropped.
     pub fn prune_events(&self, cutoff_ms: u64, max_events: u64) -> Result<u64, StoreError> {
+        // One pruner at a time, so two never retire the same event and miscount.
+        let _one = self.prune_lock.lock().expect("prune lock");
         let mut dropped = 0;
         for item in self.session_log.iter() {
             let (key, value) = item?;
@@ -85,9 +87,10 @@ impl Store {
             }
             let event: SessionEvent = decode(&key, &value)?;
             self.session_index.remove(index_key(&event.session_id, &id))?;
-            self.session_log.remove(&key)?;
-            self.event_count.fetch_sub(1, Ordering::Relaxed);
-            dropped += 1;
+            if self.session_log.remove(&key)?.is_some() {
+                self.event_count.fetch_sub(1, Ordering::Relaxed);
+                dropped += 1;
+            }
         }
         Ok(dropped)
     }

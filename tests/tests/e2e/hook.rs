@@ -58,10 +58,12 @@ fn every_fixture_with_the_daemon_up() {
 fn every_fixture_with_no_daemon() {
     let home = Home::new();
     for (name, payload) in fixtures() {
-        let out = home.hook_with(&payload, &[("CAIRN_AUTOSTART", "0")]);
+        // The real default deadline: with no daemon the hook answers well inside it.
+        let out = home.hook_with(&payload, &[("CAIRN_AUTOSTART", "0"), ("CAIRN_HOOK_DEADLINE_MS", "200")]);
         assert!(assert_hook_contract(&out).is_none(), "{name}: no daemon, no output");
     }
     assert!(!home.socket().exists(), "autostart off starts nothing");
+    assert!(!home.path().join("logs/hook-misses.log").exists(), "no hook reached its deadline");
 }
 
 #[test]
@@ -75,8 +77,9 @@ fn daemon_killed_before_the_hook() {
     assert!(eventually(Duration::from_secs(10), || unsafe { libc::kill(pid, 0) } != 0 || std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| s.contains(") Z "))));
     assert!(home.socket().exists(), "kill -9 leaves the socket behind");
     let payload = std::fs::read(fixtures_dir().join("claude-code-hooks/PreToolUse.Bash.json")).unwrap();
-    let out = home.hook_with(&payload, &[("CAIRN_AUTOSTART", "0")]);
+    let out = home.hook_with(&payload, &[("CAIRN_AUTOSTART", "0"), ("CAIRN_HOOK_DEADLINE_MS", "200")]);
     assert!(assert_hook_contract(&out).is_none());
+    assert!(!home.path().join("logs/hook-misses.log").exists(), "a refused connection ends the hook well inside its deadline");
     // And the next `up` replaces the stale socket.
     home.up();
     home.down();
@@ -175,22 +178,21 @@ fn fifty_hooks_at_once() {
     let payloads: Vec<Vec<u8>> = fixtures().into_iter().map(|(_, p)| p).collect();
     let mut children = Vec::new();
     for i in 0..50 {
-        // The real default deadline: under this load some hooks may give up, which is allowed.
-        let mut child = home.cairn().arg("hook").env("CAIRN_HOOK_DEADLINE_MS", "200").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = home.cairn().arg("hook").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let mut stdin = child.stdin.take().unwrap();
         let _ = stdin.write_all(&payloads[i % payloads.len()]);
         drop(stdin);
         children.push(child);
     }
+    let mut advised = 0;
     for child in children {
-        assert_hook_contract(&wait_output(child, Duration::from_secs(30)));
+        advised += assert_hook_contract(&wait_output(child, Duration::from_secs(30))).is_some() as usize;
     }
-    // Misses are allowed under load (the deadline is the contract), lost records are not:
-    // every hook that answered in time was recorded, and the daemon is still healthy.
+    // With a deadline that load cannot reach, every one of the 50 is answered and recorded.
     let status = home.status();
-    let misses = status["hook_misses"].as_u64().unwrap();
-    let events = status["session_events"].as_u64().unwrap();
-    assert!(events + misses >= 50, "{status}");
+    assert_eq!(status["hook_misses"], 0, "{status}");
+    assert_eq!(status["session_events"], 50, "{status}");
+    assert!(advised >= 1, "parallel hooks still get advice");
     home.down();
 }
 
@@ -234,11 +236,32 @@ fn advice_shape_and_silence() {
     post["tool_response"] = json!({"stdout": "", "stderr": "rejected", "interrupted": false});
     assert!(assert_hook_contract(&home.hook(post.to_string().as_bytes())).is_none());
 
+    // A session start in a project with lessons of its own gets them, in SessionStart's shape.
+    let project = home.path().join("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let project = std::fs::canonicalize(&project).unwrap();
+    let lesson = home.ok(&["add", "This repo's CI needs the nightly toolchain", "--project", project.to_str().unwrap()]);
+    let start = json!({"session_id": "st", "cwd": project, "hook_event_name": "SessionStart", "source": "startup"});
+    let v = assert_hook_contract(&home.hook(start.to_string().as_bytes())).expect("a brief at session start");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    assert!(v["hookSpecificOutput"]["additionalContext"].as_str().unwrap().contains("nightly toolchain"));
+    let brief: serde_json::Value = serde_json::from_str(&home.ok(&["advise", "--json", "--hook-input", &write_payload(&home, &start)])).unwrap();
+    assert_eq!(brief["advice"][0]["id"], lesson.trim(), "advise agrees with the hook");
+    // Where the project has no lessons of its own, a session starts in silence.
+    let bare = json!({"session_id": "st2", "cwd": "/", "hook_event_name": "SessionStart", "source": "startup"});
+    assert!(assert_hook_contract(&home.hook(bare.to_string().as_bytes())).is_none());
+
     // A prompt about the same thing gets UserPromptSubmit's shape.
     let prompt = json!({"session_id": "p", "cwd": home.path(), "hook_event_name": "UserPromptSubmit", "prompt": "force-push my branch to main"});
     let v = assert_hook_contract(&home.hook(prompt.to_string().as_bytes())).expect("advice for the prompt");
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
     home.down();
+}
+
+fn write_payload(home: &Home, payload: &Value) -> String {
+    let path = home.path().join(format!("payload-{}.json", payload["session_id"].as_str().unwrap_or("x")));
+    std::fs::write(&path, payload.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
 }
 
 #[test]
@@ -250,6 +273,10 @@ fn secrets_never_reach_the_store_verbatim() {
         "sup3r-s3cret-pa55word",
         "AKIAZZZZQQQQWWWWEEEE",
         "dbpass-7f3a9c",
+        "sk_live_51HqLyjWDarjtT1zdp7dc",
+        "Hunter2mysql",
+        "curlpass-99",
+        "correct horse battery",
     ];
     let events = [
         json!({"session_id": "sec", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash",
@@ -259,11 +286,14 @@ fn secrets_never_reach_the_store_verbatim() {
                "tool_response": {"stdout": format!("aws_access_key_id = {}", secrets[2]), "stderr": ""}}),
         json!({"session_id": "sec", "cwd": "/tmp", "hook_event_name": "UserPromptSubmit",
                "prompt": format!("connect to postgres://admin:{}@db.internal/app and fix it", secrets[3])}),
+        json!({"session_id": "sec", "cwd": "/tmp", "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
+               "tool_input": {"command": format!("STRIPE_KEY={} mysql -u root -p{} shop && curl -u bob:{} https://x", secrets[4], secrets[5], secrets[6])},
+               "error": format!("DB_PASSWORD=\"{}\" rejected", secrets[7])}),
     ];
     for e in &events {
         assert_hook_contract(&home.hook(e.to_string().as_bytes()));
     }
-    assert_eq!(home.status()["session_events"], 3, "the events were recorded");
+    assert_eq!(home.status()["session_events"], 4, "the events were recorded");
     home.down();
     let mut scanned = 0;
     let mut stack = vec![home.path().to_path_buf()];
@@ -285,6 +315,6 @@ fn secrets_never_reach_the_store_verbatim() {
     // The redaction kept the rest of what happened.
     home.up();
     let s = home.status();
-    assert_eq!(s["session_events"], 3);
+    assert_eq!(s["session_events"], 4);
     home.down();
 }

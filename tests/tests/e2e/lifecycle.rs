@@ -47,7 +47,7 @@ fn second_daemon_on_one_home_is_refused() {
     home.up();
     let first = home.status()["pid"].as_u64().unwrap();
     let out = wait_output(home.cairnd().stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap(), Duration::from_secs(30));
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(75), "a distinct exit code for a home in use");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("already runs"), "{err}");
     assert_eq!(home.status()["pid"].as_u64().unwrap(), first, "the first daemon keeps running");
@@ -80,6 +80,10 @@ fn sigterm_shuts_down_gracefully() {
     // SAFETY: signals the daemon of this private home.
     unsafe { libc::kill(pid, libc::SIGTERM) };
     assert!(eventually(Duration::from_secs(20), || !home.socket().exists()), "socket removed on SIGTERM");
+    assert!(
+        eventually(Duration::from_secs(20), || std::fs::read_to_string(home.path().join("cairnd.pid")).unwrap_or_default().trim().is_empty()),
+        "pidfile let go once the socket is gone"
+    );
     home.up();
     assert!(home.ok(&["show", id.trim()]).contains("kept across a SIGTERM"));
     home.down();
@@ -127,6 +131,18 @@ impl Cairn for OldDaemon {
         Err(old())
     }
     async fn advise(self, _: Context, _: AdviseRequest) -> Result<Advice, RpcError> {
+        Err(old())
+    }
+    async fn config_show(self, _: Context) -> ConfigReport {
+        panic!("a client must not ask for config after a protocol mismatch")
+    }
+    async fn config_init(self, _: Context, _: bool) -> Result<Vec<String>, RpcError> {
+        Err(old())
+    }
+    async fn pause(self, _: Context, _: Scope) -> Result<String, RpcError> {
+        Err(old())
+    }
+    async fn resume(self, _: Context, _: Scope) -> Result<String, RpcError> {
         Err(old())
     }
     async fn shutdown(self, _: Context) {}

@@ -164,7 +164,9 @@ fn session_log_retention_and_config_errors() {
     std::fs::create_dir_all(home.path().join("config")).unwrap();
     std::fs::write(home.path().join("config/tuneables.json"), r#"{"sessions": {"max_events": 5}, "preset": "kept"}"#).unwrap();
     home.up();
-    assert_eq!(home.status()["config"], "ok");
+    let status = home.status();
+    assert_eq!(status["config"], "ok");
+    assert_eq!(status["unknown_config_keys"], serde_json::json!(["preset"]), "unknown keys are reported, not fatal");
     for i in 0..12 {
         let e = serde_json::json!({"session_id": format!("r{i}"), "cwd": "/tmp", "hook_event_name": "Stop"});
         assert_hook_contract(&home.hook(e.to_string().as_bytes()));

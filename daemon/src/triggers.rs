@@ -1,0 +1,210 @@
+//! Trigger rules in Spark's YAML format (`rules:` and `learned:`), parsed and validated.
+//! A rule's pattern is a regex matched case-insensitively against the raw tool input; `surface`
+//! names memory ids or `category:NAME`. Matching and surfacing come with the advisor; this module
+//! owns the file format and its errors (with line numbers). Pure; no I/O.
+
+use std::collections::BTreeSet;
+
+use regex::{Regex, RegexBuilder};
+use serde::{Deserialize, Serialize};
+
+/// How urgent a rule's advice is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Priority {
+    Critical,
+    High,
+    #[default]
+    Normal,
+    Background,
+}
+
+/// One rule as written in the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleSpec {
+    pub name: String,
+    pub pattern: String,
+    #[serde(default)]
+    pub surface: Vec<String>,
+    #[serde(default)]
+    pub priority: Priority,
+    /// Opt-in: a critical rule may block the tool call.
+    #[serde(default)]
+    pub interrupt: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RulesFile {
+    #[serde(default)]
+    pub rules: Vec<RuleSpec>,
+    #[serde(default)]
+    pub learned: Vec<RuleSpec>,
+}
+
+/// A validated rule with its compiled pattern.
+#[derive(Debug, Clone)]
+pub struct TriggerRule {
+    pub spec: RuleSpec,
+    pub regex: Regex,
+    pub learned: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TriggerRules {
+    pub rules: Vec<TriggerRule>,
+    pub unknown_keys: Vec<String>,
+}
+
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum RulesError {
+    #[error("{file}: line {line} column {column}: {message}")]
+    Parse { file: String, line: usize, column: usize, message: String },
+    #[error("{file}: line {line}: rule {name:?}: {message}")]
+    Invalid { file: String, line: usize, name: String, message: String },
+    #[error("{file}: cannot read: {message}")]
+    Read { file: String, message: String },
+}
+
+/// The 1-based line where `needle` first appears in `text`, for pointing at a bad rule.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.find(needle).map_or(0, |at| text[..at].matches('\n').count() + 1)
+}
+
+impl TriggerRules {
+    pub fn parse(text: &str, file: &str) -> Result<TriggerRules, RulesError> {
+        if text.trim().is_empty() {
+            return Ok(TriggerRules::default());
+        }
+        let mut unknown = BTreeSet::new();
+        let de = serde_yaml_ng::Deserializer::from_str(text);
+        let parsed: RulesFile = serde_ignored::deserialize(de, |path| {
+            unknown.insert(path.to_string());
+        })
+        .map_err(|e| {
+            let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+            RulesError::Parse { file: file.to_string(), line, column, message: e.to_string() }
+        })?;
+        let mut names = BTreeSet::new();
+        let mut rules = Vec::new();
+        for (spec, learned) in parsed.rules.into_iter().map(|r| (r, false)).chain(parsed.learned.into_iter().map(|r| (r, true))) {
+            let invalid = |message: String| RulesError::Invalid { file: file.to_string(), line: line_of(text, &spec.name), name: spec.name.clone(), message };
+            if spec.name.trim().is_empty() {
+                return Err(RulesError::Invalid { file: file.to_string(), line: line_of(text, &spec.pattern), name: String::new(), message: "every rule needs a name".into() });
+            }
+            if !names.insert(spec.name.clone()) {
+                return Err(invalid("the name is used by another rule".into()));
+            }
+            let regex = RegexBuilder::new(&spec.pattern)
+                .case_insensitive(true)
+                .size_limit(1 << 20)
+                .build()
+                .map_err(|e| invalid(format!("pattern does not compile: {e}")))?;
+            if spec.pattern.is_empty() {
+                return Err(invalid("the pattern is empty and would match everything".into()));
+            }
+            for target in &spec.surface {
+                if let Some(category) = target.strip_prefix("category:") {
+                    if category.trim().is_empty() {
+                        return Err(invalid("surface `category:` needs a category name".into()));
+                    }
+                } else if target.trim().is_empty() || target.chars().any(char::is_whitespace) {
+                    return Err(invalid(format!("surface {target:?} is neither a memory id nor category:NAME")));
+                }
+            }
+            if spec.interrupt && spec.priority != Priority::Critical {
+                return Err(invalid("only a critical rule may interrupt".into()));
+            }
+            rules.push(TriggerRule { spec, regex, learned });
+        }
+        Ok(TriggerRules { rules, unknown_keys: unknown.into_iter().collect() })
+    }
+
+    /// Reads `path`; a missing file means no rules from the user.
+    pub fn load(path: &std::path::Path) -> Result<TriggerRules, RulesError> {
+        let file = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, &file),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(TriggerRules::default()),
+            Err(e) => Err(RulesError::Read { file, message: e.to_string() }),
+        }
+    }
+}
+
+/// The commented file `cairn config init` writes.
+pub const TEMPLATE: &str = r#"# cairn trigger rules (Spark's format). Edited live: cairn reloads this file on save, and
+# keeps the last good rules if a save does not parse.
+#
+# Each rule: a regex `pattern`, matched case-insensitively against the raw tool input (the
+# command, the file path, the content), and what to `surface` when it matches: memory ids, or
+# `category:NAME` for the most relevant memory of that category. `priority` is critical, high,
+# normal or background; `interrupt: true` (critical rules only) may block the tool call.
+#
+# rules:
+#   - name: force_push
+#     pattern: 'git\s+push\s+.*(--force|-f\b)'
+#     surface: [category:git]
+#     priority: critical
+#   - name: production_deploy
+#     pattern: 'deploy.*(prod|production)'
+#     surface: [category:deployment]
+#     priority: high
+rules: []
+
+# Rules cairn learns itself land here.
+learned: []
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_spark_format() {
+        let text = "rules:\n  - name: force_push\n    pattern: 'git push .*--force'\n    surface: [category:git, mem-1]\n    priority: critical\n    interrupt: true\nlearned:\n  - name: learned_one\n    pattern: 'terraform apply'\n";
+        let r = TriggerRules::parse(text, "t.yaml").unwrap();
+        assert_eq!(r.rules.len(), 2);
+        assert!(r.rules[0].regex.is_match("GIT PUSH origin --force"), "case-insensitive");
+        assert_eq!(r.rules[0].spec.priority, Priority::Critical);
+        assert!(r.rules[1].learned);
+        assert_eq!(r.rules[1].spec.priority, Priority::Normal);
+    }
+
+    #[test]
+    fn the_template_parses() {
+        let r = TriggerRules::parse(TEMPLATE, "t.yaml").unwrap();
+        assert!(r.rules.is_empty());
+        assert!(TriggerRules::parse("", "t.yaml").unwrap().rules.is_empty());
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let err = TriggerRules::parse("rules:\n  - name: a\n    pattern: [unclosed\n", "t.yaml").unwrap_err();
+        assert!(matches!(err, RulesError::Parse { line: 3, .. } | RulesError::Parse { line: 4, .. }), "{err:?}");
+
+        let err = TriggerRules::parse("rules:\n  - name: ok\n    pattern: fine\n  - name: broken\n    pattern: '(oops'\n", "t.yaml").unwrap_err();
+        assert!(err.to_string().contains("line 4") && err.to_string().contains("does not compile"), "{err}");
+
+        let err = TriggerRules::parse("rules:\n  - name: a\n    pattern: x\n    priority: urgent\n", "t.yaml").unwrap_err();
+        assert!(err.to_string().contains("line 4"), "{err}");
+    }
+
+    #[test]
+    fn rejects_bad_rules() {
+        let bad = [
+            ("rules:\n  - name: a\n    pattern: x\n  - name: a\n    pattern: y\n", "used by another rule"),
+            ("rules:\n  - name: a\n    pattern: ''\n", "empty"),
+            ("rules:\n  - name: a\n    pattern: x\n    surface: ['category:']\n", "category name"),
+            ("rules:\n  - name: a\n    pattern: x\n    interrupt: true\n", "only a critical rule"),
+        ];
+        for (text, expected) in bad {
+            let err = TriggerRules::parse(text, "t.yaml").unwrap_err().to_string();
+            assert!(err.contains(expected), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn unknown_keys_are_reported() {
+        let r = TriggerRules::parse("rules:\n  - name: a\n    pattern: x\n    description: why\nextra: 1\n", "t.yaml").unwrap();
+        assert_eq!(r.unknown_keys, vec!["extra".to_string(), "rules.0.description".to_string()]);
+    }
+}

@@ -1,0 +1,78 @@
+//! A project is a plain string: the git root of a directory (linked worktrees of one repository
+//! share the main checkout's root), else the directory itself. Shared by the daemon (for hook
+//! events) and the client (for `hooks install --project`).
+
+use std::path::{Path, PathBuf};
+
+/// The project of `cwd`, from the filesystem.
+pub fn project_of(cwd: &Path) -> String {
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    for dir in cwd.ancestors() {
+        let dotgit = dir.join(".git");
+        let Ok(meta) = std::fs::symlink_metadata(&dotgit) else { continue };
+        if meta.is_dir() {
+            return display(dir);
+        }
+        if meta.is_file() {
+            return display(&root_of_gitfile(dir, &dotgit).unwrap_or_else(|| dir.to_path_buf()));
+        }
+    }
+    display(&cwd)
+}
+
+/// A `.git` file points at the real git dir; a worktree's git dir has a `commondir` leading back
+/// to the main repository's `.git`, whose parent is the shared root. Submodules have none.
+fn root_of_gitfile(dir: &Path, dotgit: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(dotgit).ok()?;
+    let gitdir = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    let gitdir = dir.join(gitdir);
+    let common = std::fs::read_to_string(gitdir.join("commondir")).ok()?;
+    let common = std::fs::canonicalize(gitdir.join(common.trim())).ok()?;
+    if common.file_name()? == ".git" { common.parent().map(Path::to_path_buf) } else { Some(common) }
+}
+
+fn display(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    if s.len() > 1 { s.trim_end_matches('/').to_string() } else { s.into_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn git_root_worktree_and_plain_dirs() {
+        let tmp = std::env::temp_dir().join(format!("cairn-project-test-{}", std::process::id()));
+        fs::create_dir_all(&tmp).unwrap();
+        let root = fs::canonicalize(&tmp).unwrap();
+        let repo = root.join("repo");
+        fs::create_dir_all(repo.join(".git/worktrees/wt")).unwrap();
+        fs::create_dir_all(repo.join("src/deep")).unwrap();
+        assert_eq!(project_of(&repo.join("src/deep")), repo.display().to_string());
+
+        // A linked worktree elsewhere points back through commondir.
+        let wt = root.join("wt");
+        fs::create_dir_all(wt.join("sub")).unwrap();
+        fs::write(wt.join(".git"), format!("gitdir: {}\n", repo.join(".git/worktrees/wt").display())).unwrap();
+        fs::write(repo.join(".git/worktrees/wt/commondir"), "../..\n").unwrap();
+        assert_eq!(project_of(&wt.join("sub")), repo.display().to_string());
+
+        // A submodule's .git file has no commondir: the submodule is its own project.
+        let sm = repo.join("vendor/lib");
+        fs::create_dir_all(repo.join(".git/modules/lib")).unwrap();
+        fs::create_dir_all(&sm).unwrap();
+        fs::write(sm.join(".git"), "gitdir: ../../.git/modules/lib\n").unwrap();
+        assert_eq!(project_of(&sm), sm.display().to_string());
+
+        let plain = root.join("plain/x");
+        fs::create_dir_all(&plain).unwrap();
+        assert_eq!(project_of(&plain), plain.display().to_string());
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn missing_directories_are_their_own_project() {
+        assert_eq!(project_of(Path::new("/no/such/dir/")), "/no/such/dir");
+    }
+}
