@@ -8,6 +8,7 @@ mod input;
 mod launch;
 mod misslog;
 mod output;
+mod settings;
 
 use std::path::PathBuf;
 
@@ -102,6 +103,45 @@ enum Command {
     },
     /// Forget a memory for good.
     Forget { id: String },
+    /// Check what cairn needs, with the fix for anything wrong.
+    Doctor,
+    /// Wire cairn into Claude Code's settings, or take it out again.
+    Hooks {
+        #[command(subcommand)]
+        action: HooksAction,
+    },
+    /// Run cairnd as a systemd user service (Linux) or launchd agent (macOS).
+    Service {
+        #[command(subcommand)]
+        action: ServiceAction,
+        /// Service manager (default: this system's).
+        #[arg(long, value_enum, global = true)]
+        kind: Option<commands::service::Kind>,
+    },
+    /// The effective settings, or commented default files.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+    /// Stop advising and recording for a project (the current one by default).
+    Pause {
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
+    /// Advise and record for a paused project again.
+    Resume {
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
+    /// Show the daemon's log.
+    Logs {
+        /// Keep printing as the log grows.
+        #[arg(short, long)]
+        follow: bool,
+        /// How many of the last lines to show first.
+        #[arg(short = 'n', long, default_value_t = 40)]
+        lines: usize,
+    },
     /// Show the advice cairn would give, and why (a dry run unless --session is given).
     Advise {
         /// What is about to happen, in words (everything after the flags, dashes included).
@@ -119,6 +159,64 @@ enum Command {
         session: Option<String>,
         #[command(flatten)]
         scope: ProjectArgs,
+    },
+}
+
+/// Which settings file `hooks` works on.
+#[derive(Args, Clone, Copy)]
+struct HooksTarget {
+    /// `.claude/settings.json` of the current project.
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// `~/.claude/settings.json`, for every project (the default).
+    #[arg(long)]
+    user: bool,
+}
+
+impl HooksTarget {
+    fn target(self) -> commands::hooks::Target {
+        if self.project { commands::hooks::Target::Project } else { commands::hooks::Target::User }
+    }
+}
+
+#[derive(Subcommand)]
+enum HooksAction {
+    /// Add cairn's hooks (idempotent; a timestamped backup is written first).
+    Install {
+        #[command(flatten)]
+        target: HooksTarget,
+    },
+    /// Remove exactly the hooks cairn added.
+    Uninstall {
+        #[command(flatten)]
+        target: HooksTarget,
+    },
+    /// Say where cairn's hooks are installed.
+    Status,
+}
+
+#[derive(Subcommand)]
+enum ServiceAction {
+    /// Write the service file and say how to enable it.
+    Install,
+    /// Stop and remove the service.
+    Uninstall,
+    /// Say whether the service is installed and running.
+    Status,
+}
+
+#[derive(Subcommand)]
+enum ConfigAction {
+    /// Print the effective settings, each with where its value came from.
+    Show {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write commented default tuneables.json and trigger_rules.yaml.
+    Init {
+        /// Replace existing files (after a backup).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -156,6 +254,27 @@ fn run(command: Command) -> Result<(), Failure> {
             Command::Edit { id, text, category, tags, context } => commands::memories::edit(id, text, category, tags, context).await,
             Command::List { scope, all, json } => commands::memories::list(scope, all, json).await,
             Command::Forget { id } => commands::memories::forget(id).await,
+            Command::Doctor => commands::doctor::doctor().await,
+            Command::Hooks { action } => match action {
+                HooksAction::Install { target } => commands::hooks::install(target.target()),
+                HooksAction::Uninstall { target } => commands::hooks::uninstall(target.target()),
+                HooksAction::Status => commands::hooks::status(),
+            },
+            Command::Service { action, kind } => {
+                let kind = kind.unwrap_or_else(commands::service::Kind::native);
+                match action {
+                    ServiceAction::Install => commands::service::install(kind),
+                    ServiceAction::Uninstall => commands::service::uninstall(kind),
+                    ServiceAction::Status => commands::service::status(kind),
+                }
+            }
+            Command::Config { action } => match action {
+                ConfigAction::Show { json } => commands::config::show(json).await,
+                ConfigAction::Init { force } => commands::config::init(force).await,
+            },
+            Command::Pause { scope } => commands::config::pause(scope, true).await,
+            Command::Resume { scope } => commands::config::pause(scope, false).await,
+            Command::Logs { follow, lines } => commands::config::logs(lines, follow),
             Command::Advise { text, hook_input, json, limit, session, scope } => {
                 commands::advise::advise(text, hook_input, json, limit, session, scope).await
             }

@@ -4,7 +4,7 @@
 //! arrays and projects are interned, so scoring a long posting list stays cache-friendly. Fields are weighted (a tag or the
 //! category counts more than a word of context) and folded into one term frequency, BM25F-style.
 //! Besides the raw BM25 score each hit carries a relevance in [0, 1]: the BM25 score divided by
-//! the sum of the query terms' IDFs (terms unknown to the corpus count half), which is what a
+//! the sum of the query terms' IDFs (a term unknown to the corpus counts half a term seen once), which is what a
 //! document matching every query term once at average length would score. It reads as "how much of the query this memory covers", so one
 //! threshold means the same thing for short and long queries. No I/O here.
 
@@ -191,13 +191,13 @@ impl LexicalIndex {
         }
         let avg_len = (self.total_length / self.len() as f64).max(1e-9);
         // A term the corpus has never seen cannot be matched by any memory; it still says the
-        // query is about something else, but counts half, so one stray word does not silence
-        // an otherwise complete match.
+        // query is about something else, so it counts as half a term seen once: one stray word
+        // does not silence an otherwise complete match, in a small corpus or a large one.
         let idf_mass: f64 = query_terms
             .iter()
             .map(|t| match self.postings_of(t) {
                 Some(list) => self.idf(list.len()),
-                None => 0.5 * self.idf(0),
+                None => 0.5 * self.idf(1),
             })
             .sum();
 
@@ -313,6 +313,14 @@ mod tests {
         assert!(idx.search("gamma", None, 5).is_empty());
         idx.upsert(&doc("b", "p", "gamma", &[]));
         assert_eq!(idx.search("gamma", None, 5)[0].id, "b");
+    }
+
+    #[test]
+    fn a_first_memory_is_found_in_an_empty_home() {
+        // One memory: every idf is small, and unknown query words must not drown the match.
+        let idx = index(&[("a", "p", "Never force-push to main; open a pull request instead")]);
+        let hit = &idx.search("git push --force origin main", None, 5)[0];
+        assert!(hit.relevance >= 0.5, "{}", hit.relevance);
     }
 
     #[test]

@@ -111,6 +111,16 @@ impl Home {
         wait_output(child, Duration::from_secs(60))
     }
 
+    /// Runs `cairn ARGS` with extra environment, in `dir` (the home when `None`).
+    pub fn run_in(&self, dir: Option<&Path>, envs: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> Output {
+        let mut cmd = self.cairn();
+        cmd.args(args).envs(envs.iter().copied()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        if let Some(dir) = dir {
+            cmd.current_dir(dir);
+        }
+        wait_output(cmd.spawn().expect("spawn cairn"), Duration::from_secs(60))
+    }
+
     /// Runs `cairn ARGS`, asserts success, returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);

@@ -2,9 +2,13 @@
 //! code and message on error: 1 failed, 2 bad usage, 3 no daemon (for `status`).
 
 pub mod advise;
+pub mod config;
+pub mod doctor;
 pub mod exchange;
+pub mod hooks;
 pub mod lifecycle;
 pub mod memories;
+pub mod service;
 
 use cairn_proto::{CairnClient, Paths, Scope};
 

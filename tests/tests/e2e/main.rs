@@ -5,3 +5,4 @@ mod advise;
 mod hook;
 mod lifecycle;
 mod store;
+mod wiring;

@@ -1,0 +1,306 @@
+//! Wiring into Claude Code and the system: settings.json install/uninstall, the plugin, service
+//! files, live config, per-project pause, logs and doctor.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use cairn_tests::*;
+use serde_json::{json, Value};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn user_home(home: &Home) -> PathBuf {
+    let dir = home.path().join("user");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn cairn_as_user(home: &Home, dir: Option<&Path>, args: &[&str]) -> std::process::Output {
+    let user = user_home(home);
+    home.run_in(dir, &[("HOME", user.as_os_str()), ("XDG_CONFIG_HOME", user.join(".config").as_os_str())], args)
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn hooks_install_uninstall_round_trip() {
+    let home = Home::new();
+    let settings = user_home(&home).join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = json!({
+        "model": "opus",
+        "permissions": {"allow": ["Bash(ls:*)"], "deny": []},
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/guard.sh", "timeout": 30}]}],
+            "Notification": [{"hooks": [{"type": "command", "command": "notify-send 'Claude needs you'"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "afplay done.wav"}]}]
+        },
+        "statusLine": {"type": "command", "command": "starship prompt"}
+    });
+    // Compact formatting, so "equal apart from formatting" is really tested.
+    std::fs::write(&settings, original.to_string()).unwrap();
+
+    let out = cairn_as_user(&home, None, &["hooks", "install"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let installed: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let cairn = std::fs::canonicalize(cairn_bin()).unwrap();
+    for event in ["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "Stop", "SessionEnd"] {
+        let groups = installed["hooks"][event].as_array().unwrap_or_else(|| panic!("{event} missing"));
+        let ours = groups.last().unwrap()["hooks"][0].clone();
+        assert_eq!(ours["command"], format!("{} hook", cairn.display()), "{event}: absolute path, then `hook`");
+        assert!(ours["timeout"].as_u64().unwrap() >= 1, "{event}: a timeout in seconds");
+    }
+    assert_eq!(installed["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0], "the user's hook stays first");
+    let keys: Vec<&String> = installed.as_object().unwrap().keys().collect();
+    assert_eq!(keys, vec!["model", "permissions", "hooks", "statusLine"], "key order kept");
+    let backups: Vec<_> = std::fs::read_dir(settings.parent().unwrap()).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains("cairn-backup")).collect();
+    assert_eq!(backups.len(), 1, "a backup before the change");
+    let backup: Value = serde_json::from_str(&std::fs::read_to_string(backups[0].path()).unwrap()).unwrap();
+    assert_eq!(backup, original);
+
+    // Twice changes nothing.
+    let before = std::fs::read(&settings).unwrap();
+    let out = cairn_as_user(&home, None, &["hooks", "install", "--user"]);
+    assert!(stdout(&out).contains("already installed"), "{}", stdout(&out));
+    assert_eq!(std::fs::read(&settings).unwrap(), before);
+
+    let out = cairn_as_user(&home, None, &["hooks", "status"]);
+    assert!(stdout(&out).contains("cairn hooks for 7 events"), "{}", stdout(&out));
+
+    let out = cairn_as_user(&home, None, &["hooks", "uninstall"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(after, original, "uninstall removes exactly what install added");
+}
+
+#[test]
+fn unparseable_settings_are_refused_untouched() {
+    let home = Home::new();
+    let settings = user_home(&home).join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let broken = b"{\n  \"model\": \"opus\",\n  \"hooks\": {\n}\n";
+    std::fs::write(&settings, broken).unwrap();
+    for action in ["install", "uninstall"] {
+        let out = cairn_as_user(&home, None, &["hooks", action]);
+        assert_eq!(out.status.code(), Some(1), "{action}");
+        assert!(stderr(&out).contains("cannot parse") && stderr(&out).contains("line"), "{}", stderr(&out));
+        assert_eq!(std::fs::read(&settings).unwrap(), broken, "{action} left the file as it was");
+    }
+    let listing: Vec<_> = std::fs::read_dir(settings.parent().unwrap()).unwrap().collect();
+    assert_eq!(listing.len(), 1, "no backup or temp file left behind");
+}
+
+#[test]
+fn project_hooks_go_to_the_project_root() {
+    let home = Home::new();
+    let repo = home.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("src/deep")).unwrap();
+    let out = cairn_as_user(&home, Some(&repo.join("src/deep")), &["hooks", "install", "--project"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let settings: Value = serde_json::from_str(&std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap()).unwrap();
+    assert_eq!(settings["hooks"].as_object().unwrap().len(), 7);
+    let out = cairn_as_user(&home, Some(&repo), &["hooks", "uninstall", "--project"]);
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap().trim(), "{}");
+}
+
+#[test]
+fn plugin_ships_the_same_wiring() {
+    let root = repo_root();
+    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(root.join(".claude-plugin/plugin.json")).unwrap()).unwrap();
+    assert_eq!(manifest["name"], "cairn");
+    let hooks: Value = serde_json::from_str(&std::fs::read_to_string(root.join("hooks/hooks.json")).unwrap()).unwrap();
+    for event in ["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "Stop", "SessionEnd"] {
+        let command = hooks["hooks"][event][0]["hooks"][0]["command"].as_str().unwrap_or_else(|| panic!("{event}"));
+        assert_eq!(command, "\"${CLAUDE_PLUGIN_ROOT}/hooks/cairn-hook\"", "{event}");
+    }
+
+    // The plugin's script runs the real hook, and stays silent without one.
+    let home = Home::new();
+    home.up();
+    home.ok(&["add", "Never force-push to main; open a pull request instead", "--global"]);
+    let payload = json!({"session_id": "plug", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                         "tool_input": {"command": "git push --force origin main"}});
+    let run = |bin: &OsStr| {
+        let mut child = std::process::Command::new(root.join("hooks/cairn-hook"))
+            .env("CAIRN_HOME", home.path())
+            .env("CAIRN_BIN", bin)
+            .env("CLAUDE_PLUGIN_ROOT", &root)
+            .env("CAIRN_HOOK_DEADLINE_MS", "5000")
+            .env("HOME", home.path())
+            .env("PATH", "/usr/bin:/bin")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+        wait_output(child, Duration::from_secs(10))
+    };
+    let v = assert_hook_contract(&run(cairn_bin().as_os_str())).expect("advice through the plugin");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    let quiet = run(OsStr::new("/nonexistent/cairn"));
+    if !root.join("target/release/cairn").exists() {
+        assert!(assert_hook_contract(&quiet).is_none(), "no cairn anywhere: exit 0, no output");
+    }
+    home.down();
+}
+
+#[test]
+fn service_files() {
+    let home = Home::new();
+    let out = cairn_as_user(&home, None, &["service", "install", "--kind", "systemd"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("systemctl --user enable --now cairnd.service"), "says the one command: {}", stdout(&out));
+    let unit_path = user_home(&home).join(".config/systemd/user/cairnd.service");
+    let unit = std::fs::read_to_string(&unit_path).unwrap();
+    let daemon = std::fs::canonicalize(cairnd_bin()).unwrap();
+    assert!(unit.contains(&format!("ExecStart=\"{}\"", daemon.display())), "{unit}");
+    assert!(unit.contains("Restart=on-failure"));
+    assert!(unit.contains(&format!("Environment=\"CAIRN_HOME={}\"", home.path().display())), "the service uses the same home");
+    assert!(unit.contains("WantedBy=default.target"));
+    if let Ok(analyze) = which_systemd_analyze() {
+        let out = std::process::Command::new(analyze).arg("verify").arg(&unit_path).output().unwrap();
+        assert!(out.status.success(), "systemd-analyze rejects the unit: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert!(stdout(&cairn_as_user(&home, None, &["service", "status", "--kind", "systemd"])).contains("installed"));
+    let out = cairn_as_user(&home, None, &["service", "uninstall", "--kind", "systemd"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!unit_path.exists(), "uninstall removes the unit");
+
+    let out = cairn_as_user(&home, None, &["service", "install", "--kind", "launchd"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("launchctl bootstrap gui/"));
+    let plist = user_home(&home).join("Library/LaunchAgents/dev.cairn.cairnd.plist");
+    let text = std::fs::read_to_string(&plist).unwrap();
+    assert!(text.contains(&format!("<string>{}</string>", daemon.display())));
+    assert!(text.contains("<key>KeepAlive</key>"));
+    if let Ok(out) = std::process::Command::new("python3").args(["-c", "import plistlib,sys; d=plistlib.load(open(sys.argv[1],'rb')); print(d['Label'], d['ProgramArguments'][0], d['EnvironmentVariables']['CAIRN_HOME'])"]).arg(&plist).output() {
+        if out.status.success() {
+            let printed = String::from_utf8_lossy(&out.stdout);
+            assert!(printed.contains("dev.cairn.cairnd") && printed.contains(&daemon.display().to_string()), "{printed}");
+        }
+    }
+    assert!(cairn_as_user(&home, None, &["service", "uninstall", "--kind", "launchd"]).status.success());
+    assert!(!plist.exists());
+}
+
+fn which_systemd_analyze() -> Result<PathBuf, ()> {
+    ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].iter().map(PathBuf::from).find(|p| p.exists()).ok_or(())
+}
+
+fn advice_count(home: &Home) -> usize {
+    let v: Value = serde_json::from_str(&home.ok(&["advise", "--json", "--global", "git", "push", "--force", "origin", "main"])).unwrap();
+    v["advice"].as_array().unwrap().len()
+}
+
+#[test]
+fn live_config_changes_and_broken_files() {
+    let home = Home::new();
+    home.up();
+    home.ok(&["add", "Never force-push to main; open a pull request instead", "--global", "--category", "git"]);
+    assert_eq!(advice_count(&home), 1);
+    let tuneables = home.path().join("config/tuneables.json");
+
+    // A change takes effect without a restart.
+    std::fs::write(&tuneables, "// stricter\n{\"semantic\": {\"min_similarity\": 0.99}}\n").unwrap();
+    assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 0), "live change applied");
+    let shown: Value = serde_json::from_str(&home.ok(&["config", "show", "--json"])).unwrap();
+    let setting = shown["settings"].as_array().unwrap().iter().find(|s| s["key"] == "semantic.min_similarity").unwrap().clone();
+    assert_eq!(setting["value"], 0.99);
+    assert_eq!(setting["source"], "tuneables.json");
+    let default = shown["settings"].as_array().unwrap().iter().find(|s| s["key"] == "advice.cooldown_s").unwrap().clone();
+    assert_eq!(default["source"], "default");
+
+    // A broken file keeps the last good settings, and says where it is broken.
+    std::fs::write(&tuneables, "{\n  \"semantic\": {\"min_similarity\": 0.2,}\n").unwrap();
+    assert!(eventually(Duration::from_secs(10), || home.status()["config"].as_str().unwrap().contains("line 2")), "{}", home.status());
+    assert_eq!(advice_count(&home), 0, "the last good (strict) settings stay in force");
+    let out = home.run(&["doctor"]);
+    assert!(stdout(&out).contains("FAIL  config") && stdout(&out).contains("line 2"), "{}", stdout(&out));
+
+    // So does a broken rules file.
+    let rules = home.path().join("config/trigger_rules.yaml");
+    std::fs::write(&rules, "rules:\n  - name: force\n    pattern: 'git push.*--force'\n    surface: [category:git]\n    priority: critical\n").unwrap();
+    assert!(eventually(Duration::from_secs(10), || home.ok(&["config", "show"]).contains("rule force (critical)")));
+    std::fs::write(&rules, "rules:\n  - name: force\n    pattern: '(unclosed'\n").unwrap();
+    assert!(eventually(Duration::from_secs(10), || home.status()["config"].as_str().unwrap().contains("trigger_rules.yaml: line 2")), "{}", home.status());
+    assert!(home.ok(&["config", "show"]).contains("rule force (critical)"), "the old rules stay");
+
+    // Fixed files are picked up again.
+    std::fs::write(&tuneables, "{}").unwrap();
+    std::fs::write(&rules, "rules: []\n").unwrap();
+    assert!(eventually(Duration::from_secs(10), || home.status()["config"] == "ok"));
+    assert_eq!(advice_count(&home), 1);
+
+    // config init writes commented files that parse, and keeps existing ones.
+    std::fs::remove_file(&tuneables).unwrap();
+    let out = home.ok(&["config", "init"]);
+    assert!(out.contains(&format!("wrote {}", tuneables.display())) && out.contains("kept"), "{out}");
+    assert!(std::fs::read_to_string(&tuneables).unwrap().contains("// "));
+    assert!(eventually(Duration::from_secs(10), || home.status()["config"] == "ok"));
+    home.down();
+}
+
+#[test]
+fn paused_project_gets_nothing_and_records_nothing() {
+    let home = Home::new();
+    home.up();
+    home.ok(&["add", "Never force-push to main; open a pull request instead", "--global"]);
+    let project = home.path().join("work");
+    std::fs::create_dir_all(&project).unwrap();
+    let project = std::fs::canonicalize(project).unwrap();
+    let event = |session: &str| {
+        json!({"session_id": session, "cwd": project, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "git push --force origin main"}}).to_string()
+    };
+    let out = home.run_in(Some(&project), &[], &["pause"]);
+    assert!(stdout(&out).contains(&format!("paused {}", project.display())), "{}", stdout(&out));
+    let events = home.status()["session_events"].as_u64().unwrap();
+    assert!(assert_hook_contract(&home.hook(event("a").as_bytes())).is_none(), "no advice while paused");
+    assert_eq!(home.status()["session_events"].as_u64().unwrap(), events, "nothing recorded while paused");
+    assert_eq!(home.status()["paused"], json!([project.display().to_string()]));
+
+    // The pause survives a restart, and other projects are not affected.
+    home.down();
+    home.up();
+    assert!(assert_hook_contract(&home.hook(event("b").as_bytes())).is_none());
+    let elsewhere = json!({"session_id": "c", "cwd": "/", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "git push --force origin main"}});
+    assert!(assert_hook_contract(&home.hook(elsewhere.to_string().as_bytes())).is_some());
+
+    home.ok(&["resume", "--project", project.to_str().unwrap()]);
+    assert!(assert_hook_contract(&home.hook(event("d").as_bytes())).is_some(), "advice again after resume");
+    home.down();
+}
+
+#[test]
+fn logs_and_doctor() {
+    let home = Home::new();
+    home.up();
+    let log = home.ok(&["logs", "-n", "100"]);
+    assert!(log.contains("cairnd started"), "{log}");
+
+    let out = cairn_as_user(&home, None, &["doctor"]);
+    assert_eq!(out.status.code(), Some(1), "no hooks installed yet");
+    assert!(stdout(&out).contains("FAIL  hooks"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("ok    daemon"));
+    assert!(cairn_as_user(&home, None, &["hooks", "install"]).status.success());
+    let out = cairn_as_user(&home, None, &["doctor"]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    home.down();
+
+    let out = cairn_as_user(&home, None, &["doctor"]);
+    assert!(stdout(&out).contains("FAIL  daemon") && stdout(&out).contains("cairn up"), "{}", stdout(&out));
+}
