@@ -90,8 +90,10 @@ pub fn watch(daemon: Arc<Daemon>) -> Result<Watch, notify_debouncer_mini::notify
     let tuneables: PathBuf = daemon.paths.tuneables_file();
     let rules: PathBuf = daemon.paths.trigger_rules_file();
     let dir = daemon.paths.config_dir.clone();
-    let d = daemon.clone();
+    // Weak: the watcher's thread must not keep the daemon (and its store) alive at shutdown.
+    let weak = Arc::downgrade(&daemon);
     let mut debouncer = new_debouncer(DEBOUNCE, move |result: DebounceEventResult| {
+        let Some(d) = weak.upgrade() else { return };
         let events = match result {
             Ok(events) => events,
             Err(e) => {

@@ -42,7 +42,9 @@ impl PidFile {
 
 impl Drop for PidFile {
     fn drop(&mut self) {
+        // Emptied while still locked (after the unlock it may already be a new daemon's).
         let _ = self.file.set_len(0);
+        let _ = self.file.unlock();
     }
 }
 

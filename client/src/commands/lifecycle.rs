@@ -13,6 +13,8 @@ const START_LIMIT: Duration = Duration::from_secs(60);
 /// Longest wait for a stopping daemon to let go of its home.
 const STOP_LIMIT: Duration = Duration::from_secs(30);
 const POLL: Duration = Duration::from_millis(25);
+/// cairnd's exit code when another daemon holds the home.
+const HOME_IN_USE: i32 = 75;
 
 fn describe(s: &Status) -> String {
     format!("pid {}, mode {}, {} memories", s.pid, s.mode.as_str(), s.memories)
@@ -41,8 +43,8 @@ pub async fn up(lite: bool) -> Result<(), Failure> {
     }
     let daemon = launch::find_daemon().map_err(|e| Failure::new(1, e.to_string()))?;
     let stderr_log = paths.logs_dir.join("cairnd.stderr");
-    let mut child = launch::spawn_daemon(&daemon, lite, Some(&stderr_log)).map_err(|e| Failure::new(1, e.to_string()))?;
     let started = Instant::now();
+    let mut child = launch::spawn_daemon(&daemon, lite, Some(&stderr_log)).map_err(|e| Failure::new(1, e.to_string()))?;
     loop {
         match running_status(&paths).await {
             Ok(s) => {
@@ -53,10 +55,18 @@ pub async fn up(lite: bool) -> Result<(), Failure> {
             Err(_) => {}
         }
         if let Some(exit) = child.try_wait()? {
-            // Another `up` or a hook may have won the race for the pidfile: that daemon counts.
-            if let Ok(s) = running_status(&paths).await {
-                println!("cairn is already running ({})", describe(&s));
-                return Ok(());
+            if exit.code() == Some(HOME_IN_USE) && started.elapsed() < START_LIMIT {
+                // Another daemon holds this home: one starting (another `up`, a hook's autostart)
+                // will answer soon; one on its way out lets go soon. Wait, then try again.
+                if let Ok(s) = running_status(&paths).await {
+                    println!("cairn is already running ({})", describe(&s));
+                    return Ok(());
+                }
+                tokio::time::sleep(POLL).await;
+                if !daemon_alive(&paths) {
+                    child = launch::spawn_daemon(&daemon, lite, Some(&stderr_log)).map_err(|e| Failure::new(1, e.to_string()))?;
+                }
+                continue;
             }
             return Err(Failure::new(1, format!("cairnd exited ({exit}) before answering:\n{}", tail(&stderr_log))));
         }
@@ -72,20 +82,27 @@ fn pid_from_file(paths: &Paths) -> Option<i32> {
     std::fs::read_to_string(&paths.pidfile).ok()?.trim().parse().ok()
 }
 
+/// Whether process `pid` still runs (a zombie waiting for its parent counts as gone).
+fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    let exists = unsafe { libc::kill(pid, 0) } == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    exists && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z')))
+}
+
 /// Whether the home's daemon process still exists. Checked by pid rather than by taking the
 /// pidfile's lock, which would make a daemon starting at that instant fail.
 fn daemon_alive(paths: &Paths) -> bool {
-    pid_from_file(paths).is_some_and(|pid| {
-        // SAFETY: signal 0 only checks that the process exists.
-        let r = unsafe { libc::kill(pid, 0) };
-        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-    })
+    pid_from_file(paths).is_some_and(process_alive)
 }
 
 pub async fn down() -> Result<(), Failure> {
     let paths = Paths::from_env()?;
+    let mut pid = pid_from_file(&paths);
     match connect::open(&paths).await {
         Ok((client, _)) => {
+            if let Ok(s) = client.status(ctx()).await {
+                pid = Some(s.pid as i32);
+            }
             // The daemon may close the connection as it goes; the wait below is the confirmation.
             let _ = client.shutdown(ctx()).await;
         }
@@ -101,7 +118,8 @@ pub async fn down() -> Result<(), Failure> {
         }
     }
     let started = Instant::now();
-    while daemon_alive(&paths) || paths.socket.exists() {
+    // Gone means the process itself has exited, so its store is free for the next daemon.
+    while daemon_alive(&paths) || paths.socket.exists() || pid.is_some_and(process_alive) {
         if started.elapsed() > STOP_LIMIT {
             return Err(Failure::new(1, format!("cairnd is still running after {}s", STOP_LIMIT.as_secs())));
         }

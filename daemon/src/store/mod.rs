@@ -44,6 +44,9 @@ pub struct Store {
     committer: Arc<Committer>,
 }
 
+/// How long to wait for the store's lock held by a daemon that is exiting.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T, StoreError> {
     serde_json::from_slice(bytes)
         .map_err(|e| StoreError::Corrupt(format!("record {:?}: {e}", String::from_utf8_lossy(key))))
@@ -59,14 +62,23 @@ fn edge_key(source: &str, target: &str, kind: &str) -> Vec<u8> {
 
 impl Store {
     /// Opens (or creates) the store in `dir`; needs a tokio runtime for the group committer.
+    /// A store still locked by a daemon on its way out is waited for, briefly.
     pub fn open(dir: &Path, cache_bytes: u64) -> Result<Store, StoreError> {
-        let db = sled::Config::new()
+        let config = sled::Config::new()
             .path(dir)
             .cache_capacity(cache_bytes)
             // Acknowledged writes are flushed by the committer; this only bounds the rest.
-            .flush_every_ms(Some(1000))
-            .open()
-            .map_err(|source| StoreError::Open { path: dir.to_path_buf(), source })?;
+            .flush_every_ms(Some(1000));
+        let started = std::time::Instant::now();
+        let db = loop {
+            match config.open() {
+                Ok(db) => break db,
+                Err(sled::Error::Io(e)) if e.kind() == std::io::ErrorKind::WouldBlock && started.elapsed() < LOCK_WAIT => {
+                    std::thread::sleep(std::time::Duration::from_millis(25));
+                }
+                Err(source) => return Err(StoreError::Open { path: dir.to_path_buf(), source }),
+            }
+        };
         let meta = db.open_tree("meta")?;
         schema::ensure(&db, &meta, schema::CURRENT, schema::MIGRATIONS)?;
         let memories = db.open_tree("memories")?;
