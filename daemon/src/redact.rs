@@ -10,6 +10,9 @@ use serde_json::Value;
 /// What a secret is replaced with.
 pub const MASK: &str = "[REDACTED]";
 
+/// A name that says its value is secret: `GITHUB_TOKEN`, `db.password`, `client-secret`...
+const SECRET_NAME: &str = r"[A-Za-z0-9_.\-]*(?:api[_\-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd|auth[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|session[_\-]?key)";
+
 struct Rule {
     pattern: Regex,
     /// Replacement; `$name` groups keep the non-secret part (a key's name, a URL's scheme).
@@ -44,15 +47,9 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // Authorization headers.
         rule(r"(?i)(?P<k>\b(?:bearer|basic|token)\s+)[A-Za-z0-9._~+/=\-]{12,}", "${k}[REDACTED]"),
         // NAME="quoted value" where the name says it is secret: the whole quoted value goes.
-        rule(
-            r#"(?i)(?P<k>\b[A-Za-z0-9_.\-]*(?:api[_\-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd|auth[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|session[_\-]?key)["']?\s*[:=]\s*)(?:"[^"\n]*"|'[^'\n]*')"#,
-            "${k}[REDACTED]",
-        ),
+        rule(&format!(r#"(?i)(?P<k>\b{SECRET_NAME}["']?\s*[:=]\s*)(?:"[^"\n]*"|'[^'\n]*')"#), "${k}[REDACTED]"),
         // NAME=value / "name": "value" where the name says it is secret.
-        rule(
-            r#"(?i)(?P<k>\b[A-Za-z0-9_.\-]*(?:api[_\-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd|auth[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|session[_\-]?key)["']?\s*[:=]\s*["']?)[^\s"',;&|\[][^\s"',;&|]*"#,
-            "${k}[REDACTED]",
-        ),
+        rule(&format!(r#"(?i)(?P<k>\b{SECRET_NAME}["']?\s*[:=]\s*["']?)[^\s"',;&|\[][^\s"',;&|]*"#), "${k}[REDACTED]"),
         // --password value / --password='several words' style flags.
         rule(
             r#"(?i)(?P<k>(?:^|\s)--?(?:password|passwd|pass|token|secret|api-key|apikey|access-key|secret-key|auth-token)(?:\s+|=))(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)"#,

@@ -17,13 +17,9 @@ pub enum Target {
     Project,
 }
 
-fn home() -> Result<PathBuf, Failure> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).ok_or_else(|| Failure::new(1, "HOME is not set"))
-}
-
 pub fn settings_path(target: Target) -> Result<PathBuf, Failure> {
     Ok(match target {
-        Target::User => home()?.join(".claude/settings.json"),
+        Target::User => super::user_home()?.join(".claude/settings.json"),
         Target::Project => {
             let cwd = std::env::current_dir()?;
             PathBuf::from(cairn_proto::project::project_of(&cwd)).join(".claude/settings.json")

@@ -60,6 +60,11 @@ impl From<tarpc::client::RpcError> for Failure {
     }
 }
 
+/// The user's home folder, for files outside cairn's own (Claude Code's settings, services).
+pub fn user_home() -> Result<std::path::PathBuf, Failure> {
+    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from).ok_or_else(|| Failure::new(1, "HOME is not set"))
+}
+
 /// Connects with a protocol check, for commands that need the daemon.
 pub async fn client() -> Result<CairnClient, Failure> {
     let paths = Paths::from_env()?;

@@ -30,17 +30,13 @@ impl Kind {
     }
 }
 
-fn home() -> Result<PathBuf, Failure> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).ok_or_else(|| Failure::new(1, "HOME is not set"))
-}
-
 pub fn file_path(kind: Kind) -> Result<PathBuf, Failure> {
     Ok(match kind {
         Kind::Systemd => {
-            let config = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).map_or_else(|| home().map(|h| h.join(".config")), Ok)?;
+            let config = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).map_or_else(|| super::user_home().map(|h| h.join(".config")), Ok)?;
             config.join("systemd/user").join(UNIT)
         }
-        Kind::Launchd => home()?.join("Library/LaunchAgents").join(format!("{LABEL}.plist")),
+        Kind::Launchd => super::user_home()?.join("Library/LaunchAgents").join(format!("{LABEL}.plist")),
     })
 }
 
