@@ -47,51 +47,68 @@ pub fn is_cairn_command(command: &str) -> bool {
     Path::new(&unquoted).file_name().is_some_and(|n| n == "cairn")
 }
 
+/// What an install created in a settings file, so that uninstall takes away exactly that.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Created {
+    /// The `hooks` object did not exist.
+    pub hooks: bool,
+    /// Event lists that did not exist.
+    pub events: Vec<String>,
+}
+
 fn object<'a>(value: &'a mut Value, what: &str) -> Result<&'a mut Map<String, Value>, SettingsError> {
     value.as_object_mut().ok_or_else(|| SettingsError::NotAnObject(what.to_string()))
 }
 
-fn commands_of(group: &Value) -> impl Iterator<Item = &str> {
-    group.get("hooks").and_then(Value::as_array).into_iter().flatten().filter_map(|h| h.get("command").and_then(Value::as_str))
+/// A group that install wrote: matcher `*` or none, holding cairn's hook alone. A `cairn hook`
+/// the user placed elsewhere (under another matcher, beside other hooks) is the user's.
+fn is_own_group(group: &Value) -> bool {
+    let matcher_ok = match group.get("matcher") {
+        None => true,
+        Some(m) => m == "*",
+    };
+    let entries = group.get("hooks").and_then(Value::as_array);
+    matcher_ok
+        && entries.is_some_and(|e| e.len() == 1 && e[0].get("command").and_then(Value::as_str).is_some_and(is_cairn_command))
 }
 
-/// Adds cairn's hook to every event that lacks it; an existing cairn entry whose command differs
-/// (the binary moved) is updated in place. Returns how many entries were added or changed.
-pub fn install(settings: &mut Value, command: &str, timeout_s: u64) -> Result<usize, SettingsError> {
+/// Adds cairn's group to every event that lacks it; an existing one whose command or timeout
+/// differs (the binary moved) is updated in place. Returns how many groups were added or changed,
+/// and what the install created.
+pub fn install(settings: &mut Value, command: &str, timeout_s: u64) -> Result<(usize, Created), SettingsError> {
     let root = object(settings, "the settings file")?;
+    let mut created = Created { hooks: !root.contains_key("hooks"), events: Vec::new() };
     let hooks = object(root.entry("hooks").or_insert_with(|| json!({})), "\"hooks\"")?;
     let mut changed = 0;
     for (event, is_tool) in EVENTS {
+        if !hooks.contains_key(*event) {
+            created.events.push(event.to_string());
+        }
         let groups = hooks.entry(event.to_string()).or_insert_with(|| json!([]));
         let groups = groups.as_array_mut().ok_or_else(|| SettingsError::NotAnArray(format!("\"hooks\".\"{event}\"")))?;
-        let mut found = false;
-        for group in groups.iter_mut() {
-            let Some(entries) = group.get_mut("hooks").and_then(Value::as_array_mut) else { continue };
-            for entry in entries.iter_mut() {
-                let Some(existing) = entry.get("command").and_then(Value::as_str) else { continue };
-                if !is_cairn_command(existing) {
-                    continue;
-                }
-                found = true;
-                if existing != command || entry.get("timeout").and_then(Value::as_u64) != Some(timeout_s) {
+        match groups.iter_mut().find(|g| is_own_group(g)) {
+            Some(group) => {
+                let entry = &mut group["hooks"][0];
+                if entry.get("command").and_then(Value::as_str) != Some(command) || entry.get("timeout").and_then(Value::as_u64) != Some(timeout_s) {
                     entry["command"] = json!(command);
                     entry["timeout"] = json!(timeout_s);
                     changed += 1;
                 }
             }
-        }
-        if !found {
-            let hook = json!({"type": "command", "command": command, "timeout": timeout_s});
-            groups.push(if *is_tool { json!({"matcher": "*", "hooks": [hook]}) } else { json!({"hooks": [hook]}) });
-            changed += 1;
+            None => {
+                let hook = json!({"type": "command", "command": command, "timeout": timeout_s});
+                groups.push(if *is_tool { json!({"matcher": "*", "hooks": [hook]}) } else { json!({"hooks": [hook]}) });
+                changed += 1;
+            }
         }
     }
-    Ok(changed)
+    Ok((changed, created))
 }
 
-/// Removes every cairn hook entry. A group, an event or the `hooks` object that this leaves
-/// empty goes too; anything that was empty before is left alone. Returns how many were removed.
-pub fn uninstall(settings: &mut Value) -> Result<usize, SettingsError> {
+/// Removes cairn's groups, and the containers the install created (`created`). Without that
+/// record (an install by an older cairn), a container that removing cairn's groups left empty
+/// goes too. Returns how many groups were removed.
+pub fn uninstall(settings: &mut Value, created: Option<&Created>) -> Result<usize, SettingsError> {
     let root = object(settings, "the settings file")?;
     let Some(hooks_value) = root.get_mut("hooks") else { return Ok(0) };
     let hooks = object(hooks_value, "\"hooks\"")?;
@@ -100,35 +117,28 @@ pub fn uninstall(settings: &mut Value) -> Result<usize, SettingsError> {
     for event in events {
         let Some(groups) = hooks.get_mut(&event).and_then(Value::as_array_mut) else { continue };
         let before = groups.len();
-        let mut emptied_here = false;
-        groups.retain_mut(|group| {
-            let Some(entries) = group.get_mut("hooks").and_then(Value::as_array_mut) else { return true };
-            let had = entries.len();
-            entries.retain(|e| !e.get("command").and_then(Value::as_str).is_some_and(is_cairn_command));
-            removed += had - entries.len();
-            // A group that only held cairn's hook goes with it.
-            !(had > 0 && entries.is_empty())
-        });
-        if before > 0 && groups.is_empty() {
-            emptied_here = true;
-        }
-        if emptied_here {
+        groups.retain(|g| !is_own_group(g));
+        let here = before - groups.len();
+        removed += here;
+        let was_created = created.map_or(here > 0, |c| c.events.contains(&event));
+        if groups.is_empty() && was_created {
             hooks.remove(&event);
         }
     }
-    if removed > 0 && hooks.is_empty() {
+    let hooks_created = created.map_or(removed > 0, |c| c.hooks);
+    if hooks.is_empty() && hooks_created {
         root.remove("hooks");
     }
     Ok(removed)
 }
 
-/// The events where a cairn hook is installed, with its command.
+/// The events where cairn's group is installed, with its command.
 pub fn installed(settings: &Value) -> Vec<(String, String)> {
     let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else { return Vec::new() };
     let mut out = Vec::new();
     for (event, groups) in hooks {
-        for group in groups.as_array().into_iter().flatten() {
-            for command in commands_of(group).filter(|c| is_cairn_command(c)) {
+        for group in groups.as_array().into_iter().flatten().filter(|g| is_own_group(g)) {
+            if let Some(command) = group["hooks"][0].get("command").and_then(Value::as_str) {
                 out.push((event.clone(), command.to_string()));
             }
         }
@@ -170,7 +180,9 @@ mod tests {
     #[test]
     fn install_adds_every_event_and_keeps_the_rest_in_order() {
         let mut s = original();
-        assert_eq!(install(&mut s, CMD, 5).unwrap(), EVENTS.len());
+        let (changed, created) = install(&mut s, CMD, 5).unwrap();
+        assert_eq!(changed, EVENTS.len());
+        assert!(!created.hooks && !created.events.contains(&"PreToolUse".to_string()) && created.events.contains(&"Stop".to_string()));
         let keys: Vec<&String> = s.as_object().unwrap().keys().collect();
         assert_eq!(keys, vec!["model", "hooks", "permissions"], "top-level order kept");
         let pre = s["hooks"]["PreToolUse"].as_array().unwrap();
@@ -187,33 +199,51 @@ mod tests {
         let mut once = original();
         install(&mut once, CMD, 5).unwrap();
         let mut twice = once.clone();
-        assert_eq!(install(&mut twice, CMD, 5).unwrap(), 0);
+        assert_eq!(install(&mut twice, CMD, 5).unwrap().0, 0);
         assert_eq!(once, twice);
-        assert_eq!(install(&mut twice, "/opt/cairn/cairn hook", 5).unwrap(), EVENTS.len());
+        assert_eq!(install(&mut twice, "/opt/cairn/cairn hook", 5).unwrap().0, EVENTS.len());
         assert_eq!(installed(&twice).len(), EVENTS.len(), "updated in place, not duplicated");
     }
 
     #[test]
     fn uninstall_restores_the_original() {
-        for start in [original(), json!({}), json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}})] {
+        let starts = [
+            original(),
+            json!({}),
+            json!({"hooks": {}, "x": 1}),
+            json!({"hooks": {"Stop": [], "PreToolUse": [{"hooks": [{"type": "command", "command": "x"}]}]}}),
+        ];
+        for start in starts {
+            let mut s = start.clone();
+            let (_, created) = install(&mut s, CMD, 5).unwrap();
+            assert_eq!(uninstall(&mut s, Some(&created)).unwrap(), EVENTS.len());
+            assert_eq!(s, start);
+            assert_eq!(uninstall(&mut s, Some(&created)).unwrap(), 0);
+            // Without the record, only containers that cairn's removal emptied go.
             let mut s = start.clone();
             install(&mut s, CMD, 5).unwrap();
-            assert_eq!(uninstall(&mut s).unwrap(), EVENTS.len());
-            assert_eq!(s, start);
-            assert_eq!(uninstall(&mut s).unwrap(), 0);
+            uninstall(&mut s, None).unwrap();
+            assert_eq!(installed(&s), vec![]);
         }
     }
 
     #[test]
-    fn a_cairn_hook_sharing_a_group_leaves_the_group() {
-        let mut s = json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "other"}, {"type": "command", "command": CMD}]}]}});
-        assert_eq!(uninstall(&mut s).unwrap(), 1);
-        assert_eq!(s, json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "other"}]}]}}));
+    fn the_users_own_cairn_entries_are_theirs() {
+        let mine = json!({"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": CMD}]},
+            {"matcher": "*", "hooks": [{"type": "command", "command": "other"}, {"type": "command", "command": CMD}]}
+        ]}});
+        let mut s = mine.clone();
+        let (_, created) = install(&mut s, "/new/cairn hook", 5).unwrap();
+        assert_eq!(s["hooks"]["PreToolUse"][0], mine["hooks"]["PreToolUse"][0], "install leaves the user's entry alone");
+        assert_eq!(s["hooks"]["PreToolUse"].as_array().unwrap().len(), 3, "and adds its own group");
+        assert_eq!(uninstall(&mut s, Some(&created)).unwrap(), EVENTS.len());
+        assert_eq!(s, mine, "uninstall removes only what install added");
     }
 
     #[test]
     fn refuses_shapes_it_does_not_understand() {
-        assert_eq!(install(&mut json!([]), CMD, 5), Err(SettingsError::NotAnObject("the settings file".into())));
+        assert_eq!(install(&mut json!([]), CMD, 5).unwrap_err(), SettingsError::NotAnObject("the settings file".into()));
         assert!(matches!(install(&mut json!({"hooks": []}), CMD, 5), Err(SettingsError::NotAnObject(_))));
         assert!(matches!(install(&mut json!({"hooks": {"Stop": {}}}), CMD, 5), Err(SettingsError::NotAnArray(_))));
     }

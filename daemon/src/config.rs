@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 #[serde(default)]
 pub struct Tuneables {
     pub semantic: Semantic,
+    pub triggers: Triggers,
     pub advice: AdviceLimits,
     pub sessions: Sessions,
     pub store: StoreSettings,
@@ -30,6 +31,20 @@ pub struct Semantic {
     pub weight_outcome: f64,
     /// Distinct query terms a keyword match must share (fewer for shorter queries).
     pub min_matched_terms: usize,
+}
+
+/// Trigger rules (Spark's `triggers` block).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Triggers {
+    /// Whether the rules in trigger_rules.yaml are applied.
+    pub enabled: bool,
+}
+
+impl Default for Triggers {
+    fn default() -> Self {
+        Triggers { enabled: true }
+    }
 }
 
 /// How much advice one answer may carry.
@@ -95,6 +110,7 @@ impl Default for Tuneables {
     fn default() -> Self {
         Tuneables {
             semantic: Semantic::default(),
+            triggers: Triggers::default(),
             advice: AdviceLimits::default(),
             sessions: Sessions::default(),
             store: StoreSettings::default(),
@@ -240,6 +256,8 @@ fn describe(key: &str) -> &'static str {
         "semantic.min_fusion_score" => "Decision threshold on the fused score: below it, nothing is said.",
         "semantic.weight_outcome" => "How much a memory's proven effectiveness moves its score.",
         "semantic.min_matched_terms" => "Distinct query words a keyword match must share (fewer for shorter queries).",
+        "triggers" => "Trigger rules from trigger_rules.yaml (Spark's `triggers` block).",
+        "triggers.enabled" => "Whether trigger rules apply (they are checked and shown now; they act from the advisor release on).",
         "advice" => "How much one answer may say.",
         "advice.max_items_tool" => "Most lessons for one tool call.",
         "advice.max_items_prompt" => "Most lessons for one prompt.",

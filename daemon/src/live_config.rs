@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use notify_debouncer_mini::notify::RecursiveMode;
-use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
+use notify_debouncer_mini::{new_debouncer, DebounceEventResult};
 
 use crate::config::Tuneables;
 use crate::state::Daemon;
@@ -80,42 +80,102 @@ impl ConfigState {
     }
 }
 
-/// Keeps the watcher alive; dropping it stops watching.
-pub struct Watch {
-    _debouncer: Debouncer<notify_debouncer_mini::notify::RecommendedWatcher>,
+/// What the watcher's thread waits for.
+enum Message {
+    Events(DebounceEventResult),
+    Stop,
 }
 
-/// Watches the config folder and reloads whichever file changed.
+/// Keeps the watcher alive; dropping it stops watching.
+pub struct Watch {
+    stop: std::sync::mpsc::Sender<Message>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.stop.send(Message::Stop);
+    }
+}
+
+/// Folders to watch: the config folder, its parent (to see the folder itself come back after
+/// being deleted), and the real folders of config files that are symlinks (dotfile managers).
+fn watched_dirs(config_dir: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs = vec![config_dir.to_path_buf()];
+    if let Some(parent) = config_dir.parent() {
+        dirs.push(parent.to_path_buf());
+    }
+    for file in files {
+        if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink())
+            && let Some(dir) = std::fs::canonicalize(file).ok().and_then(|t| t.parent().map(Path::to_path_buf))
+            && !dirs.contains(&dir)
+        {
+            dirs.push(dir);
+        }
+    }
+    dirs
+}
+
+fn reload_all(d: &Daemon, tuneables: &Path, rules: &Path) {
+    let mut config = d.config.write().expect("config lock");
+    let before = (config.tuneables.clone(), config.tuneables_error.clone(), config.rules_error.clone(), config.rules.rules.len());
+    config.reload_tuneables(tuneables);
+    config.reload_rules(rules);
+    let after = (config.tuneables.clone(), config.tuneables_error.clone(), config.rules_error.clone(), config.rules.rules.len());
+    if before != after {
+        tracing::info!(config = %config.summary(), rules = config.rules.rules.len(), "config reloaded");
+    }
+}
+
+/// Watches the config files and reloads them when anything about them changes: edits in place,
+/// saves by rename, the folder deleted and made again, symlinked files changing at their target.
+/// Both files are read once more after the watch is in place, so nothing changed during start-up
+/// is missed.
 pub fn watch(daemon: Arc<Daemon>) -> Result<Watch, notify_debouncer_mini::notify::Error> {
     let tuneables: PathBuf = daemon.paths.tuneables_file();
     let rules: PathBuf = daemon.paths.trigger_rules_file();
-    let dir = daemon.paths.config_dir.clone();
+    let config_dir = daemon.paths.config_dir.clone();
+    let (tx, rx) = std::sync::mpsc::channel::<Message>();
+    let events_tx = tx.clone();
+    let mut debouncer = new_debouncer(DEBOUNCE, move |r| {
+        let _ = events_tx.send(Message::Events(r));
+    })?;
+    let files = [tuneables.clone(), rules.clone()];
+    let mut armed = Vec::new();
+    for dir in watched_dirs(&config_dir, &files) {
+        if debouncer.watcher().watch(&dir, RecursiveMode::NonRecursive).is_ok() {
+            armed.push(dir);
+        }
+    }
     // Weak: the watcher's thread must not keep the daemon (and its store) alive at shutdown.
     let weak = Arc::downgrade(&daemon);
-    let mut debouncer = new_debouncer(DEBOUNCE, move |result: DebounceEventResult| {
-        let Some(d) = weak.upgrade() else { return };
-        let events = match result {
-            Ok(events) => events,
-            Err(e) => {
-                tracing::warn!(error = %e, "config watch error");
-                return;
+    reload_all(&daemon, &tuneables, &rules);
+    std::thread::Builder::new().name("cairn-config-watch".into()).spawn(move || {
+        // Blocks until something happens: an idle daemon's watcher costs nothing.
+        while let Ok(Message::Events(result)) = rx.recv() {
+            let events = match result {
+                Ok(events) => events,
+                Err(e) => {
+                    tracing::warn!(error = %e, "config watch error");
+                    continue;
+                }
+            };
+            let targets: Vec<PathBuf> = files.iter().filter_map(|f| std::fs::canonicalize(f).ok()).collect();
+            let relevant = events.iter().any(|e| e.path == config_dir || e.path.parent() == Some(config_dir.as_path()) || targets.contains(&e.path));
+            if !relevant {
+                continue;
             }
-        };
-        let touched = |file: &Path| events.iter().any(|e| e.path.file_name() == file.file_name());
-        let (t, r) = (touched(&tuneables), touched(&rules));
-        if !t && !r {
-            return;
+            let Some(d) = weak.upgrade() else { return };
+            // Re-arm for folders that came (back) into being: the config folder, symlink targets.
+            for dir in watched_dirs(&config_dir, &files) {
+                if !armed.contains(&dir) || events.iter().any(|e| e.path == dir) {
+                    let _ = debouncer.watcher().unwatch(&dir);
+                    if debouncer.watcher().watch(&dir, RecursiveMode::NonRecursive).is_ok() && !armed.contains(&dir) {
+                        armed.push(dir);
+                    }
+                }
+            }
+            reload_all(&d, &tuneables, &rules);
         }
-        let mut config = d.config.write().expect("config lock");
-        if t {
-            config.reload_tuneables(&tuneables);
-            tracing::info!(state = %config.tuneables_error.as_deref().unwrap_or("ok"), "tuneables.json reloaded");
-        }
-        if r {
-            config.reload_rules(&rules);
-            tracing::info!(state = %config.rules_error.as_deref().unwrap_or("ok"), rules = config.rules.rules.len(), "trigger_rules.yaml reloaded");
-        }
-    })?;
-    debouncer.watcher().watch(&dir, RecursiveMode::NonRecursive)?;
-    Ok(Watch { _debouncer: debouncer })
+    }).map_err(|e| notify_debouncer_mini::notify::Error::io(e))?;
+    Ok(Watch { stop: tx })
 }

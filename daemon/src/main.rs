@@ -16,15 +16,24 @@ struct Args {
     /// Run only the essential periodic jobs.
     #[arg(long)]
     lite: bool,
+    /// Running under a service manager: when another cairnd already serves this home, exit 0
+    /// (nothing failed) rather than 75, so the manager does not start it again and again.
+    #[arg(long)]
+    service: bool,
 }
 
 fn main() {
     let args = Args::parse();
+    let service = args.service;
     if let Err(e) = run(args) {
         eprintln!("cairnd: {e:#}");
         // A distinct code for "another daemon has this home", so a service manager does not
-        // keep restarting into the lock (the unit sets RestartPreventExitStatus to it).
-        let code = if matches!(e.downcast_ref::<PidFileError>(), Some(PidFileError::Held { .. })) { HOME_IN_USE } else { 1 };
+        // keep restarting into the lock (the systemd unit sets RestartPreventExitStatus to it).
+        let code = match e.downcast_ref::<PidFileError>() {
+            Some(PidFileError::Held { .. }) if service => 0,
+            Some(PidFileError::Held { .. }) => HOME_IN_USE,
+            _ => 1,
+        };
         std::process::exit(code);
     }
 }

@@ -65,9 +65,13 @@ pub enum RulesError {
     Read { file: String, message: String },
 }
 
-/// The 1-based line where `needle` first appears in `text`, for pointing at a bad rule.
-fn line_of(text: &str, needle: &str) -> usize {
-    text.find(needle).map_or(0, |at| text[..at].matches('\n').count() + 1)
+/// The 1-based line where `needle` appears in `text` for the `nth` time (0 = first), for pointing
+/// at a bad rule; 0 when it does not.
+fn line_of(text: &str, needle: &str, nth: usize) -> usize {
+    if needle.is_empty() {
+        return 0;
+    }
+    text.match_indices(needle).nth(nth).map_or(0, |(at, _)| text[..at].matches('\n').count() + 1)
 }
 
 impl TriggerRules {
@@ -84,16 +88,24 @@ impl TriggerRules {
             let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
             RulesError::Parse { file: file.to_string(), line, column, message: e.to_string() }
         })?;
-        let mut names = BTreeSet::new();
+        let mut names: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
         let mut rules = Vec::new();
         for (spec, learned) in parsed.rules.into_iter().map(|r| (r, false)).chain(parsed.learned.into_iter().map(|r| (r, true))) {
-            let invalid = |message: String| RulesError::Invalid { file: file.to_string(), line: line_of(text, &spec.name), name: spec.name.clone(), message };
+            // The n-th rule of this name is (at best) the n-th place the name is written.
+            let seen = *names.get(&spec.name).unwrap_or(&0);
+            let line = [format!("name: {}", spec.name), format!("name: \"{}\"", spec.name), format!("name: '{}'", spec.name), spec.name.clone()]
+                .iter()
+                .map(|needle| line_of(text, needle, seen))
+                .find(|l| *l > 0)
+                .unwrap_or(0);
+            let invalid = |message: String| RulesError::Invalid { file: file.to_string(), line, name: spec.name.clone(), message };
             if spec.name.trim().is_empty() {
-                return Err(RulesError::Invalid { file: file.to_string(), line: line_of(text, &spec.pattern), name: String::new(), message: "every rule needs a name".into() });
+                return Err(RulesError::Invalid { file: file.to_string(), line: line_of(text, &spec.pattern, 0), name: String::new(), message: "every rule needs a name".into() });
             }
-            if !names.insert(spec.name.clone()) {
+            if seen > 0 {
                 return Err(invalid("the name is used by another rule".into()));
             }
+            names.insert(spec.name.clone(), seen + 1);
             let regex = RegexBuilder::new(&spec.pattern)
                 .case_insensitive(true)
                 .size_limit(1 << 20)
@@ -191,7 +203,7 @@ mod tests {
     #[test]
     fn rejects_bad_rules() {
         let bad = [
-            ("rules:\n  - name: a\n    pattern: x\n  - name: a\n    pattern: y\n", "used by another rule"),
+            ("rules:\n  - name: a\n    pattern: x\n  - name: a\n    pattern: y\n", "line 4: rule \"a\": the name is used by another rule"),
             ("rules:\n  - name: a\n    pattern: ''\n", "empty"),
             ("rules:\n  - name: a\n    pattern: x\n    surface: ['category:']\n", "category name"),
             ("rules:\n  - name: a\n    pattern: x\n    interrupt: true\n", "only a critical rule"),

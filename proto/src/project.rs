@@ -20,6 +20,13 @@ pub fn project_of(cwd: &Path) -> String {
     display(&cwd)
 }
 
+/// The top of the checkout that holds `cwd`: the nearest folder with a `.git` (a linked
+/// worktree is its own top), else `cwd`. Where Claude Code looks for a project's `.claude/`.
+pub fn checkout_root(cwd: &Path) -> PathBuf {
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    cwd.ancestors().find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok()).map_or_else(|| cwd.clone(), Path::to_path_buf)
+}
+
 /// A `.git` file points at the real git dir; a worktree's git dir has a `commondir` leading back
 /// to the main repository's `.git`, whose parent is the shared root. Submodules have none.
 fn root_of_gitfile(dir: &Path, dotgit: &Path) -> Option<PathBuf> {
@@ -57,6 +64,8 @@ mod tests {
         fs::write(wt.join(".git"), format!("gitdir: {}\n", repo.join(".git/worktrees/wt").display())).unwrap();
         fs::write(repo.join(".git/worktrees/wt/commondir"), "../..\n").unwrap();
         assert_eq!(project_of(&wt.join("sub")), repo.display().to_string());
+        assert_eq!(checkout_root(&wt.join("sub")), wt, "a worktree is its own checkout");
+        assert_eq!(checkout_root(&repo.join("src/deep")), repo);
 
         // A submodule's .git file has no commondir: the submodule is its own project.
         let sm = repo.join("vendor/lib");

@@ -2,6 +2,7 @@
 //! opt-out, and the daemon's log.
 
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
 use std::time::Duration;
 
 use cairn_proto::Paths;
@@ -53,6 +54,9 @@ pub async fn init(force: bool) -> Result<(), Failure> {
 }
 
 pub async fn pause(args: ProjectArgs, paused: bool) -> Result<(), Failure> {
+    if args.global {
+        return Err(Failure::new(2, "`global` holds lessons, not events: pause a project (the current one, or --project P), or set CAIRN_DISABLE=1 to silence every hook"));
+    }
     let c = client().await?;
     let project = if paused { c.pause(ctx(), scope(&args)).await?? } else { c.resume(ctx(), scope(&args)).await?? };
     if paused {
@@ -82,9 +86,14 @@ pub fn logs(lines: usize, follow: bool) -> Result<(), Failure> {
     let mut offset = file.stream_position()?;
     loop {
         std::thread::sleep(Duration::from_millis(250));
-        let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        if len < offset {
-            // Rotated: the new file starts from the top.
+        let current = std::fs::metadata(&path).ok();
+        let rotated = current.as_ref().is_some_and(|m| m.ino() != file.metadata().map(|f| f.ino()).unwrap_or(0) || m.len() < offset);
+        if rotated {
+            // Rotated: finish the old file (still open), then the new one starts from the top.
+            file.seek(SeekFrom::Start(offset))?;
+            let mut rest = Vec::new();
+            file.read_to_end(&mut rest)?;
+            out.write_all(&rest)?;
             file = std::fs::File::open(&path)?;
             offset = 0;
         }

@@ -92,10 +92,17 @@ pub async fn doctor() -> Result<(), Failure> {
     }
 
     let installed: Vec<_> = hooks::report().into_iter().filter_map(|(path, found)| found.ok().filter(|f| !f.is_empty()).map(|f| (path, f.len()))).collect();
-    if installed.is_empty() {
-        r.fail("hooks", "no cairn hooks in Claude Code's settings", "cairn hooks install (or install the plugin)");
-    } else {
-        for (path, n) in installed {
+    let plugin = hooks::plugin_enabled();
+    if plugin {
+        r.ok("hooks", "the cairn plugin is enabled in Claude Code");
+    }
+    if installed.is_empty() && !plugin {
+        r.fail("hooks", "no cairn hooks in Claude Code's settings and no cairn plugin", "cairn hooks install (or install the plugin)");
+    }
+    for (path, n) in &installed {
+        if plugin {
+            r.warn("hooks", format!("{n} cairn hooks in {} as well as the plugin: every event runs cairn twice", path.display()), "cairn hooks uninstall, or remove the plugin");
+        } else {
             r.ok("hooks", format!("{n} cairn hooks in {}", path.display()));
         }
     }

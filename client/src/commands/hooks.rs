@@ -1,7 +1,9 @@
 //! `cairn hooks install|uninstall|status`: cairn's entries in Claude Code's `settings.json`,
-//! user-wide (`~/.claude/settings.json`) or for the current project (`.claude/settings.json` at
-//! its root). A timestamped backup is written before any change; a file that does not parse is
-//! refused and left as it is.
+//! user-wide (`~/.claude/settings.json`) or for the current checkout (`.claude/settings.json` at
+//! its top). A timestamped backup goes to cairn's data folder before any change (never into the
+//! project); a file that does not parse is refused and left as it is. What an install created
+//! (the file, its folder, containers inside it) is recorded there too, so that uninstall takes
+//! away exactly that.
 
 use std::path::{Path, PathBuf};
 
@@ -20,11 +22,53 @@ pub enum Target {
 pub fn settings_path(target: Target) -> Result<PathBuf, Failure> {
     Ok(match target {
         Target::User => super::user_home()?.join(".claude/settings.json"),
-        Target::Project => {
-            let cwd = std::env::current_dir()?;
-            PathBuf::from(cairn_proto::project::project_of(&cwd)).join(".claude/settings.json")
-        }
+        Target::Project => cairn_proto::project::checkout_root(&std::env::current_dir()?).join(".claude/settings.json"),
     })
+}
+
+/// The file to edit: a symlinked settings file (dotfile managers) is edited where it points.
+fn resolve(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// What `install` created in one settings file.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct Record {
+    created_file: bool,
+    created_dir: bool,
+    created: settings::Created,
+}
+
+fn records_path() -> Result<PathBuf, Failure> {
+    Ok(cairn_proto::Paths::from_env()?.data_dir.join("hooks-installed.json"))
+}
+
+fn load_records() -> std::collections::BTreeMap<String, Record> {
+    records_path().ok().and_then(|p| std::fs::read_to_string(p).ok()).and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+}
+
+fn save_records(records: &std::collections::BTreeMap<String, Record>) -> Result<(), Failure> {
+    let path = records_path()?;
+    let io = |e: std::io::Error| Failure::new(1, format!("cannot write {}: {e}", path.display()));
+    if let Some(dir) = path.parent() {
+        cairn_proto::paths::create_private_dir(dir).map_err(|e| Failure::new(1, e.to_string()))?;
+    }
+    std::fs::write(&path, serde_json::to_string_pretty(records).expect("records serialise")).map_err(io)
+}
+
+/// Copies `path` to cairn's backups folder under a name that says where it came from and when.
+fn backup(path: &Path) -> Result<PathBuf, Failure> {
+    let dir = cairn_proto::Paths::from_env()?.data_dir.join("backups");
+    cairn_proto::paths::create_private_dir(&dir).map_err(|e| Failure::new(1, e.to_string()))?;
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string().replace(':', "");
+    let name = path.display().to_string().trim_start_matches('/').replace('/', "%");
+    // Never overwrite an earlier backup, even one from the same second.
+    let target = (0..)
+        .map(|n| dir.join(if n == 0 { format!("{name}.{stamp}") } else { format!("{name}.{stamp}-{n}") }))
+        .find(|p| !p.exists())
+        .expect("an unused backup name");
+    std::fs::copy(path, &target).map_err(|e| Failure::new(1, format!("cannot back up {}: {e}", path.display())))?;
+    Ok(target)
 }
 
 /// The settings as JSON; `None` when the file does not exist. A file that does not parse is an
@@ -48,22 +92,7 @@ fn read(path: &Path) -> Result<Option<Value>, Failure> {
 /// Backs up the current file (if any), then replaces it atomically, keeping its permissions.
 fn write(path: &Path, value: &Value) -> Result<Option<PathBuf>, Failure> {
     let io = |e: std::io::Error| Failure::new(1, format!("cannot write {}: {e}", path.display()));
-    let backup = if path.exists() {
-        let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string().replace(':', "");
-        let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        // Never overwrite an earlier backup, even one from the same second.
-        let backup = (0..)
-            .map(|n| path.with_file_name(if n == 0 { format!("{name}.cairn-backup-{stamp}") } else { format!("{name}.cairn-backup-{stamp}-{n}") }))
-            .find(|p| !p.exists())
-            .expect("an unused backup name");
-        std::fs::copy(path, &backup).map_err(io)?;
-        Some(backup)
-    } else {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        None
-    };
+    let saved = if path.exists() { Some(backup(path)?) } else { None };
     let tmp = path.with_extension("json.cairn-tmp");
     let mut text = serde_json::to_string_pretty(value).expect("settings serialise");
     text.push('\n');
@@ -72,7 +101,7 @@ fn write(path: &Path, value: &Value) -> Result<Option<PathBuf>, Failure> {
         std::fs::set_permissions(&tmp, meta.permissions()).map_err(io)?;
     }
     std::fs::rename(&tmp, path).map_err(io)?;
-    Ok(backup)
+    Ok(saved)
 }
 
 /// Claude Code's timeout for the hook, in whole seconds, well past the hook's own deadline.
@@ -86,46 +115,81 @@ fn describe_error(path: &Path, e: settings::SettingsError) -> Failure {
 }
 
 pub fn install(target: Target) -> Result<(), Failure> {
-    let path = settings_path(target)?;
-    let cairn = std::env::current_exe().and_then(std::fs::canonicalize).map_err(|e| Failure::new(1, format!("cannot tell where this cairn binary is: {e}")))?;
-    let mut value = read(&path)?.unwrap_or_else(|| Value::Object(Default::default()));
-    let changed = settings::install(&mut value, &settings::hook_command(&cairn), timeout_s()).map_err(|e| describe_error(&path, e))?;
+    let shown = settings_path(target)?;
+    let path = resolve(&shown);
+    let cairn = std::env::current_exe().map_err(|e| Failure::new(1, format!("cannot tell where this cairn binary is: {e}")))?;
+    let existing = read(&path)?;
+    let created_file = existing.is_none();
+    let created_dir = created_file && path.parent().is_some_and(|d| !d.exists());
+    let mut value = existing.unwrap_or_else(|| Value::Object(Default::default()));
+    let (changed, created) = settings::install(&mut value, &settings::hook_command(&cairn), timeout_s()).map_err(|e| describe_error(&path, e))?;
     if changed == 0 {
-        println!("cairn's hooks are already installed in {}", path.display());
+        println!("cairn's hooks are already installed in {}", shown.display());
         return Ok(());
     }
-    let backup = write(&path, &value)?;
-    println!("installed cairn's hooks for {} events in {}", settings::EVENTS.len(), path.display());
-    if let Some(b) = backup {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Failure::new(1, format!("cannot create {}: {e}", dir.display())))?;
+    }
+    // Keep the first install's record: a re-install over our own groups creates nothing new.
+    let mut records = load_records();
+    let key = path.display().to_string();
+    if !records.contains_key(&key) || created_file {
+        records.insert(key, Record { created_file, created_dir, created });
+    }
+    save_records(&records)?;
+    let saved = write(&path, &value)?;
+    println!("installed cairn's hooks for {} events in {}", settings::EVENTS.len(), shown.display());
+    if let Some(b) = saved {
         println!("backup of the previous file: {}", b.display());
     }
     Ok(())
 }
 
 pub fn uninstall(target: Target) -> Result<(), Failure> {
-    let path = settings_path(target)?;
+    let shown = settings_path(target)?;
+    let path = resolve(&shown);
     let Some(mut value) = read(&path)? else {
-        println!("no settings file at {}; nothing to remove", path.display());
+        println!("no settings file at {}; nothing to remove", shown.display());
         return Ok(());
     };
-    let removed = settings::uninstall(&mut value).map_err(|e| describe_error(&path, e))?;
+    let mut records = load_records();
+    let key = path.display().to_string();
+    let record = records.get(&key);
+    let removed = settings::uninstall(&mut value, record.map(|r| &r.created)).map_err(|e| describe_error(&path, e))?;
     if removed == 0 {
-        println!("no cairn hooks in {}", path.display());
+        println!("no cairn hooks in {}", shown.display());
         return Ok(());
     }
-    let backup = write(&path, &value)?;
-    println!("removed {removed} cairn hooks from {}", path.display());
-    if let Some(b) = backup {
-        println!("backup of the previous file: {}", b.display());
+    let emptied = value.as_object().is_some_and(|o| o.is_empty());
+    if emptied && record.is_some_and(|r| r.created_file) {
+        // cairn made this file (and perhaps its folder): it goes, as if never there.
+        backup(&path)?;
+        std::fs::remove_file(&path).map_err(|e| Failure::new(1, format!("cannot remove {}: {e}", path.display())))?;
+        if record.is_some_and(|r| r.created_dir)
+            && let Some(dir) = path.parent()
+        {
+            let _ = std::fs::remove_dir(dir);
+        }
+        println!("removed {removed} cairn hooks and the settings file cairn had created, {}", shown.display());
+    } else {
+        let saved = write(&path, &value)?;
+        println!("removed {removed} cairn hooks from {}", shown.display());
+        if let Some(b) = saved {
+            println!("backup of the previous file: {}", b.display());
+        }
     }
+    records.remove(&key);
+    save_records(&records)?;
     Ok(())
 }
 
-/// What is installed where; used by `status` and `doctor`.
+/// What is installed where; used by `status` and `doctor`. Each file once, even when the
+/// project's settings are the user's (run from the home folder).
 pub fn report() -> Vec<(PathBuf, Result<Vec<(String, String)>, String>)> {
-    [Target::User, Target::Project]
+    let mut paths: Vec<PathBuf> = [Target::User, Target::Project].into_iter().filter_map(|t| settings_path(t).ok()).collect();
+    paths.dedup_by(|a, b| resolve(a) == resolve(b));
+    paths
         .into_iter()
-        .filter_map(|t| settings_path(t).ok())
         .map(|path| {
             let found = match read(&path) {
                 Ok(Some(v)) => Ok(settings::installed(&v)),
@@ -137,7 +201,17 @@ pub fn report() -> Vec<(PathBuf, Result<Vec<(String, String)>, String>)> {
         .collect()
 }
 
+/// Whether the cairn plugin is enabled in the user's Claude Code settings (`enabledPlugins`).
+pub fn plugin_enabled() -> bool {
+    let Ok(path) = settings_path(Target::User) else { return false };
+    let Ok(Some(settings)) = read(&path) else { return false };
+    settings.get("enabledPlugins").and_then(Value::as_object).is_some_and(|p| p.iter().any(|(k, v)| k.starts_with("cairn@") && v == &Value::Bool(true)))
+}
+
 pub fn status() -> Result<(), Failure> {
+    if plugin_enabled() {
+        println!("the cairn plugin is enabled in Claude Code (its hooks come from the plugin)");
+    }
     for (path, found) in report() {
         match found {
             Err(e) => println!("{}: {e}", path.display()),

@@ -71,11 +71,26 @@ pub async fn client() -> Result<CairnClient, Failure> {
     Ok(connect::open(&paths).await?.0)
 }
 
+/// `--project` as given, or, when it is written as a path (`.`, `..`, `~/x`, anything with a
+/// `/`), the project of that folder, as hook events name it.
+pub fn project_arg(project: &str) -> String {
+    let looks_like_path = project == "." || project == ".." || project.contains('/');
+    if !looks_like_path {
+        return project.to_string();
+    }
+    let expanded = match project.strip_prefix("~/") {
+        Some(rest) => user_home().map(|h| h.join(rest)).unwrap_or_else(|_| project.into()),
+        None => std::path::PathBuf::from(project),
+    };
+    let absolute = if expanded.is_absolute() { expanded } else { std::env::current_dir().map(|d| d.join(&expanded)).unwrap_or(expanded) };
+    cairn_proto::project::project_of(&absolute)
+}
+
 /// The request scope for project flags, with the current directory for the default.
 pub fn scope(args: &ProjectArgs) -> Scope {
     Scope {
         cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
-        project: args.project.clone(),
+        project: args.project.as_deref().map(project_arg),
         global: args.global,
     }
 }

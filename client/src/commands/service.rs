@@ -16,7 +16,8 @@ const LAUNCHD_TEMPLATE: &str = include_str!("../../../hooks/dev.cairn.cairnd.pli
 const UNIT: &str = "cairnd.service";
 const LABEL: &str = "dev.cairn.cairnd";
 /// Environment carried into the service so it finds the same files as the shell that installed it.
-const CARRIED_ENV: &[&str] = &["CAIRN_HOME", "CAIRN_MODEL_DIR", "CAIRN_LOG", "XDG_CONFIG_HOME", "XDG_DATA_HOME"];
+/// TMPDIR and XDG_RUNTIME_DIR decide where the socket is when CAIRN_HOME is unset.
+const CARRIED_ENV: &[&str] = &["CAIRN_HOME", "CAIRN_MODEL_DIR", "CAIRN_LOG", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", "TMPDIR"];
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Kind {
@@ -148,7 +149,7 @@ pub fn status(kind: Kind) -> Result<(), Failure> {
     println!("installed: {}", path.display());
     let binary = match kind {
         Kind::Systemd => text.lines().find_map(|l| l.strip_prefix("ExecStart=")).map(|v| v.trim_matches('"').to_string()),
-        Kind::Launchd => text.split("<string>").nth(2).and_then(|s| s.split("</string>").next()).map(str::to_string),
+        Kind::Launchd => text.split("<string>").nth(2).and_then(|s| s.split("</string>").next()).map(|s| s.replace("&amp;", "&")),
     };
     if let Some(b) = binary {
         let state = if Path::new(&b).is_file() { "" } else { " (not found: run `cairn service install` again)" };

@@ -58,13 +58,14 @@ fn hooks_install_uninstall_round_trip() {
         let groups = installed["hooks"][event].as_array().unwrap_or_else(|| panic!("{event} missing"));
         let ours = groups.last().unwrap()["hooks"][0].clone();
         assert_eq!(ours["command"], format!("{} hook", cairn.display()), "{event}: absolute path, then `hook`");
-        assert!(ours["timeout"].as_u64().unwrap() >= 1, "{event}: a timeout in seconds");
+        assert!(ours["timeout"].as_u64().unwrap() * 1000 > 200, "{event}: a timeout in seconds that covers the hook's 200 ms deadline");
     }
     assert_eq!(installed["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0], "the user's hook stays first");
     let keys: Vec<&String> = installed.as_object().unwrap().keys().collect();
     assert_eq!(keys, vec!["model", "permissions", "hooks", "statusLine"], "key order kept");
-    let backups: Vec<_> = std::fs::read_dir(settings.parent().unwrap()).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains("cairn-backup")).collect();
-    assert_eq!(backups.len(), 1, "a backup before the change");
+    let backups: Vec<_> = std::fs::read_dir(home.path().join("data/backups")).unwrap().filter_map(|e| e.ok()).collect();
+    assert_eq!(backups.len(), 1, "a backup before the change, in cairn's own folder");
+    assert_eq!(std::fs::read_dir(settings.parent().unwrap()).unwrap().count(), 1, "nothing left beside settings.json");
     let backup: Value = serde_json::from_str(&std::fs::read_to_string(backups[0].path()).unwrap()).unwrap();
     assert_eq!(backup, original);
 
@@ -112,19 +113,66 @@ fn project_hooks_go_to_the_project_root() {
     assert_eq!(settings["hooks"].as_object().unwrap().len(), 7);
     let out = cairn_as_user(&home, Some(&repo), &["hooks", "uninstall", "--project"]);
     assert!(out.status.success());
-    assert_eq!(std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap().trim(), "{}");
+    assert!(!repo.join(".claude").exists(), "the file and folder cairn created are gone again");
+
+    // A linked worktree is its own checkout: its hooks go to its own .claude/.
+    let wt = home.path().join("wt");
+    std::fs::create_dir_all(repo.join(".git/worktrees/wt")).unwrap();
+    std::fs::create_dir_all(&wt).unwrap();
+    std::fs::write(wt.join(".git"), format!("gitdir: {}\n", repo.join(".git/worktrees/wt").display())).unwrap();
+    std::fs::write(repo.join(".git/worktrees/wt/commondir"), "../..\n").unwrap();
+    assert!(cairn_as_user(&home, Some(&wt), &["hooks", "install", "--project"]).status.success());
+    assert!(wt.join(".claude/settings.json").exists() && !repo.join(".claude").exists());
+}
+
+#[test]
+fn users_own_entries_empty_containers_and_symlinks() {
+    let home = Home::new();
+    let user = user_home(&home);
+    // A dotfile manager's symlink: the edit goes to the real file, the link stays a link.
+    let dotfiles = home.path().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::create_dir_all(user.join(".claude")).unwrap();
+    let real = dotfiles.join("claude-settings.json");
+    let link = user.join(".claude/settings.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let cmd = format!("{} hook", cairn_bin().display());
+    let original = json!({
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": cmd}]}],
+            "Stop": []
+        },
+        "env": {}
+    });
+    std::fs::write(&real, original.to_string()).unwrap();
+    assert!(cairn_as_user(&home, None, &["hooks", "install"]).status.success());
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "still a symlink");
+    let installed: Value = serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
+    assert_eq!(installed["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0], "the user's own cairn entry is untouched");
+    assert_eq!(installed["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
+    assert!(cairn_as_user(&home, None, &["hooks", "uninstall"]).status.success());
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
+    assert_eq!(after, original, "the user's entry and the empty list both stay");
 }
 
 #[test]
 fn plugin_ships_the_same_wiring() {
     let root = repo_root();
-    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(root.join(".claude-plugin/plugin.json")).unwrap()).unwrap();
+    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(root.join("hooks/.claude-plugin/plugin.json")).unwrap()).unwrap();
     assert_eq!(manifest["name"], "cairn");
+    assert_eq!(manifest["hooks"], "./hooks.json");
     let hooks: Value = serde_json::from_str(&std::fs::read_to_string(root.join("hooks/hooks.json")).unwrap()).unwrap();
     for event in ["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "Stop", "SessionEnd"] {
         let command = hooks["hooks"][event][0]["hooks"][0]["command"].as_str().unwrap_or_else(|| panic!("{event}"));
-        assert_eq!(command, "\"${CLAUDE_PLUGIN_ROOT}/hooks/cairn-hook\"", "{event}");
+        assert_eq!(command, "\"${CLAUDE_PLUGIN_ROOT}/cairn-hook\"", "{event}");
+        let settings_groups = hooks["hooks"][event][0].clone();
+        let tool_event = ["PreToolUse", "PostToolUse", "PostToolUseFailure"].contains(&event);
+        assert_eq!(settings_groups.get("matcher").is_some(), tool_event, "{event}: same matchers as `hooks install`");
+        assert!(settings_groups["hooks"][0]["timeout"].as_u64().unwrap() >= 1);
     }
+    let marketplace: Value = serde_json::from_str(&std::fs::read_to_string(root.join(".claude-plugin/marketplace.json")).unwrap()).unwrap();
+    assert_eq!(marketplace["plugins"][0]["source"], "./hooks", "the plugin is hooks/, not the whole checkout");
+    let plugin_root = root.join("hooks");
 
     // The plugin's script runs the real hook, and stays silent without one.
     let home = Home::new();
@@ -133,10 +181,10 @@ fn plugin_ships_the_same_wiring() {
     let payload = json!({"session_id": "plug", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash",
                          "tool_input": {"command": "git push --force origin main"}});
     let run = |bin: &OsStr| {
-        let mut child = std::process::Command::new(root.join("hooks/cairn-hook"))
+        let mut child = std::process::Command::new(plugin_root.join("cairn-hook"))
             .env("CAIRN_HOME", home.path())
             .env("CAIRN_BIN", bin)
-            .env("CLAUDE_PLUGIN_ROOT", &root)
+            .env("CLAUDE_PLUGIN_ROOT", &plugin_root)
             .env("CAIRN_HOOK_DEADLINE_MS", "5000")
             .env("HOME", home.path())
             .env("PATH", "/usr/bin:/bin")
@@ -152,9 +200,7 @@ fn plugin_ships_the_same_wiring() {
     let v = assert_hook_contract(&run(cairn_bin().as_os_str())).expect("advice through the plugin");
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
     let quiet = run(OsStr::new("/nonexistent/cairn"));
-    if !root.join("target/release/cairn").exists() {
-        assert!(assert_hook_contract(&quiet).is_none(), "no cairn anywhere: exit 0, no output");
-    }
+    assert!(assert_hook_contract(&quiet).is_none(), "no cairn anywhere: exit 0, no output");
     home.down();
 }
 
@@ -245,10 +291,36 @@ fn live_config_changes_and_broken_files() {
     assert!(eventually(Duration::from_secs(10), || home.status()["config"] == "ok"));
     assert_eq!(advice_count(&home), 1);
 
+    // Saved the way editors do it: a new file renamed over the old one.
+    let tmp = home.path().join("config/.tuneables.json.swp");
+    std::fs::write(&tmp, r#"{"semantic": {"min_similarity": 0.98}}"#).unwrap();
+    std::fs::rename(&tmp, &tuneables).unwrap();
+    assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 0), "rename-style save applied");
+
+    // The config folder deleted and made again: later edits still count.
+    std::fs::remove_dir_all(home.path().join("config")).unwrap();
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    std::fs::write(&tuneables, "{}").unwrap();
+    assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 1), "edits after the folder came back apply");
+
+    // A symlinked config file: a change at its target counts.
+    let target = home.path().join("my-tuneables.json");
+    std::fs::write(&target, "{}").unwrap();
+    std::fs::remove_file(&tuneables).unwrap();
+    std::os::unix::fs::symlink(&target, &tuneables).unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    std::fs::write(&target, r#"{"semantic": {"min_similarity": 0.97}}"#).unwrap();
+    assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 0), "a change at the symlink's target applies");
+    std::fs::write(&target, "{}").unwrap();
+    assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 1));
+
     // config init writes commented files that parse, and keeps existing ones.
     std::fs::remove_file(&tuneables).unwrap();
     let out = home.ok(&["config", "init"]);
-    assert!(out.contains(&format!("wrote {}", tuneables.display())) && out.contains("kept"), "{out}");
+    assert!(out.contains(&format!("wrote {}", tuneables.display())), "{out}");
+    let again = home.ok(&["config", "init"]);
+    assert_eq!(again.matches("kept").count(), 2, "existing files are kept: {again}");
     assert!(std::fs::read_to_string(&tuneables).unwrap().contains("// "));
     assert!(eventually(Duration::from_secs(10), || home.status()["config"] == "ok"));
     home.down();
@@ -272,6 +344,13 @@ fn paused_project_gets_nothing_and_records_nothing() {
     assert!(assert_hook_contract(&home.hook(event("a").as_bytes())).is_none(), "no advice while paused");
     assert_eq!(home.status()["session_events"].as_u64().unwrap(), events, "nothing recorded while paused");
     assert_eq!(home.status()["paused"], json!([project.display().to_string()]));
+
+    // `--project` written as a path means that folder's project, as events name it.
+    home.ok(&["resume", "--project", project.to_str().unwrap()]);
+    let out = home.run_in(Some(&project), &[], &["pause", "--project", "."]);
+    assert!(stdout(&out).contains(&format!("paused {}", project.display())), "{}", stdout(&out));
+    assert!(assert_hook_contract(&home.hook(event("a2").as_bytes())).is_none());
+    assert_eq!(home.run(&["pause", "--global"]).status.code(), Some(2), "global is not where events come from");
 
     // The pause survives a restart, and other projects are not affected.
     home.down();
