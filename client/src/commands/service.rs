@@ -100,7 +100,8 @@ fn uid() -> u32 {
 }
 
 pub fn install(kind: Kind) -> Result<(), Failure> {
-    let daemon = launch::find_daemon().and_then(|d| std::fs::canonicalize(&d).map_err(|source| launch::LaunchError::Spawn { path: d, source })).map_err(|e| Failure::new(1, e.to_string()))?;
+    // As found (absolute, symlinks kept): a versioned install behind a stable link keeps working.
+    let daemon = launch::find_daemon().map_err(|e| Failure::new(1, e.to_string()))?;
     let paths = Paths::from_env()?;
     let path = file_path(kind)?;
     let text = render(kind, &daemon, &carried(), &paths.logs_dir.join("cairnd.stderr"));
