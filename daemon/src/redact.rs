@@ -11,7 +11,7 @@ use serde_json::Value;
 pub const MASK: &str = "[REDACTED]";
 
 /// A name that says its value is secret: `GITHUB_TOKEN`, `db.password`, `client-secret`...
-const SECRET_NAME: &str = r"[A-Za-z0-9_.\-]*(?:api[_\-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd|auth[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|session[_\-]?key)";
+const SECRET_NAME: &str = r"[A-Za-z0-9_.\-]*(?:api[_\-]?key|apikey|secret|token|pass(?:w(?:or)?d|phrase)?|pwd|auth[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|session[_\-]?key)";
 
 struct Rule {
     pattern: Regex,
@@ -125,6 +125,8 @@ mod tests {
         assert_gone("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY aws s3 ls", "wJalrXUtnFEMI");
         assert_gone("DB_PASSWORD='hunter2hunter2' ./run", "hunter2hunter2");
         assert_gone("API_KEY: abc123def456", "abc123def456");
+        assert_gone("DB_PASS=xyz12345", "xyz12345");
+        assert_gone("aws_secret_access_key = wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI");
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! `cairn hooks install|uninstall|status`: cairn's entries in Claude Code's `settings.json`,
 //! user-wide (`~/.claude/settings.json`) or for the current checkout (`.claude/settings.json` at
-//! its top). A timestamped backup goes to cairn's data folder before any change (never into the
-//! project); a file that does not parse is refused and left as it is. What an install created
-//! (the file, its folder, containers inside it) is recorded there too, so that uninstall takes
-//! away exactly that.
+//! its top). A timestamped backup is written beside the file before any change; a file that does
+//! not parse is refused and left as it is. What an install created (the file, its folder,
+//! containers inside it) is recorded in cairn's data folder, so that uninstall takes away
+//! exactly that.
 
 use std::path::{Path, PathBuf};
 
@@ -56,15 +56,13 @@ fn save_records(records: &std::collections::BTreeMap<String, Record>) -> Result<
     std::fs::write(&path, serde_json::to_string_pretty(records).expect("records serialise")).map_err(io)
 }
 
-/// Copies `path` to cairn's backups folder under a name that says where it came from and when.
+/// Copies `path` beside itself as `settings.json.cairn-backup-<UTC time>`.
 fn backup(path: &Path) -> Result<PathBuf, Failure> {
-    let dir = cairn_proto::Paths::from_env()?.data_dir.join("backups");
-    cairn_proto::paths::create_private_dir(&dir).map_err(|e| Failure::new(1, e.to_string()))?;
     let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string().replace(':', "");
-    let name = path.display().to_string().trim_start_matches('/').replace('/', "%");
+    let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
     // Never overwrite an earlier backup, even one from the same second.
     let target = (0..)
-        .map(|n| dir.join(if n == 0 { format!("{name}.{stamp}") } else { format!("{name}.{stamp}-{n}") }))
+        .map(|n| path.with_file_name(if n == 0 { format!("{name}.cairn-backup-{stamp}") } else { format!("{name}.cairn-backup-{stamp}-{n}") }))
         .find(|p| !p.exists())
         .expect("an unused backup name");
     std::fs::copy(path, &target).map_err(|e| Failure::new(1, format!("cannot back up {}: {e}", path.display())))?;
@@ -162,8 +160,8 @@ pub fn uninstall(target: Target) -> Result<(), Failure> {
     }
     let emptied = value.as_object().is_some_and(|o| o.is_empty());
     if emptied && record.is_some_and(|r| r.created_file) {
-        // cairn made this file (and perhaps its folder): it goes, as if never there.
-        backup(&path)?;
+        // cairn made this file (and perhaps its folder): it goes, as if never there. Nothing of
+        // the user's is in it, so no backup is left behind either.
         std::fs::remove_file(&path).map_err(|e| Failure::new(1, format!("cannot remove {}: {e}", path.display())))?;
         if record.is_some_and(|r| r.created_dir)
             && let Some(dir) = path.parent()
