@@ -86,15 +86,29 @@ enum Message {
     Stop,
 }
 
-/// Keeps the watcher alive; dropping it stops watching.
+/// Keeps the watcher alive; dropping it stops watching and waits for its thread, so the thread
+/// never outlives the daemon's shutdown with the store in hand.
 pub struct Watch {
     stop: std::sync::mpsc::Sender<Message>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for Watch {
     fn drop(&mut self) {
         let _ = self.stop.send(Message::Stop);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
+}
+
+/// What identifies one version of a file: reading a file fires watch events too, so a reload
+/// happens only when this changes (else every read would trigger the next).
+type Version = Option<(u64, u64, u64, i64, i64)>;
+
+fn version(path: &Path) -> Version {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
 }
 
 /// Folders to watch: the config folder, its parent (to see the folder itself come back after
@@ -148,8 +162,9 @@ pub fn watch(daemon: Arc<Daemon>) -> Result<Watch, notify_debouncer_mini::notify
     }
     // Weak: the watcher's thread must not keep the daemon (and its store) alive at shutdown.
     let weak = Arc::downgrade(&daemon);
+    let mut seen = [version(&tuneables), version(&rules)];
     reload_all(&daemon, &tuneables, &rules);
-    std::thread::Builder::new().name("cairn-config-watch".into()).spawn(move || {
+    let thread = std::thread::Builder::new().name("cairn-config-watch".into()).spawn(move || {
         // Blocks until something happens: an idle daemon's watcher costs nothing.
         while let Ok(Message::Events(result)) = rx.recv() {
             let events = match result {
@@ -164,7 +179,6 @@ pub fn watch(daemon: Arc<Daemon>) -> Result<Watch, notify_debouncer_mini::notify
             if !relevant {
                 continue;
             }
-            let Some(d) = weak.upgrade() else { return };
             // Re-arm for folders that came (back) into being: the config folder, symlink targets.
             for dir in watched_dirs(&config_dir, &files) {
                 if !armed.contains(&dir) || events.iter().any(|e| e.path == dir) {
@@ -174,8 +188,14 @@ pub fn watch(daemon: Arc<Daemon>) -> Result<Watch, notify_debouncer_mini::notify
                     }
                 }
             }
+            let now = [version(&tuneables), version(&rules)];
+            if now == seen {
+                continue;
+            }
+            seen = now;
+            let Some(d) = weak.upgrade() else { return };
             reload_all(&d, &tuneables, &rules);
         }
-    }).map_err(|e| notify_debouncer_mini::notify::Error::io(e))?;
-    Ok(Watch { stop: tx })
+    }).map_err(notify_debouncer_mini::notify::Error::io)?;
+    Ok(Watch { stop: tx, thread: Some(thread) })
 }

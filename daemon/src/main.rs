@@ -83,15 +83,16 @@ fn run(args: Args) -> anyhow::Result<()> {
         };
 
         server::serve(daemon.clone(), listener).await;
-        daemon.store.flush()?;
-        anyhow::Ok(())
+        // Served: the socket is ours to remove, even if the last flush fails.
+        anyhow::Ok(daemon.store.flush())
     });
     // Every task goes with the runtime, and with the last of them the store closes. Only then is
     // the socket removed and the pidfile let go: a client that sees both gone may start anew.
     runtime.shutdown_timeout(Duration::from_secs(5));
     // Only a daemon that served removes the socket; one that failed to start may not own it.
-    served?;
+    let flushed = served?;
     server::remove_socket(&socket);
+    flushed?;
     tracing::info!("cairnd stopped");
     drop(pidfile);
     Ok(())

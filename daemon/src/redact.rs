@@ -47,12 +47,13 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // Authorization headers.
         rule(r"(?i)(?P<k>\b(?:bearer|basic|token)\s+)[A-Za-z0-9._~+/=\-]{12,}", "${k}[REDACTED]"),
         // NAME="quoted value" where the name says it is secret: the whole quoted value goes.
-        rule(&format!(r#"(?i)(?P<k>\b{SECRET_NAME}["']?\s*[:=]\s*)(?:"[^"\n]*"|'[^'\n]*')"#), "${k}[REDACTED]"),
+        // A quote cut off (by the hook's truncation) runs to the end of the line.
+        rule(&format!(r#"(?im)(?P<k>\b{SECRET_NAME}["']?\s*[:=]\s*)(?:"[^"\n]*(?:"|$)|'[^'\n]*(?:'|$))"#), "${k}[REDACTED]"),
         // NAME=value / "name": "value" where the name says it is secret.
         rule(&format!(r#"(?i)(?P<k>\b{SECRET_NAME}["']?\s*[:=]\s*["']?)[^\s"',;&|\[][^\s"',;&|]*"#), "${k}[REDACTED]"),
         // --password value / --password='several words' style flags.
         rule(
-            r#"(?i)(?P<k>(?:^|\s)--?(?:password|passwd|pass|token|secret|api-key|apikey|access-key|secret-key|auth-token)(?:\s+|=))(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)"#,
+            r#"(?im)(?P<k>(?:^|\s)--?(?:password|passwd|pass|token|secret|api-key|apikey|access-key|secret-key|auth-token)(?:\s+|=))(?:"[^"\n]*(?:"|$)|'[^'\n]*(?:'|$)|[^\s"']+)"#,
             "${k}[REDACTED]",
         ),
         // mysql -pSECRET (attached), and registry logins: docker/podman/helm login -p SECRET.
@@ -63,15 +64,13 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ]
 });
 
-/// Object keys whose whole value is a secret, whatever it looks like.
+/// Object keys whose whole value is a secret, whatever it looks like: the names of
+/// [`SECRET_NAME`], and a few that only make sense as keys.
 fn is_secret_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase().replace(['-', '_'], "");
-    const NAMES: &[&str] = &[
-        "password", "passwd", "pwd", "secret", "token", "apikey", "accesskey", "secretkey", "privatekey",
-        "authorization", "auth", "credentials", "credential", "clientsecret", "accesstoken", "refreshtoken",
-        "passphrase", "cookie", "sessionkey",
-    ];
-    NAMES.iter().any(|n| k == *n || (k.ends_with(n) && n.len() >= 5))
+    static KEY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(r"(?i)^(?:{SECRET_NAME}|[A-Za-z0-9_.\-]*(?:pw|authorization|cookie|set[_\-]?cookie))$")).expect("secret key pattern compiles")
+    });
+    KEY.is_match(key)
 }
 
 /// `text` with every secret replaced by [`MASK`].
@@ -186,15 +185,34 @@ mod tests {
     }
 
     #[test]
+    fn quotes_cut_short_still_hide_everything() {
+        let out = redact_text("export DB_PASSWORD='w1 w2 w3 w4...[900 more bytes cut by cairn]");
+        assert!(!out.contains("w2") && !out.contains("w4"), "{out}");
+        let out = redact_text("run --password \"a b c\nnext line");
+        assert!(!out.contains(" b ") && out.contains("next line"), "{out}");
+    }
+
+    #[test]
+    fn secret_keys() {
+        for key in ["pass", "db_pass", "DB_PASS", "PGPASS", "pw", "password", "client_secret", "GITHUB_TOKEN", "Authorization", "cookie", "apiKey"] {
+            assert!(is_secret_key(key), "{key}");
+        }
+        for key in ["user", "command", "description", "path", "tokens_used_count_x"] {
+            assert!(!is_secret_key(key), "{key}");
+        }
+    }
+
+    #[test]
     fn json_values_by_key_and_content() {
         let mut v = json!({
             "command": "export OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz",
-            "env": {"password": "plain", "user": "bob", "client_secret": 12345},
+            "env": {"password": "plain", "user": "bob", "client_secret": 12345, "DB_PASS": "dbp4ss", "PGPASS": "pgp4ss"},
+            "auth": {"pw": "pw1234"},
             "list": ["ghp_abcdefghijklmnopqrstuvwxyz0123456789"],
         });
         redact_value(&mut v);
         let s = v.to_string();
-        for secret in ["sk-abcdefghijklmnopqrstuvwxyz", "plain", "12345", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"] {
+        for secret in ["sk-abcdefghijklmnopqrstuvwxyz", "plain", "12345", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "dbp4ss", "pgp4ss", "pw1234"] {
             assert!(!s.contains(secret), "{secret} survived in {s}");
         }
         assert_eq!(v["env"]["user"], "bob");

@@ -26,9 +26,32 @@ pub fn settings_path(target: Target) -> Result<PathBuf, Failure> {
     })
 }
 
-/// The file to edit: a symlinked settings file (dotfile managers) is edited where it points.
+/// The file to edit, the same whether or not it exists yet: a symlinked settings file (dotfile
+/// managers) is edited where it points, even when its target does not exist yet, and the folders
+/// on the way are resolved as far as they exist.
 fn resolve(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    let mut path = path.to_path_buf();
+    for _ in 0..16 {
+        match std::fs::read_link(&path) {
+            Ok(target) => path = path.parent().map_or(target.clone(), |dir| dir.join(&target)),
+            Err(_) => break,
+        }
+    }
+    // Canonicalise the longest existing ancestor and keep the rest as written.
+    let mut rest = Vec::new();
+    let mut base = path.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(base) {
+            return rest.iter().rev().fold(real, |acc: PathBuf, part| acc.join(part));
+        }
+        match (base.parent(), base.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                base = parent;
+            }
+            _ => return path,
+        }
+    }
 }
 
 /// What `install` created in one settings file.

@@ -89,10 +89,20 @@ fn process_alive(pid: i32) -> bool {
     exists && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z')))
 }
 
+/// Whether `pid` is a cairnd, where the system can tell (a pid from a stale pidfile may have
+/// been given to another program since).
+fn is_cairnd(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+        Ok(comm) => comm.trim() == "cairnd",
+        // No /proc (macOS): the pidfile's content is all there is to go on.
+        Err(_) => !std::path::Path::new("/proc/self").exists(),
+    }
+}
+
 /// Whether the home's daemon process still exists. Checked by pid rather than by taking the
 /// pidfile's lock, which would make a daemon starting at that instant fail.
 fn daemon_alive(paths: &Paths) -> bool {
-    pid_from_file(paths).is_some_and(process_alive)
+    pid_from_file(paths).is_some_and(|pid| process_alive(pid) && is_cairnd(pid))
 }
 
 pub async fn down() -> Result<(), Failure> {
@@ -111,7 +121,8 @@ pub async fn down() -> Result<(), Failure> {
             return Ok(());
         }
         Err(e) => {
-            // An older daemon, or one not answering: ask it to stop by signal, which it also handles.
+            // An older daemon, or one not answering: ask it to stop by signal, which it also handles
+            // (only a live cairnd of this home: a stale pidfile's pid may be someone else's now).
             let Some(pid) = pid_from_file(&paths).filter(|_| daemon_alive(&paths)) else { return Err(e.into()) };
             // SAFETY: kill only sends a signal.
             unsafe { libc::kill(pid, libc::SIGTERM) };
@@ -119,7 +130,7 @@ pub async fn down() -> Result<(), Failure> {
     }
     let started = Instant::now();
     // Gone means the process itself has exited, so its store is free for the next daemon.
-    while daemon_alive(&paths) || paths.socket.exists() || pid.is_some_and(process_alive) {
+    while daemon_alive(&paths) || paths.socket.exists() || pid.is_some_and(|p| process_alive(p) && is_cairnd(p)) {
         if started.elapsed() > STOP_LIMIT {
             return Err(Failure::new(1, format!("cairnd is still running after {}s", STOP_LIMIT.as_secs())));
         }

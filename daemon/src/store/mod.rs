@@ -73,7 +73,10 @@ impl Store {
         let db = loop {
             match config.open() {
                 Ok(db) => break db,
-                Err(sled::Error::Io(e)) if e.kind() == std::io::ErrorKind::WouldBlock && started.elapsed() < LOCK_WAIT => {
+                // sled reports a held lock as a generic I/O error that names it in its text.
+                Err(sled::Error::Io(e))
+                    if (e.kind() == std::io::ErrorKind::WouldBlock || e.to_string().contains("acquire lock")) && started.elapsed() < LOCK_WAIT =>
+                {
                     std::thread::sleep(std::time::Duration::from_millis(25));
                 }
                 Err(source) => return Err(StoreError::Open { path: dir.to_path_buf(), source }),

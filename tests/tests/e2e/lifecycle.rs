@@ -223,3 +223,34 @@ fn shared_temp_socket_folder_must_be_private() {
     assert!(cairn(&["status"]).status.success());
     assert!(cairn(&["down"]).status.success());
 }
+
+#[test]
+fn a_stale_pidfile_never_signals_a_stranger() {
+    let home = Home::new();
+    let mut stranger = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    std::fs::write(home.path().join("cairnd.pid"), format!("{}\n", stranger.id())).unwrap();
+    let out = home.run(&["down"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not running"));
+    assert!(stranger.try_wait().unwrap().is_none(), "the process that now has the old pid was left alone");
+    stranger.kill().unwrap();
+    let _ = stranger.wait();
+    std::fs::remove_file(home.path().join("cairnd.pid")).unwrap();
+}
+
+#[test]
+fn a_store_still_locked_by_an_exiting_daemon_is_waited_for() {
+    let home = Home::new();
+    home.up();
+    home.down();
+    // Hold the store's lock for a moment, as a daemon on its way out would.
+    let db = std::fs::OpenOptions::new().read(true).write(true).open(home.path().join("data/store/db")).unwrap();
+    db.lock().unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(800));
+        drop(db);
+    });
+    home.up();
+    release.join().unwrap();
+    home.down();
+}

@@ -125,6 +125,31 @@ fn project_hooks_go_to_the_project_root() {
 }
 
 #[test]
+fn symlinked_home_and_dangling_dotfile_links() {
+    let home = Home::new();
+    let real_home = user_home(&home);
+    let linked_home = home.path().join("linked-home");
+    std::os::unix::fs::symlink(&real_home, &linked_home).unwrap();
+    let as_linked = |args: &[&str]| home.run_in(None, &[("HOME", linked_home.as_os_str())], args);
+
+    // Reached through a symlinked HOME, install and uninstall agree on the file and its record.
+    assert!(as_linked(&["hooks", "install"]).status.success());
+    assert!(real_home.join(".claude/settings.json").exists());
+    assert!(as_linked(&["hooks", "uninstall"]).status.success());
+    assert!(!real_home.join(".claude").exists(), "nothing left: {:?}", std::fs::read_dir(&real_home).unwrap().collect::<Vec<_>>());
+
+    // A dotfile link whose target does not exist yet: the target is created, the link stays.
+    let dotfiles = home.path().join("dots");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::create_dir_all(real_home.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(dotfiles.join("settings.json"), real_home.join(".claude/settings.json")).unwrap();
+    assert!(as_linked(&["hooks", "install"]).status.success());
+    assert!(std::fs::symlink_metadata(real_home.join(".claude/settings.json")).unwrap().file_type().is_symlink());
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(dotfiles.join("settings.json")).unwrap()).unwrap();
+    assert_eq!(written["hooks"].as_object().unwrap().len(), 7);
+}
+
+#[test]
 fn users_own_entries_empty_containers_and_symlinks() {
     let home = Home::new();
     let user = user_home(&home);
