@@ -8,6 +8,8 @@ home="$(mktemp -d /tmp/cairn-idle.XXXXXX)"
 export CAIRN_HOME="$home"
 trap 'target/release/cairn down >/dev/null 2>&1 || true; rm -rf "$home"' EXIT
 target/release/cairn up --lite >/dev/null
+# With config files present, as a configured install has them (the watcher then has files to watch).
+target/release/cairn config init >/dev/null
 pid="$(cat "$home/cairnd.pid")"
 ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 hz="$(getconf CLK_TCK)"
