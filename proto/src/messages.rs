@@ -227,7 +227,7 @@ pub struct AdviceItem {
     pub score: f64,
     pub why: String,
     /// Every signal that went into the score, each under its own name.
-    pub signals: BTreeMap<String, f64>,
+    pub signals: Signals,
 }
 
 /// Errors a request can end with; each says what to do about it.

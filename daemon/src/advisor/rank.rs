@@ -39,7 +39,7 @@ pub struct Gates {
 pub struct Ranked {
     pub candidate: Candidate,
     pub score: f64,
-    pub signals: BTreeMap<String, f64>,
+    pub signals: cairn_proto::Signals,
     pub why: String,
 }
 
