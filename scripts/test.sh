@@ -5,6 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --workspace --bins --locked
+
+# The semantic engine's tests use the real model: fetch it once (cairn setup checks every sha256
+# and is a no-op when the files are there) into a folder every test shares through CAIRN_MODEL_DIR.
+export CAIRN_MODEL_DIR="${CAIRN_MODEL_DIR:-$PWD/target/cairn-models}"
+setup_home="$(mktemp -d)"
+CAIRN_HOME="$setup_home" target/debug/cairn setup
+rm -rf "$setup_home"
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --locked --no-fail-fast
 else

@@ -142,6 +142,27 @@ enum Command {
         #[arg(short = 'n', long, default_value_t = 40)]
         lines: usize,
     },
+    /// Fetch the embedding model (ONNX Runtime, model, tokenizer) and check every sha256.
+    Setup {
+        /// Fetch every file again, even those already in place.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Search memories by meaning and keywords, with the evidence for each result.
+    Search {
+        /// What to look for.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        text: Vec<String>,
+        /// Most results.
+        #[arg(short = 'k', long = "limit", value_name = "N")]
+        k: Option<u32>,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
+    /// Re-embed every memory and rebuild the semantic index, with progress.
+    Reindex,
     /// Show the advice cairn would give, and why (a dry run unless --session is given).
     Advise {
         /// What is about to happen, in words (everything after the flags, dashes included).
@@ -282,6 +303,9 @@ fn run(command: Command) -> Result<(), Failure> {
             Command::Pause { scope } => commands::config::pause(scope, true).await,
             Command::Resume { scope } => commands::config::pause(scope, false).await,
             Command::Logs { follow, lines } => commands::config::logs(lines, follow),
+            Command::Setup { force } => commands::setup::setup(force).await,
+            Command::Search { text, k, json, scope } => commands::search::search(text, k, json, scope).await,
+            Command::Reindex => commands::search::reindex().await,
             Command::Advise { text, hook_input, json, limit, session, scope } => {
                 commands::advise::advise(text, hook_input, json, limit, session, scope).await
             }

@@ -23,14 +23,35 @@ pub struct Tuneables {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Semantic {
-    /// Gate on retrieval relevance (today the lexical relevance) before fusion.
+    /// Whether embeddings take part in retrieval when the model is available.
+    pub enabled: bool,
+    /// Gate on retrieval relevance (keywords and embeddings fused) before fusion.
     pub min_similarity: f64,
     /// Decision threshold on the fused score.
     pub min_fusion_score: f64,
     /// Weight of outcome effectiveness in the fusion.
     pub weight_outcome: f64,
-    /// Distinct query terms a keyword match must share (fewer for shorter queries).
+    /// Distinct query terms a keyword match must share (fewer for shorter queries); applies
+    /// only where there are no embeddings to judge by.
     pub min_matched_terms: usize,
+    /// How much embedding similarity counts in relevance, beside keyword relevance (see `hybrid`).
+    pub weight_similarity: f64,
+    /// Cosine similarity at or below which the semantic part of relevance is 0.
+    pub similarity_floor: f64,
+    /// Cosine similarity at or above which the semantic part of relevance is 1.
+    pub similarity_ceiling: f64,
+    /// An ONNX sentence-transformer model of the user's own (empty: cairn's built-in model).
+    pub embedding_model: String,
+    /// The tokenizer.json that goes with `embedding_model`.
+    pub embedding_tokenizer: String,
+    /// The ONNX Runtime library to load (empty: ORT_DYLIB_PATH, else cairn's own copy).
+    pub onnx_runtime: String,
+    /// Longest window of tokens the model reads at once; longer texts are embedded in windows.
+    pub max_tokens: usize,
+    /// Threads one embedding may use.
+    pub threads: usize,
+    /// Query embeddings kept in memory, most recently used first.
+    pub query_cache_size: usize,
 }
 
 /// Trigger rules (Spark's `triggers` block).
@@ -77,7 +98,23 @@ pub struct StoreSettings {
 
 impl Default for Semantic {
     fn default() -> Self {
-        Semantic { min_similarity: 0.5, min_fusion_score: 0.5, weight_outcome: 0.3, min_matched_terms: 2 }
+        Semantic {
+            enabled: true,
+            min_similarity: 0.5,
+            min_fusion_score: 0.5,
+            weight_outcome: 0.3,
+            min_matched_terms: 2,
+            // Tuned on LoCoMo's tuning conversations (see BENCHMARKS.md).
+            weight_similarity: 0.7,
+            similarity_floor: 0.15,
+            similarity_ceiling: 0.9,
+            embedding_model: String::new(),
+            embedding_tokenizer: String::new(),
+            onnx_runtime: String::new(),
+            max_tokens: 256,
+            threads: 2,
+            query_cache_size: 1024,
+        }
     }
 }
 
@@ -186,6 +223,24 @@ impl Tuneables {
         unit("semantic.min_similarity", self.semantic.min_similarity)?;
         unit("semantic.min_fusion_score", self.semantic.min_fusion_score)?;
         unit("semantic.weight_outcome", self.semantic.weight_outcome)?;
+        unit("semantic.weight_similarity", self.semantic.weight_similarity)?;
+        let s = &self.semantic;
+        if !(-1.0..=1.0).contains(&s.similarity_floor) || !(-1.0..=1.0).contains(&s.similarity_ceiling) || s.similarity_floor >= s.similarity_ceiling {
+            return Err(ConfigError::Invalid {
+                file: file.to_string(),
+                key: "semantic.similarity_floor/similarity_ceiling",
+                value: format!("{} / {}", s.similarity_floor, s.similarity_ceiling),
+                rule: "must lie between -1 and 1, the floor below the ceiling",
+            });
+        }
+        if s.embedding_model.trim().is_empty() != s.embedding_tokenizer.trim().is_empty() {
+            return Err(ConfigError::Invalid {
+                file: file.to_string(),
+                key: "semantic.embedding_model/embedding_tokenizer",
+                value: format!("{:?} / {:?}", s.embedding_model, s.embedding_tokenizer),
+                rule: "a model of your own needs its tokenizer: set both, or neither",
+            });
+        }
         let within = |key: &'static str, v: usize, max: usize, rule: &'static str| {
             if (1..=max).contains(&v) {
                 Ok(())
@@ -199,6 +254,8 @@ impl Tuneables {
         at_least_one("sessions.retention_days", self.sessions.retention_days)?;
         at_least_one("sessions.max_events", self.sessions.max_events)?;
         at_least_one("store.cache_mb", self.store.cache_mb)?;
+        within("semantic.max_tokens", self.semantic.max_tokens, 8192, "must be between 1 and 8192")?;
+        within("semantic.threads", self.semantic.threads, 64, "must be between 1 and 64")?;
         if self.advice.char_budget_tool > 9000 || self.advice.char_budget_prompt > 9000 {
             return Err(ConfigError::Invalid {
                 file: file.to_string(),
@@ -252,10 +309,20 @@ pub fn settings(tuneables: &Tuneables, file_value: &serde_json::Value) -> Vec<Se
 fn describe(key: &str) -> &'static str {
     match key {
         "semantic" => "Retrieval gates and fusion weights (Spark's `semantic` block).",
-        "semantic.min_similarity" => "Gate on retrieval relevance (0 to 1) before fusion; a trigger match bypasses it.",
+        "semantic.enabled" => "Use embeddings in retrieval when the model is available (`cairn setup` fetches it).",
+        "semantic.min_similarity" => "Gate on retrieval relevance (0 to 1, keywords and embeddings fused) before fusion; a trigger match bypasses it.",
         "semantic.min_fusion_score" => "Decision threshold on the fused score: below it, nothing is said.",
         "semantic.weight_outcome" => "How much a memory's proven effectiveness moves its score.",
-        "semantic.min_matched_terms" => "Distinct query words a keyword match must share (fewer for shorter queries).",
+        "semantic.min_matched_terms" => "Distinct query words a keyword match must share (fewer for shorter queries), when there are no embeddings.",
+        "semantic.weight_similarity" => "How much embedding similarity counts in relevance beside keywords (0: not at all; 1: a perfect paraphrase alone is fully relevant).",
+        "semantic.similarity_floor" => "Cosine similarity at or below which the semantic part of relevance is 0.",
+        "semantic.similarity_ceiling" => "Cosine similarity at or above which the semantic part of relevance is 1.",
+        "semantic.embedding_model" => "Path of an ONNX sentence-transformer of your own; empty for the built-in model (restart to apply).",
+        "semantic.embedding_tokenizer" => "Path of the tokenizer.json for embedding_model (restart to apply).",
+        "semantic.onnx_runtime" => "Path of the ONNX Runtime library; empty for ORT_DYLIB_PATH, else cairn's own copy (restart to apply).",
+        "semantic.max_tokens" => "Longest window of tokens embedded at once; longer texts are embedded in windows (restart to apply).",
+        "semantic.threads" => "Threads one embedding may use (restart to apply).",
+        "semantic.query_cache_size" => "Query embeddings kept in memory (restart to apply).",
         "triggers" => "Trigger rules from trigger_rules.yaml (Spark's `triggers` block).",
         "triggers.enabled" => "Whether trigger rules apply (they are checked and shown now; they act from the advisor release on).",
         "advice" => "How much one answer may say.",
@@ -327,10 +394,10 @@ mod tests {
 
     #[test]
     fn partial_blocks_keep_other_defaults_and_report_unknown_keys() {
-        let loaded = Tuneables::parse(r#"{"semantic": {"min_similarity": 0.7, "embedding_model": "x"}, "preset": "aggressive"}"#, "t.json").unwrap();
+        let loaded = Tuneables::parse(r#"{"semantic": {"min_similarity": 0.7, "embedding_provider": "x"}, "preset": "aggressive"}"#, "t.json").unwrap();
         assert_eq!(loaded.tuneables.semantic.min_similarity, 0.7);
         assert_eq!(loaded.tuneables.semantic.weight_outcome, 0.3);
-        assert_eq!(loaded.unknown_keys, vec!["preset".to_string(), "semantic.embedding_model".to_string()]);
+        assert_eq!(loaded.unknown_keys, vec!["preset".to_string(), "semantic.embedding_provider".to_string()]);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Periodic work. Only what is essential runs in `--lite`: today that is the session-log
-//! retention, once at start and then hourly, so an idle daemon stays asleep.
+//! Periodic work. Only what is essential runs in `--lite`: the session-log retention, once at
+//! start and then hourly, and saving the semantic index when it changed, so an idle daemon
+//! stays asleep.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,6 +8,9 @@ use std::time::Duration;
 use crate::state::Daemon;
 
 const RETENTION_EVERY: Duration = Duration::from_secs(3600);
+/// How often a changed semantic index is written out. The store holds every vector, so what a
+/// crash loses here is only repair time at the next start.
+const INDEX_SAVE_EVERY: Duration = Duration::from_secs(120);
 
 /// Applies the session-log retention now.
 pub fn prune_sessions(d: &Daemon) {
@@ -21,6 +25,20 @@ pub fn prune_sessions(d: &Daemon) {
 }
 
 pub fn spawn(d: Arc<Daemon>) {
+    let saver = d.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + INDEX_SAVE_EVERY, INDEX_SAVE_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = saver.shutdown.cancelled() => return,
+                _ = tick.tick() => {
+                    let d2 = saver.clone();
+                    let _ = tokio::task::spawn_blocking(move || crate::semantic::save_now(&d2)).await;
+                }
+            }
+        }
+    });
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(RETENTION_EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -55,7 +55,17 @@ pub struct LexicalHit {
 
 struct DocEntry {
     id: String,
-    terms: Vec<u32>,
+    /// Term ids with their folded frequency in this memory.
+    terms: Vec<(u32, f32)>,
+}
+
+/// A query's terms resolved against the index, shared by the ways of scoring.
+struct QueryPlan {
+    terms: Vec<String>,
+    /// Per term: its id and idf, when the corpus has it.
+    known: Vec<Option<(u32, f64)>>,
+    idf_mass: f64,
+    avg_len: f64,
 }
 
 /// Inverted index with dense per-slot arrays, so scoring a posting list touches little memory.
@@ -142,7 +152,7 @@ impl LexicalIndex {
                 self.postings.push(Vec::new());
             }
             self.postings[term_id as usize].push((slot as u32, freq as f32));
-            terms.push(term_id);
+            terms.push((term_id, freq as f32));
         }
         self.total_length += length;
         self.projects[slot] = project;
@@ -156,17 +166,12 @@ impl LexicalIndex {
         if let Some(entry) = self.docs[slot].take() {
             self.total_length -= self.lengths[slot];
             // Term ids stay interned (a vocabulary only grows); their lists shrink.
-            for term in entry.terms {
+            for (term, _) in entry.terms {
                 self.postings[term as usize].retain(|(s, _)| *s as usize != slot);
             }
         }
         self.lengths[slot] = 0.0;
         self.free.push(slot);
-    }
-
-    fn postings_of(&self, term: &str) -> Option<&[(u32, f32)]> {
-        let list = &self.postings[*self.term_ids.get(term)? as usize];
-        (!list.is_empty()).then_some(list.as_slice())
     }
 
     fn idf(&self, doc_freq: usize) -> f64 {
@@ -175,54 +180,73 @@ impl LexicalIndex {
         ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
     }
 
+    /// Resolves a query's distinct terms (at most 64: matches are tracked as bits of a u64).
+    fn plan(&self, query: &str) -> Option<QueryPlan> {
+        let mut terms: Vec<String> = text::terms(query);
+        let mut seen = HashSet::new();
+        terms.retain(|t| seen.insert(t.clone()));
+        terms.truncate(64);
+        if terms.is_empty() || self.is_empty() {
+            return None;
+        }
+        let known: Vec<Option<(u32, f64)>> = terms
+            .iter()
+            .map(|t| {
+                let id = *self.term_ids.get(t)?;
+                let list = &self.postings[id as usize];
+                (!list.is_empty()).then(|| (id, self.idf(list.len())))
+            })
+            .collect();
+        // A term the corpus has never seen cannot be matched by any memory; it still says the
+        // query is about something else, so it counts as half a term seen once: one stray word
+        // does not silence an otherwise complete match, in a small corpus or a large one.
+        let idf_mass = known.iter().map(|k| k.map_or(0.5 * self.idf(1), |(_, idf)| idf)).sum();
+        let avg_len = (self.total_length / self.len() as f64).max(1e-9);
+        Some(QueryPlan { terms, known, idf_mass, avg_len })
+    }
+
+    fn term_score(&self, plan: &QueryPlan, idf: f64, tf: f64, slot: usize) -> f64 {
+        let norm = K1 * (1.0 - B + B * self.lengths[slot] / plan.avg_len);
+        idf * tf * (K1 + 1.0) / (tf + norm)
+    }
+
+    fn hit(&self, plan: &QueryPlan, slot: usize, bm25: f64, bits: u64) -> Option<LexicalHit> {
+        let entry = self.docs[slot].as_ref()?;
+        let matched = plan.terms.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, t)| t.clone()).collect();
+        Some(LexicalHit { id: entry.id.clone(), bm25, relevance: (bm25 / plan.idf_mass).clamp(0.0, 1.0), matched, query_terms: plan.terms.len() })
+    }
+
     /// The best `k` memories for `query` among those whose project is in `projects`
     /// (every project when `projects` is `None`), best first.
     pub fn search(&self, query: &str, projects: Option<&[&str]>, k: usize) -> Vec<LexicalHit> {
-        let mut query_terms: Vec<String> = text::terms(query);
-        let mut seen = HashSet::new();
-        query_terms.retain(|t| seen.insert(t.clone()));
-        query_terms.truncate(64); // matched terms are tracked as bits of a u64
-        if query_terms.is_empty() || self.is_empty() || k == 0 {
+        let Some(plan) = self.plan(query) else { return Vec::new() };
+        if k == 0 {
             return Vec::new();
         }
         let allowed: Option<Vec<u32>> = projects.map(|ps| ps.iter().filter_map(|p| self.project_ids.get(*p).copied()).collect());
         if allowed.as_ref().is_some_and(Vec::is_empty) {
             return Vec::new();
         }
-        let avg_len = (self.total_length / self.len() as f64).max(1e-9);
-        // A term the corpus has never seen cannot be matched by any memory; it still says the
-        // query is about something else, so it counts as half a term seen once: one stray word
-        // does not silence an otherwise complete match, in a small corpus or a large one.
-        let idf_mass: f64 = query_terms
-            .iter()
-            .map(|t| match self.postings_of(t) {
-                Some(list) => self.idf(list.len()),
-                None => 0.5 * self.idf(1),
-            })
-            .sum();
 
         let mut ranked: Vec<(usize, f64, u64)> = SCRATCH.with(|cell| {
             let (scores, touched) = &mut *cell.borrow_mut();
             if scores.len() < self.docs.len() {
                 scores.resize(self.docs.len(), (0.0, 0));
             }
-            for (bit, term) in query_terms.iter().enumerate() {
-                let Some(list) = self.postings_of(term) else { continue };
-                let idf = self.idf(list.len());
-                for &(slot, tf) in list {
+            for (bit, known) in plan.known.iter().enumerate() {
+                let Some((term, idf)) = *known else { continue };
+                for &(slot, tf) in &self.postings[term as usize] {
                     let s = slot as usize;
                     if let Some(allowed) = &allowed
                         && !allowed.contains(&self.projects[s])
                     {
                         continue;
                     }
-                    let tf = tf as f64;
-                    let norm = K1 * (1.0 - B + B * self.lengths[s] / avg_len);
                     let acc = &mut scores[s];
                     if acc.1 == 0 {
                         touched.push(slot);
                     }
-                    acc.0 += idf * tf * (K1 + 1.0) / (tf + norm);
+                    acc.0 += self.term_score(&plan, idf, tf as f64, s);
                     acc.1 |= 1 << bit;
                 }
             }
@@ -238,22 +262,34 @@ impl LexicalIndex {
             ranked.select_nth_unstable_by(k - 1, by_score);
             ranked.truncate(k);
         }
-        let mut hits: Vec<LexicalHit> = ranked
-            .into_iter()
-            .filter_map(|(slot, bm25, bits)| {
-                let entry = self.docs[slot].as_ref()?;
-                let matched = query_terms.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, t)| t.clone()).collect();
-                Some(LexicalHit {
-                    id: entry.id.clone(),
-                    bm25,
-                    relevance: (bm25 / idf_mass).clamp(0.0, 1.0),
-                    matched,
-                    query_terms: query_terms.len(),
-                })
-            })
-            .collect();
+        let mut hits: Vec<LexicalHit> = ranked.into_iter().filter_map(|(slot, bm25, bits)| self.hit(&plan, slot, bm25, bits)).collect();
         hits.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then_with(|| a.id.cmp(&b.id)));
         hits
+    }
+
+    /// Keyword evidence for particular memories (found some other way), scored exactly as
+    /// [`Self::search`] would score them; `None` for an id the index does not hold. A memory
+    /// that matches no query term gets a hit with score 0.
+    pub fn score(&self, query: &str, ids: &[&str]) -> Vec<Option<LexicalHit>> {
+        let plan = self.plan(query);
+        ids.iter()
+            .map(|id| {
+                let slot = *self.slots.get(*id)?;
+                let Some(plan) = &plan else {
+                    return Some(LexicalHit { id: id.to_string(), bm25: 0.0, relevance: 0.0, matched: Vec::new(), query_terms: 0 });
+                };
+                let entry = self.docs[slot].as_ref()?;
+                let (mut bm25, mut bits) = (0.0, 0u64);
+                for (bit, known) in plan.known.iter().enumerate() {
+                    let Some((term, idf)) = *known else { continue };
+                    if let Some(&(_, tf)) = entry.terms.iter().find(|(t, _)| *t == term) {
+                        bm25 += self.term_score(plan, idf, tf as f64, slot);
+                        bits |= 1 << bit;
+                    }
+                }
+                self.hit(plan, slot, bm25, bits)
+            })
+            .collect()
     }
 }
 
@@ -343,6 +379,23 @@ mod tests {
         let partial = idx.search("rotate database password carefully", None, 1)[0].relevance;
         assert!(full > 0.8, "full coverage {full}");
         assert!(partial < 0.4, "partial coverage {partial}");
+    }
+
+    #[test]
+    fn scoring_given_memories_agrees_with_search() {
+        let idx = index(&[
+            ("a", "p", "rotate the api token monthly"),
+            ("b", "q", "format code with rustfmt"),
+            ("c", "p", "token rotation needs a calendar reminder"),
+        ]);
+        let searched = idx.search("rotate api token", None, 10);
+        let scored = idx.score("rotate api token", &["c", "a", "b", "nobody"]);
+        let by_id = |id: &str| searched.iter().find(|h| h.id == id).cloned();
+        assert_eq!(scored[0], by_id("c"));
+        assert_eq!(scored[1], by_id("a"));
+        let b = scored[2].as_ref().unwrap();
+        assert_eq!((b.bm25, b.relevance, b.matched.len()), (0.0, 0.0, 0), "no shared word, no keyword evidence");
+        assert!(scored[3].is_none());
     }
 
     #[test]

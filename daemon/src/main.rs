@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use cairn_daemon::state::{ConfigState, Daemon};
-use cairn_daemon::{jobs, live_config, logging, pidfile::{PidFile, PidFileError}, server, store::Store};
+use cairn_daemon::{jobs, live_config, logging, pidfile::{PidFile, PidFileError}, semantic, server, store::Store};
 use cairn_proto::{paths::create_private_dir, Mode, Paths};
 use clap::Parser;
 
@@ -45,6 +45,13 @@ fn run(args: Args) -> anyhow::Result<()> {
     // Everything cairnd creates is the user's alone: folders 0700, files 0600.
     // SAFETY: umask only sets the process's file-creation mask.
     unsafe { libc::umask(0o077) };
+    // glibc gives each thread that allocates its own heap arena; freed memory then stays spread
+    // over many of them. Two arenas keep the daemon's footprint close to what it holds.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only tunes the allocator, before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
     let paths = Paths::from_env()?;
     for dir in [&paths.home, &paths.data_dir, &paths.config_dir, &paths.logs_dir] {
         create_private_dir(dir)?;
@@ -72,6 +79,12 @@ fn run(args: Args) -> anyhow::Result<()> {
             tracing::info!("signal received; shutting down");
             signals.shutdown.cancel();
         });
+        semantic::spawn_worker(&daemon);
+        // The full daemon loads the model right away (in the background: it answers meanwhile,
+        // by keywords); --lite loads it on first use.
+        if mode == Mode::Full && daemon.tuneables().semantic.enabled {
+            daemon.semantic.request_load();
+        }
         jobs::spawn(daemon.clone());
         // Live config is a convenience: without a watcher cairn still runs, on the settings it read.
         let _watch = match live_config::watch(daemon.clone()) {
@@ -83,6 +96,10 @@ fn run(args: Args) -> anyhow::Result<()> {
         };
 
         server::serve(daemon.clone(), listener).await;
+        tokio::task::block_in_place(|| {
+            semantic::stop_worker(&daemon);
+            semantic::save_now(&daemon);
+        });
         // Served: the socket is ours to remove, even if the last flush fails.
         anyhow::Ok(daemon.store.flush())
     });

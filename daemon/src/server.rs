@@ -143,6 +143,25 @@ impl Cairn for Server {
         handlers::pause::handle(&self.0, scope, false).await
     }
 
+    async fn search(self, _: Context, request: SearchRequest) -> Result<SearchResults, RpcError> {
+        let _g = self.0.enter();
+        handlers::search::handle(&self.0, request).await
+    }
+
+    async fn reindex(self, _: Context) -> Result<JobProgress, RpcError> {
+        let _g = self.0.enter();
+        handlers::semantic::reindex(&self.0).await
+    }
+
+    async fn job(self, _: Context) -> Option<JobProgress> {
+        handlers::semantic::job(&self.0).await
+    }
+
+    async fn load_model(self, _: Context) -> String {
+        let _g = self.0.enter();
+        handlers::semantic::load_model(&self.0).await
+    }
+
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
         let token = self.0.shutdown.clone();

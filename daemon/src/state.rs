@@ -1,8 +1,8 @@
-//! The daemon's shared state: store, in-memory indexes, settings, session state, and the
-//! shutdown signal. One `Arc<Daemon>` is handed to every request handler.
+//! The daemon's shared state: store, in-memory indexes, the semantic engine, settings, session
+//! state, and the shutdown signal. One `Arc<Daemon>` is handed to every request handler.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Instant;
 
 use cairn_proto::{Memory, Mode, Paths, RpcError, Scope, GLOBAL_PROJECT};
@@ -12,7 +12,9 @@ use crate::advisor::cooldown::Cooldowns;
 use crate::config::Tuneables;
 pub use crate::live_config::ConfigState;
 use crate::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
+use crate::embed::Embedder;
 use crate::project::ProjectResolver;
+use crate::semantic::{self, Prepared, Semantic};
 use crate::store::{Store, StoreError};
 
 pub struct Daemon {
@@ -21,6 +23,7 @@ pub struct Daemon {
     pub started: Instant,
     pub store: Store,
     pub lexical: RwLock<LexicalIndex>,
+    pub semantic: Semantic,
     pub config: RwLock<ConfigState>,
     pub projects: ProjectResolver,
     pub cooldowns: Mutex<Cooldowns>,
@@ -28,7 +31,7 @@ pub struct Daemon {
     pub paused: RwLock<std::collections::HashSet<String>>,
     pub shutdown: CancellationToken,
     inflight: AtomicUsize,
-    /// Serialises store-and-index updates so the index never holds an older version than the store.
+    /// Serialises store-and-index updates so an index never holds an older version than the store.
     writes: Mutex<()>,
 }
 
@@ -58,7 +61,9 @@ impl Daemon {
             lexical.upsert(&doc(&memory?));
         }
         let paused = store.paused_projects()?.into_iter().collect();
+        let semantic = Semantic::new(paths.data_dir.join("vectors"), config.tuneables.semantic.query_cache_size);
         Ok(Daemon {
+            semantic,
             paused: RwLock::new(paused),
             paths,
             mode,
@@ -105,38 +110,71 @@ impl Daemon {
         }
     }
 
-    /// Stores a memory and updates the index in one step; not yet durable (see [`Self::save_memory`]).
-    pub fn put_memory(&self, memory: &Memory) -> Result<Option<Memory>, RpcError> {
-        let _w = self.writes.lock().expect("write lock");
+    /// Holds memory writes off while held: store, keyword index and embeddings change together.
+    pub fn write_lock(&self) -> MutexGuard<'_, ()> {
+        self.writes.lock().expect("write lock")
+    }
+
+    /// The model if loaded and wanted; never waits (the hook's path).
+    pub fn embedder_now(&self) -> Option<Arc<Embedder>> {
+        if !self.tuneables().semantic.enabled {
+            return None;
+        }
+        self.semantic.embedder_now()
+    }
+
+    /// The model if wanted, waiting for it to load; `None` when it is off or cannot load.
+    pub async fn embedder_ready(&self) -> Option<Arc<Embedder>> {
+        if !self.tuneables().semantic.enabled {
+            return None;
+        }
+        self.semantic.ready().await
+    }
+
+    /// Embeddings for memories about to be written, in batches, off the async threads.
+    pub async fn prepare(&self, memories: &[&Memory]) -> Prepared {
+        let embedder = self.embedder_ready().await;
+        tokio::task::block_in_place(|| Prepared::for_memories(embedder.as_deref(), memories))
+    }
+
+    fn put_locked(&self, memory: &Memory, prepared: &Prepared) -> Result<Option<Memory>, RpcError> {
         let previous = self.store.put_memory(memory).map_err(store_error)?;
         self.lexical.write().expect("index lock").upsert(&doc(memory));
+        semantic::refresh_embedding(self, memory, prepared);
         Ok(previous)
+    }
+
+    /// Stores a memory and updates the indexes and its embedding in one step; not yet durable
+    /// (see [`Self::save_memory`]). `prepared` holds embeddings computed ahead.
+    pub fn put_memory(&self, memory: &Memory, prepared: &Prepared) -> Result<Option<Memory>, RpcError> {
+        let _w = self.write_lock();
+        self.put_locked(memory, prepared)
     }
 
     /// Builds a memory from its current version (if any) and stores it, under the write lock so
     /// no concurrent change is lost; not yet durable. Returns whether a version existed.
-    pub fn put_memory_with(&self, id: &str, build: impl FnOnce(Option<Memory>) -> Memory) -> Result<bool, RpcError> {
-        let _w = self.writes.lock().expect("write lock");
+    pub fn put_memory_with(&self, id: &str, prepared: &Prepared, build: impl FnOnce(Option<Memory>) -> Memory) -> Result<bool, RpcError> {
+        let _w = self.write_lock();
         let current = self.store.get_memory(id).map_err(store_error)?;
         let existed = current.is_some();
-        let memory = build(current);
-        self.store.put_memory(&memory).map_err(store_error)?;
-        self.lexical.write().expect("index lock").upsert(&doc(&memory));
+        self.put_locked(&build(current), prepared)?;
         Ok(existed)
     }
 
-    /// Stores a memory, updates the index, and waits until the write is durable.
+    /// Stores a memory, updates the indexes, embeds it, and waits until the write is durable.
     pub async fn save_memory(&self, memory: &Memory) -> Result<Option<Memory>, RpcError> {
-        let previous = self.put_memory(memory)?;
+        let prepared = self.prepare(&[memory]).await;
+        let previous = self.put_memory(memory, &prepared)?;
         self.store.durable().await;
         Ok(previous)
     }
 
     pub async fn remove_memory(&self, id: &str) -> Result<Option<Memory>, RpcError> {
         let removed = {
-            let _w = self.writes.lock().expect("write lock");
+            let _w = self.write_lock();
             let removed = self.store.remove_memory(id).map_err(store_error)?;
             self.lexical.write().expect("index lock").remove(id);
+            semantic::drop_embedding(self, id);
             removed
         };
         self.store.durable().await;
@@ -145,14 +183,15 @@ impl Daemon {
 
     /// Runs `f` on the current version of a memory and stores the result, atomically.
     pub async fn update_memory(&self, id: &str, f: impl FnOnce(&mut Memory) -> Result<(), RpcError>) -> Result<Memory, RpcError> {
-        let updated = {
-            let _w = self.writes.lock().expect("write lock");
+        // The model is made ready first: the new text is embedded under the lock.
+        let _ = self.embedder_ready().await;
+        let updated = tokio::task::block_in_place(|| {
+            let _w = self.write_lock();
             let mut memory = self.store.get_memory(id).map_err(store_error)?.ok_or_else(|| RpcError::NotFound(id.to_string()))?;
             f(&mut memory)?;
-            self.store.put_memory(&memory).map_err(store_error)?;
-            self.lexical.write().expect("index lock").upsert(&doc(&memory));
-            memory
-        };
+            self.put_locked(&memory, &Prepared::default())?;
+            Ok::<_, RpcError>(memory)
+        })?;
         self.store.durable().await;
         Ok(updated)
     }

@@ -5,6 +5,7 @@
 
 pub mod memory;
 pub mod messages;
+pub mod model;
 pub mod paths;
 pub mod project;
 pub mod service;
@@ -17,7 +18,7 @@ pub use service::{Cairn, CairnClient};
 
 /// Version of the request/response shapes. Bump it whenever a message changes shape; the client
 /// compares it with the daemon's through [`service::Cairn::handshake`], whose shape never changes.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The cairn release these binaries were built from.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

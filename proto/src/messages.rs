@@ -62,6 +62,89 @@ pub struct Status {
     /// Keys of the config files that cairn does not know (kept in the file, ignored).
     #[serde(default)]
     pub unknown_config_keys: Vec<String>,
+    /// The embedding model in use, once loaded.
+    #[serde(default)]
+    pub model_info: Option<ModelInfo>,
+    /// How the semantic index compares with the store.
+    #[serde(default)]
+    pub index: IndexReport,
+    /// The background job running or last finished (embedding, reindex).
+    #[serde(default)]
+    pub job: Option<JobProgress>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub name: String,
+    /// What an index built with this model records; a different one means a reindex.
+    pub fingerprint: String,
+    pub dimension: u64,
+    pub model_file: String,
+    pub tokenizer_file: String,
+    pub runtime_file: String,
+}
+
+/// The semantic index against the store.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct IndexReport {
+    /// Whether the index is loaded (it loads with the model).
+    #[serde(default)]
+    pub loaded: bool,
+    /// Memories in the store.
+    pub memories: u64,
+    /// Memories with a current vector in the index.
+    pub indexed: u64,
+    /// Memories still to embed (they are found by keywords meanwhile).
+    pub pending: u64,
+    /// Whether changes since the last save are waiting to be written.
+    pub unsaved: bool,
+}
+
+/// A long job the daemon runs in the background and the client polls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobProgress {
+    /// `embed` (memories without vectors) or `reindex`.
+    pub kind: String,
+    /// What the job is doing now, in words.
+    pub phase: String,
+    pub done: u64,
+    pub total: u64,
+    pub finished: bool,
+    #[serde(default)]
+    pub error: Option<String>,
+    pub started_at: String,
+    pub elapsed_ms: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SearchRequest {
+    pub text: String,
+    #[serde(default)]
+    pub scope: Scope,
+    /// Most results (default 10).
+    #[serde(default)]
+    pub k: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SearchResults {
+    pub results: Vec<SearchHit>,
+    /// `hybrid` (keywords and embeddings) or `keywords` (no model).
+    pub mode: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SearchHit {
+    pub id: String,
+    pub text: String,
+    pub project: String,
+    pub category: String,
+    /// The fused relevance, 0 to 1.
+    pub score: f64,
+    /// Cosine similarity of the embeddings; `null` without the model.
+    pub similarity: Option<f64>,
+    pub bm25: f64,
+    pub why: String,
 }
 
 /// The effective configuration and where each value came from (`cairn config show`).

@@ -29,6 +29,16 @@ pub trait Cairn {
     /// Stops advice and recording for a project; answers the project's name.
     async fn pause(scope: Scope) -> Result<String, RpcError>;
     async fn resume(scope: Scope) -> Result<String, RpcError>;
+    /// Hybrid search (keywords and embeddings) within a project and `global`.
+    async fn search(request: SearchRequest) -> Result<SearchResults, RpcError>;
+    /// Starts re-embedding every memory and rebuilding the semantic index (or answers the
+    /// reindex already running); poll [`Cairn::job`] for progress.
+    async fn reindex() -> Result<JobProgress, RpcError>;
+    /// The background job running or last finished.
+    async fn job() -> Option<JobProgress>;
+    /// Loads the model now (after `cairn setup`, or in `--lite` before first use) and answers
+    /// the model state as `status` shows it.
+    async fn load_model() -> String;
     /// Drain, flush and exit. Answers before the daemon goes away.
     async fn shutdown() -> ();
 }

@@ -60,9 +60,23 @@ pub fn wait_output(mut child: Child, limit: Duration) -> Output {
     }
 }
 
+/// The shared, already fetched model folder (`CAIRN_MODEL_DIR`, set by `scripts/test.sh` after
+/// `cairn setup`). Tests of the semantic engine need it and say so plainly when it is missing.
+pub fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("CAIRN_MODEL_DIR").map(PathBuf::from).expect(
+        "CAIRN_MODEL_DIR is not set: run the tests with scripts/test.sh, which fetches the model once with `cairn setup`",
+    );
+    for file in [cairn_proto::model::RUNTIME, cairn_proto::model::MODEL, cairn_proto::model::TOKENIZER] {
+        assert!(file.in_dir(&dir).is_file(), "{} is missing: run `CAIRN_MODEL_DIR={} cairn setup`", file.in_dir(&dir).display(), dir.display());
+    }
+    dir
+}
+
 /// A private cairn home; kills any daemon still running in it when dropped.
 pub struct Home {
     pub dir: tempfile::TempDir,
+    /// Extra environment for every `cairn` and `cairnd` this home runs.
+    env: Vec<(String, std::ffi::OsString)>,
 }
 
 impl Default for Home {
@@ -75,7 +89,13 @@ impl Home {
     pub fn new() -> Home {
         // Short paths: Unix socket paths are limited to 107 bytes.
         let dir = tempfile::Builder::new().prefix("cairn-e2e").tempdir_in("/tmp").expect("temp home");
-        Home { dir }
+        Home { dir, env: Vec::new() }
+    }
+
+    /// Sets an environment variable for everything this home runs (say, another models folder).
+    pub fn with_env(mut self, key: &str, value: impl Into<std::ffi::OsString>) -> Home {
+        self.env.push((key.to_string(), value.into()));
+        self
     }
 
     pub fn path(&self) -> &Path {
@@ -95,20 +115,26 @@ impl Home {
             .env_remove("CAIRN_DISABLE")
             .env("CAIRN_HOOK_DEADLINE_MS", "5000")
             .env_remove("CAIRN_AUTOSTART")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .current_dir(self.path());
         cmd
     }
 
     pub fn cairnd(&self) -> Command {
         let mut cmd = Command::new(cairnd_bin());
-        cmd.env("CAIRN_HOME", self.path()).current_dir(self.path());
+        cmd.env("CAIRN_HOME", self.path()).envs(self.env.iter().map(|(k, v)| (k, v))).current_dir(self.path());
         cmd
     }
 
     /// Runs `cairn ARGS` to completion.
     pub fn run(&self, args: &[&str]) -> Output {
+        self.run_within(args, Duration::from_secs(60))
+    }
+
+    /// Runs `cairn ARGS` to completion, allowing it `limit` (a guard against hangs).
+    pub fn run_within(&self, args: &[&str], limit: Duration) -> Output {
         let child = self.cairn().args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn cairn");
-        wait_output(child, Duration::from_secs(60))
+        wait_output(child, limit)
     }
 
     /// Runs `cairn ARGS` with extra environment, in `dir` (the home when `None`).

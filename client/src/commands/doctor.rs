@@ -37,6 +37,37 @@ fn private(path: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The built-in model's files: present, and each with its published sha256.
+fn model_files(r: &mut Report, paths: &Paths) {
+    let mut bad = 0;
+    for file in cairn_proto::model::FILES.iter().filter(|f| f.role != cairn_proto::model::Role::Notice) {
+        if file.role == cairn_proto::model::Role::Runtime && !cairn_proto::model::runtime_supported() {
+            continue;
+        }
+        let path = file.in_dir(&paths.models_dir);
+        let found = std::fs::File::open(&path).and_then(|mut f| {
+            use sha2::Digest;
+            let mut h = sha2::Sha256::new();
+            std::io::copy(&mut f, &mut h)?;
+            Ok(format!("{:x}", h.finalize()))
+        });
+        match found {
+            Ok(h) if h == file.sha256 => {}
+            Ok(h) => {
+                bad += 1;
+                r.fail("model files", format!("{} has sha256 {h}, expected {}", path.display(), file.sha256), "cairn setup --force");
+            }
+            Err(e) => {
+                bad += 1;
+                r.fail("model files", format!("{}: {e}", path.display()), "cairn setup");
+            }
+        }
+    }
+    if bad == 0 {
+        r.ok("model files", format!("runtime, model and tokenizer in {} match their sha256", paths.models_dir.display()));
+    }
+}
+
 pub async fn doctor() -> Result<(), Failure> {
     let mut r = Report { failed: 0 };
     let paths = Paths::from_env()?;
@@ -56,6 +87,16 @@ pub async fn doctor() -> Result<(), Failure> {
     let status = match connect::open(&paths).await {
         Ok((client, hello)) => {
             r.ok("daemon", format!("cairnd {} answers on {} (protocol {})", hello.version, paths.socket.display(), hello.protocol));
+            // Loading is the real check of the runtime library: ask for it (lazy in --lite).
+            match client.load_model(ctx()).await {
+                Ok(state) if state == "loaded" => r.ok("ONNX Runtime", "loads, and the model embeds"),
+                Ok(state) if state.starts_with("off") => {}
+                Ok(state) => {
+                    let (what, fix) = state.split_once("; ").unwrap_or((&state, "cairn setup"));
+                    r.fail("ONNX Runtime", what, fix.trim_end_matches(" (keyword ranking meanwhile)"));
+                }
+                Err(e) => r.fail("ONNX Runtime", format!("cairnd did not answer: {e}"), "cairn logs"),
+            }
             client.status(ctx()).await.ok()
         }
         Err(e @ ClientError::ProtocolMismatch { .. }) => {
@@ -67,6 +108,14 @@ pub async fn doctor() -> Result<(), Failure> {
             None
         }
     };
+    let own_model = status
+        .as_ref()
+        .and_then(|s| s.model_info.as_ref())
+        .filter(|m| std::path::Path::new(&m.model_file) != cairn_proto::model::MODEL.in_dir(&paths.models_dir));
+    match own_model {
+        Some(m) => r.ok("model files", format!("a model of your own: {} (semantic.embedding_model)", m.model_file)),
+        None => model_files(&mut r, &paths),
+    }
     if let Some(s) = &status {
         if s.config == "ok" {
             r.ok("config", "tuneables.json and trigger_rules.yaml are valid (or absent)");
@@ -76,10 +125,18 @@ pub async fn doctor() -> Result<(), Failure> {
         if !s.unknown_config_keys.is_empty() {
             r.warn("config", format!("unknown keys: {}", s.unknown_config_keys.join(", ")), "check their spelling (`cairn config show`)");
         }
-        if s.model.starts_with("missing") {
-            r.warn("model", &s.model, "advice uses keyword ranking until the semantic engine is set up");
-        } else {
-            r.ok("model", &s.model);
+        if let Some(m) = &s.model_info {
+            r.ok("model", format!("{} loaded ({} dimensions) from {}", m.name, m.dimension, m.model_file));
+        } else if s.model.starts_with("off") {
+            r.warn("model", &s.model, "set semantic.enabled to true for retrieval by meaning");
+        }
+        let ix = &s.index;
+        match &s.job {
+            _ if !ix.loaded => r.warn("index", "not loaded: it loads with the model", "fix the model (above)"),
+            _ if ix.pending == 0 => r.ok("index", format!("{} of {} memories embedded and indexed", ix.indexed, ix.memories)),
+            Some(job) if !job.finished => r.warn("index", format!("{} memories not yet indexed; {} is running ({}/{})", ix.pending, job.kind, job.done, job.total), "wait for it (`cairn status`)"),
+            _ if s.model_info.is_none() => r.warn("index", format!("{} memories not indexed: no model loaded", ix.pending), "fix the model (above); they are embedded as soon as it loads"),
+            _ => r.fail("index", format!("{} of {} memories are not in the semantic index", ix.pending, ix.memories), "cairn reindex"),
         }
         if s.hook_misses > 0 {
             r.warn("hook", format!("{} hook runs gave up at their deadline (last at {})", s.hook_misses, s.last_hook_miss.as_deref().unwrap_or("?")), "see `cairn logs`; raise CAIRN_HOOK_DEADLINE_MS if the machine is slow");

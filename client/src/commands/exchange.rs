@@ -9,8 +9,12 @@ use cairn_proto::{ImportBatch, ImportLine, ImportReport};
 use super::{client, ctx, Failure};
 use crate::ProjectArgs;
 
-const BATCH_LINES: usize = 500;
-const BATCH_BYTES: usize = 4 * 1024 * 1024;
+/// Lines per request: each batch is embedded as one, so it is kept small enough to answer well
+/// within the request's patience and to show progress often.
+const BATCH_LINES: usize = 200;
+const BATCH_BYTES: usize = 1024 * 1024;
+/// Patience for one import batch (its embedding included).
+const IMPORT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 const EXPORT_PAGE: u32 = 1000;
 
 pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
@@ -33,7 +37,7 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
             Err(_) => total.rejected.push(cairn_proto::Rejection { line: n as u64 + 1, reason: "not UTF-8 text".into() }),
         }
         if batch.len() >= BATCH_LINES || bytes >= BATCH_BYTES || lines.peek().is_none() {
-            let report = c.import(ctx(), ImportBatch { lines: std::mem::take(&mut batch), default_project: default_project.clone() }).await??;
+            let report = c.import(crate::connect::ctx(IMPORT_TIMEOUT), ImportBatch { lines: std::mem::take(&mut batch), default_project: default_project.clone() }).await??;
             bytes = 0;
             total.added += report.added;
             total.updated += report.updated;

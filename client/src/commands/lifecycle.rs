@@ -166,6 +166,29 @@ pub async fn status(json: bool) -> Result<(), Failure> {
         println!("paused:     {}", s.paused.join(", "));
     }
     println!("model:      {}", s.model);
+    if let Some(m) = &s.model_info {
+        println!("            {} ({} dimensions, fingerprint {})", m.name, m.dimension, m.fingerprint);
+    }
+    let ix = &s.index;
+    if !ix.loaded {
+        println!("index:      not loaded (it loads with the model)");
+    } else {
+        println!(
+        "index:      {} of {} memories embedded and indexed{}{}",
+        ix.indexed,
+        ix.memories,
+        if ix.pending > 0 { format!(", {} waiting (found by keywords meanwhile)", ix.pending) } else { String::new() },
+        if ix.unsaved { "; changes not yet saved" } else { "" }
+    );
+    }
+    if let Some(job) = &s.job {
+        let state = match (&job.error, job.finished) {
+            (Some(e), _) => format!("failed: {e}"),
+            (None, true) => format!("finished in {:.1}s", job.elapsed_ms as f64 / 1000.0),
+            (None, false) => format!("{} {}/{}", job.phase, job.done, job.total),
+        };
+        println!("job:        {} ({}), {state}", job.kind, job.started_at);
+    }
     match &s.last_hook_miss {
         Some(last) => println!("hook misses: {} (last at {last})", s.hook_misses),
         None => println!("hook misses: {}", s.hook_misses),

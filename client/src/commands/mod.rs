@@ -8,7 +8,9 @@ pub mod exchange;
 pub mod hooks;
 pub mod lifecycle;
 pub mod memories;
+pub mod search;
 pub mod service;
+pub mod setup;
 
 use cairn_proto::{CairnClient, Paths, Scope};
 

@@ -2,9 +2,10 @@
 //! separate and named so that `why` can show it. Pure; no I/O.
 //!
 //! The fusion follows Spark's revised formula, reduced to the signals that exist so far:
-//! `score = relevance x (1 + outcome boost)`, where the outcome boost is
-//! `weight_outcome x (effectiveness - 0.5) x 2` so that an untested memory (0.5) is neutral.
-//! Relevance is gated by `min_similarity` before fusion; the fused score by `min_fusion_score`.
+//! `score = relevance x (1 + outcome boost)`, where relevance is the hybrid relevance (keywords
+//! and embeddings, see `hybrid`) and the outcome boost is `weight_outcome x (effectiveness - 0.5)
+//! x 2`, so that an untested memory (0.5) is neutral. Relevance is gated by `min_similarity`
+//! before fusion; the fused score by `min_fusion_score`.
 
 use std::collections::BTreeMap;
 
@@ -15,8 +16,13 @@ pub struct Candidate {
     pub text: String,
     pub category: String,
     pub project: String,
-    /// Lexical relevance in [0, 1] (see `lexical`).
+    /// Hybrid relevance in [0, 1] (see `hybrid`).
     pub relevance: f64,
+    /// Its keyword part (see `lexical`).
+    pub lexical: f64,
+    /// Cosine similarity of the embeddings, and its semantic part; `None` without embeddings.
+    pub cosine: Option<f64>,
+    pub semantic: Option<f64>,
     pub bm25: f64,
     /// Query words the memory matched, as the user wrote them.
     pub matched_words: Vec<String>,
@@ -48,13 +54,15 @@ fn outcome_boost(effectiveness: f64, weight: f64) -> f64 {
 }
 
 fn explain(c: &Candidate, score: f64) -> String {
-    let words = c.matched_words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(", ");
-    let mut why = format!(
-        "keyword match on {words} ({} of {} terms), relevance {:.2}",
-        c.matched_words.len(),
-        c.query_terms,
-        c.relevance
-    );
+    let words = if c.matched_words.is_empty() {
+        "no shared words".to_string()
+    } else {
+        format!("{} of {} words: {}", c.matched_words.len(), c.query_terms, c.matched_words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(", "))
+    };
+    let mut why = match c.semantic {
+        Some(semantic) => format!("relevance {:.2} (semantic {semantic:.2}, words {:.2}; {words})", c.relevance, c.lexical),
+        None => format!("relevance {:.2} (words {:.2}; {words})", c.relevance, c.lexical),
+    };
     if (c.effectiveness - 0.5).abs() > 1e-9 {
         why.push_str(&format!(", effectiveness {:.2}", c.effectiveness));
     }
@@ -62,26 +70,31 @@ fn explain(c: &Candidate, score: f64) -> String {
     why
 }
 
-/// The gate on retrieval relevance: enough relevance, and enough of the query's terms matched
-/// (a one-word query may match one word).
-pub fn passes_relevance_gate(relevance: f64, matched: usize, query_terms: usize, gates: &Gates) -> bool {
-    relevance >= gates.min_similarity && matched >= gates.min_matched_terms.min(query_terms)
+/// The gate on retrieval relevance: enough relevance, and, where there are no embeddings to
+/// judge meaning by, enough of the query's terms matched (a one-word query may match one word).
+pub fn passes_relevance_gate(relevance: f64, matched: usize, query_terms: usize, embedded: bool, gates: &Gates) -> bool {
+    relevance >= gates.min_similarity && (embedded || matched >= gates.min_matched_terms.min(query_terms))
 }
 
 /// Scores candidates, drops what fails a gate, and returns the rest best first.
 pub fn rank(candidates: Vec<Candidate>, gates: &Gates) -> Vec<Ranked> {
     let mut ranked: Vec<Ranked> = candidates
         .into_iter()
-        .filter(|c| passes_relevance_gate(c.relevance, c.matched_words.len(), c.query_terms, gates))
+        .filter(|c| passes_relevance_gate(c.relevance, c.matched_words.len(), c.query_terms, c.cosine.is_some(), gates))
         .map(|c| {
             let boost = outcome_boost(c.effectiveness, gates.weight_outcome);
             let score = c.relevance * (1.0 + boost);
-            let signals = BTreeMap::from([
+            let mut signals = BTreeMap::from([
                 ("bm25".to_string(), c.bm25),
+                ("lexical".to_string(), c.lexical),
                 ("relevance".to_string(), c.relevance),
                 ("effectiveness".to_string(), c.effectiveness),
                 ("outcome_boost".to_string(), boost),
             ]);
+            if let (Some(cos), Some(sem)) = (c.cosine, c.semantic) {
+                signals.insert("similarity".to_string(), cos);
+                signals.insert("semantic".to_string(), sem);
+            }
             let why = explain(&c, score);
             Ranked { candidate: c, score, signals, why }
         })
@@ -102,6 +115,9 @@ mod tests {
             category: "general".into(),
             project: "p".into(),
             relevance,
+            lexical: relevance,
+            cosine: None,
+            semantic: None,
             bm25: relevance * 5.0,
             matched_words: (0..matched).map(|i| format!("w{i}")).collect(),
             query_terms: 4,
@@ -150,5 +166,19 @@ mod tests {
         let out = rank(vec![cand("a", 0.9, 2, 0.7)], &GATES);
         let why = &out[0].why;
         assert!(why.contains("'w0', 'w1'") && why.contains("relevance 0.90") && why.contains("effectiveness 0.70"), "{why}");
+        let mut semantic = cand("b", 0.8, 0, 0.5);
+        (semantic.cosine, semantic.semantic, semantic.lexical) = (Some(0.55), Some(0.9), 0.0);
+        let why = &rank(vec![semantic], &GATES)[0].why;
+        assert!(why.starts_with("relevance 0.80 (semantic 0.90, words 0.00; no shared words)"), "{why}");
+    }
+
+    #[test]
+    fn embeddings_lift_the_matched_words_rule() {
+        // A paraphrase shares no word with its memory; with embeddings, relevance alone decides.
+        let mut paraphrase = cand("p", 0.7, 0, 0.5);
+        paraphrase.cosine = Some(0.5);
+        paraphrase.semantic = Some(0.8);
+        assert_eq!(rank(vec![paraphrase], &GATES).len(), 1);
+        assert!(rank(vec![cand("k", 0.7, 0, 0.5)], &GATES).is_empty(), "without embeddings, words must match");
     }
 }

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use cairn_proto::{Advice, AdviceItem, AdviseRequest, RpcError, GLOBAL_PROJECT};
 
-use crate::advisor::{self, format, intent, rank::Gates, MemoryLookup, Retrieval};
+use crate::advisor::{self, format, intent, rank::Gates, MemoryLookup, Retrieval, SemanticQuery};
+use crate::config::Tuneables;
+use crate::hybrid::Fusion;
 use crate::event::{EventKind, HookEvent};
 use crate::redact;
 use crate::state::{store_error, Daemon};
@@ -22,9 +24,45 @@ pub struct Answer {
     pub items: Vec<AdviceItem>,
 }
 
+/// Whether a caller may wait for the model and the semantic index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Patience {
+    /// The hook: never waits; without a ready model or a free index it goes by keywords.
+    Hook,
+    /// A person's command: waits for the index (the caller has waited for the model).
+    Human,
+}
+
+pub fn fusion(t: &Tuneables) -> Fusion {
+    Fusion { weight_similarity: t.semantic.weight_similarity, similarity_floor: t.semantic.similarity_floor, similarity_ceiling: t.semantic.similarity_ceiling }
+}
+
+/// Runs `f` with the retrieval for `query`: keywords always, embeddings when the model is loaded
+/// (and, for the hook, when the index is not being written to at this instant).
+pub fn with_retrieval<R>(d: &Daemon, query: &str, patience: Patience, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
+    let t = d.tuneables();
+    let vector = d.embedder_now().and_then(|e| match d.semantic.query_vector(&e, query) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot embed a query; keywords only");
+            None
+        }
+    });
+    let lexical = d.lexical.read().expect("index lock");
+    let graphs = match patience {
+        Patience::Hook => d.semantic.index.try_read().ok(),
+        Patience::Human => Some(d.semantic.index.read().expect("index lock")),
+    };
+    let semantic = match (&vector, graphs.as_deref()) {
+        (Some(v), Some(Some(index))) => Some(SemanticQuery { vector: v.as_slice(), index }),
+        _ => None,
+    };
+    f(&Retrieval { lexical: &lexical, semantic, fusion: fusion(&t) })
+}
+
 /// Ranked advice for `intent` in `project` (plus `global`), at most `limit` items, skipping what
 /// `session` heard within its cooldown. Records nothing.
-fn ranked_advice(d: &Daemon, intent: &str, project: &str, limit: usize, session: Option<&str>) -> Vec<AdviceItem> {
+fn ranked_advice(d: &Daemon, intent: &str, project: &str, limit: usize, session: Option<&str>, patience: Patience) -> Vec<AdviceItem> {
     if intent.trim().is_empty() || limit == 0 {
         return Vec::new();
     }
@@ -36,10 +74,7 @@ fn ranked_advice(d: &Daemon, intent: &str, project: &str, limit: usize, session:
         weight_outcome: t.semantic.weight_outcome,
     };
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
-    let ranked = {
-        let lexical = d.lexical.read().expect("index lock");
-        advisor::advise(&Retrieval { lexical: &lexical }, &d.store, intent, &projects, &gates)
-    };
+    let ranked = with_retrieval(d, intent, patience, |retrieval| advisor::advise(retrieval, &d.store, intent, &projects, &gates));
     let now = Instant::now();
     let cooldown = Duration::from_secs(t.advice.cooldown_s);
     let cooldowns = d.cooldowns.lock().expect("cooldown lock");
@@ -83,11 +118,11 @@ fn session_start_brief(d: &Daemon, project: &str, limit: usize, session: Option<
 
 /// The answer for an event of `kind` with `intent` in `project`: chosen, rendered within the
 /// budget, and cut to what was rendered. With a session, what was said starts its cooldown.
-pub fn answer(d: &Daemon, kind: &EventKind, intent: String, project: &str, session: Option<&str>) -> Answer {
+pub fn answer(d: &Daemon, kind: &EventKind, intent: String, project: &str, session: Option<&str>, patience: Patience) -> Answer {
     let t = d.tuneables();
     let (items, budget) = match kind {
-        EventKind::PreToolUse => (ranked_advice(d, &intent, project, t.advice.max_items_tool, session), t.advice.char_budget_tool),
-        EventKind::UserPromptSubmit => (ranked_advice(d, &intent, project, t.advice.max_items_prompt, session), t.advice.char_budget_prompt),
+        EventKind::PreToolUse => (ranked_advice(d, &intent, project, t.advice.max_items_tool, session, patience), t.advice.char_budget_tool),
+        EventKind::UserPromptSubmit => (ranked_advice(d, &intent, project, t.advice.max_items_prompt, session, patience), t.advice.char_budget_prompt),
         EventKind::SessionStart => (session_start_brief(d, project, t.advice.max_items_session_start, session), t.advice.char_budget_prompt),
         // Events that carry no advice in Claude Code's protocol get none here either.
         _ => (Vec::new(), 0),
@@ -129,7 +164,9 @@ pub async fn handle(d: &Daemon, req: AdviseRequest) -> Result<Advice, RpcError> 
     if d.is_paused(&project) {
         return Ok(Advice { intent, project, advice: Vec::new() });
     }
-    let mut answer = answer(d, &kind, intent, &project, req.session.as_deref());
+    // A person asking may wait for the model, so the answer is the one the hook gives once warm.
+    let _ = d.embedder_ready().await;
+    let mut answer = tokio::task::block_in_place(|| answer(d, &kind, intent, &project, req.session.as_deref(), Patience::Human));
     if let Some(limit) = req.limit {
         answer.items.truncate(limit as usize);
     }

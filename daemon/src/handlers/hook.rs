@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::advisor::intent;
 use crate::event::{EventKind, HookEvent};
-use crate::handlers::advise::{advised, answer};
+use crate::handlers::advise::{advised, answer, Patience};
 use crate::redact;
 use crate::state::{store_error, Daemon};
 use crate::store::sessions::SessionEvent;
@@ -32,7 +32,7 @@ pub async fn handle(d: &Daemon, protocol: u32, mut payload: Value) -> Result<Hoo
     let mut intent_text = None;
     if event.kind.advises() {
         let started = std::time::Instant::now();
-        let said = answer(d, &event.kind, intent::intent(&event), &project, event.session_id.as_deref());
+        let said = answer(d, &event.kind, intent::intent(&event), &project, event.session_id.as_deref(), Patience::Hook);
         tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, items = said.items.len(), "advice");
         reply.additional_context = said.context;
         recorded_advice = advised(&said.items);

@@ -10,5 +10,7 @@ pub mod hook;
 pub mod import;
 pub mod list;
 pub mod pause;
+pub mod search;
+pub mod semantic;
 pub mod show;
 pub mod status;

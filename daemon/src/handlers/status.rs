@@ -1,6 +1,6 @@
 //! `status`: what the daemon is, how it is doing, and what the hook has missed.
 
-use cairn_proto::{Status, PROTOCOL_VERSION, VERSION};
+use cairn_proto::{IndexReport, Status, PROTOCOL_VERSION, VERSION};
 
 use crate::state::Daemon;
 
@@ -26,6 +26,17 @@ fn hook_misses(d: &Daemon) -> (u64, Option<String>) {
     (count, last)
 }
 
+fn index_report(d: &Daemon) -> IndexReport {
+    let memories = d.store.memory_count();
+    // Never wait on the index for a status: a busy index reports what it last knew as unknown.
+    let (loaded, indexed, unsaved) = match d.semantic.index.try_read() {
+        Ok(g) => g.as_ref().map_or((false, 0, false), |i| (true, i.len() as u64, i.is_dirty())),
+        Err(_) => (true, 0, false),
+    };
+    let pending = if loaded { memories.saturating_sub(indexed) } else { 0 };
+    IndexReport { loaded, memories, indexed, pending, unsaved }
+}
+
 pub async fn handle(d: &Daemon) -> Status {
     let (hook_misses, last_hook_miss) = hook_misses(d);
     let config = d.config.read().expect("config lock");
@@ -40,7 +51,10 @@ pub async fn handle(d: &Daemon) -> Status {
         mode: d.mode,
         memories: d.store.memory_count(),
         config: config.summary(),
-        model: "missing: no embedding model yet; keyword ranking only".to_string(),
+        model: d.semantic.status_text(config.tuneables.semantic.enabled),
+        model_info: d.semantic.model_info(),
+        index: index_report(d),
+        job: d.semantic.job(),
         session_events: d.store.event_count(),
         hook_misses,
         last_hook_miss,

@@ -38,6 +38,9 @@ pub struct Store {
     session_log: sled::Tree,
     session_index: sled::Tree,
     paused: sled::Tree,
+    /// Per memory: `m\0<id>` its embedding's bookkeeping, `v\0<id>` the vector (little-endian
+    /// f16: the precision the semantic index keeps, at half the bytes of f32).
+    embeddings: sled::Tree,
     memory_count: AtomicU64,
     event_count: AtomicU64,
     prune_lock: std::sync::Mutex<()>,
@@ -54,6 +57,25 @@ fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T, StoreError
 
 fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
     serde_json::to_vec(value).expect("records serialise")
+}
+
+/// The bookkeeping of one stored embedding; the vector sits beside it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EmbeddingRecord {
+    /// The vector's key in the semantic index; new for every embedding, never reused.
+    pub key: u64,
+    pub project: String,
+    /// The model that made the vector.
+    pub fingerprint: String,
+    /// Hash of the text that was embedded, to tell a stale vector from a current one.
+    pub text_hash: String,
+}
+
+const RECORD_PREFIX: &[u8] = b"m\0";
+const VECTOR_PREFIX: &[u8] = b"v\0";
+
+fn prefixed(prefix: &[u8], id: &str) -> Vec<u8> {
+    [prefix, id.as_bytes()].concat()
 }
 
 fn edge_key(source: &str, target: &str, kind: &str) -> Vec<u8> {
@@ -93,6 +115,7 @@ impl Store {
             edges: db.open_tree("edges")?,
             session_index: db.open_tree("session_index")?,
             paused: db.open_tree("paused")?,
+            embeddings: db.open_tree("embeddings")?,
             committer: Committer::start(db.clone()),
             memories,
             session_log,
@@ -139,6 +162,7 @@ impl Store {
     pub fn remove_memory(&self, id: &str) -> Result<Option<Memory>, StoreError> {
         let Some(bytes) = self.memories.remove(id)? else { return Ok(None) };
         self.memory_count.fetch_sub(1, Ordering::Relaxed);
+        self.remove_embedding(id)?;
         let mut dead = Vec::new();
         for item in self.edges.iter() {
             let (key, value) = item?;
@@ -162,6 +186,46 @@ impl Store {
         range.map(|item| {
             let (key, value) = item?;
             decode(&key, &value)
+        })
+    }
+
+    /// Stores a memory's embedding, record and vector together (one atomic batch).
+    pub fn put_embedding(&self, id: &str, record: &EmbeddingRecord, vector: &[f32]) -> Result<(), StoreError> {
+        let bytes: Vec<u8> = vector.iter().flat_map(|x| half::f16::from_f32(*x).to_le_bytes()).collect();
+        let mut batch = sled::Batch::default();
+        batch.insert(prefixed(RECORD_PREFIX, id), encode(record));
+        batch.insert(prefixed(VECTOR_PREFIX, id), bytes);
+        self.embeddings.apply_batch(batch)?;
+        Ok(())
+    }
+
+    pub fn remove_embedding(&self, id: &str) -> Result<(), StoreError> {
+        let mut batch = sled::Batch::default();
+        batch.remove(prefixed(RECORD_PREFIX, id));
+        batch.remove(prefixed(VECTOR_PREFIX, id));
+        self.embeddings.apply_batch(batch)?;
+        Ok(())
+    }
+
+    pub fn embedding_record(&self, id: &str) -> Result<Option<EmbeddingRecord>, StoreError> {
+        let key = prefixed(RECORD_PREFIX, id);
+        self.embeddings.get(&key)?.map(|bytes| decode(&key, &bytes)).transpose()
+    }
+
+    pub fn embedding_vector(&self, id: &str) -> Result<Option<Vec<f32>>, StoreError> {
+        let Some(bytes) = self.embeddings.get(prefixed(VECTOR_PREFIX, id))? else { return Ok(None) };
+        if bytes.len() % 2 != 0 {
+            return Err(StoreError::Corrupt(format!("embedding of {id}: {} bytes is not a vector", bytes.len())));
+        }
+        Ok(Some(bytes.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32()).collect()))
+    }
+
+    /// Every embedding record with its memory id, in id order (vectors are not read).
+    pub fn embedding_records(&self) -> impl Iterator<Item = Result<(String, EmbeddingRecord), StoreError>> + '_ {
+        self.embeddings.scan_prefix(RECORD_PREFIX).map(|item| {
+            let (key, value) = item?;
+            let id = String::from_utf8_lossy(&key[RECORD_PREFIX.len()..]).into_owned();
+            Ok((id, decode(&key, &value)?))
         })
     }
 

@@ -1,6 +1,9 @@
 //! Hook benchmark (not a test): wall time of the `cairn hook` process for PreToolUse (with
-//! advice, over N memories) and PostToolUse (record only), beside `/bin/true` and a Python
-//! script that only parses the same payload; plus the hook with no daemon listening.
+//! advice, over N memories, the query's embedding cached or not) and PostToolUse (record only),
+//! beside `/bin/true` and a Python script that only parses the same payload; plus the hook with
+//! no daemon listening. With the model present (`CAIRN_MODEL_DIR`, or the default models
+//! folder) it also measures query embedding cold and cached, search latency over the socket,
+//! and the daemon's RSS after loading the model and after the import.
 //!
 //! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N]`
 
@@ -8,8 +11,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cairn_tests::{cairn_bin, Home};
-use serde_json::json;
+use cairn_proto::{CairnClient, Scope, SearchRequest};
+use cairn_tests::{cairn_bin, eventually, Home};
+use serde_json::{json, Value};
 
 const VERBS: &[&str] = &["run", "check", "avoid", "prefer", "review", "rotate", "pin", "cache", "validate", "document", "lint", "profile", "retry", "log", "split", "migrate", "encrypt", "mock", "bench", "vendor"];
 const OBJECTS: &[&str] = &["database migrations", "api tokens", "docker images", "unit tests", "feature flags", "css modules", "grpc clients", "terraform state", "kafka consumers", "redis keys", "webhooks", "cron jobs", "s3 buckets", "jwt claims", "cli flags", "rust lifetimes", "python wheels", "npm lockfiles", "helm charts", "sql indexes"];
@@ -45,9 +49,67 @@ fn median(v: &mut [Duration]) -> Duration {
     v[v.len() / 2]
 }
 
-fn p90(v: &mut [Duration]) -> Duration {
+fn percentile(v: &mut [Duration], p: f64) -> Duration {
     v.sort();
-    v[(v.len() * 9 / 10).min(v.len() - 1)]
+    v[((v.len() as f64 * p) as usize).min(v.len() - 1)]
+}
+
+fn p99(v: &mut [Duration]) -> Duration {
+    percentile(v, 0.99)
+}
+
+/// A query of about twelve tokens, different for every `i`.
+fn query(i: usize) -> String {
+    const ACTIONS: &[&str] = &["rotate", "deploy", "migrate", "review", "cache", "rebuild", "pin", "split"];
+    const THINGS: &[&str] = &["the staging database", "our api tokens", "the docker images", "every helm chart", "the kafka consumers", "the nightly cron jobs"];
+    format!("{} {} before the release on day {i} of the sprint", ACTIONS[i % ACTIONS.len()], THINGS[(i / ACTIONS.len()) % THINGS.len()])
+}
+
+/// In-process: one query's embedding, cold (a new text each time) and cached (the LRU).
+fn embedding_latency(models: &std::path::Path, runs: usize) -> Option<(Vec<Duration>, Vec<Duration>)> {
+    let spec = cairn_daemon::embed::ModelSpec {
+        runtime: cairn_proto::model::RUNTIME.in_dir(models),
+        model: cairn_proto::model::MODEL.in_dir(models),
+        tokenizer: cairn_proto::model::TOKENIZER.in_dir(models),
+        builtin_runtime: true,
+        builtin_model: true,
+        max_tokens: 256,
+        threads: 2,
+    };
+    let embedder = cairn_daemon::embed::Embedder::load(&spec).ok()?;
+    let semantic = cairn_daemon::semantic::Semantic::new(std::env::temp_dir(), 1024);
+    let _ = semantic.query_vector(&embedder, "warm the model up");
+    let (mut cold, mut cached) = (Vec::new(), Vec::new());
+    for i in 0..runs {
+        let q = query(i);
+        let t = Instant::now();
+        semantic.query_vector(&embedder, &q).expect("embed");
+        cold.push(t.elapsed());
+        let t = Instant::now();
+        semantic.query_vector(&embedder, &q).expect("cached");
+        cached.push(t.elapsed());
+    }
+    Some((cold, cached))
+}
+
+/// Over the socket: `search` for new queries (embedded on the way) and for one repeated query.
+fn search_latency(home: &Home, runs: usize) -> (Vec<Duration>, Vec<Duration>) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    rt.block_on(async {
+        let stream = tokio::net::UnixStream::connect(home.socket()).await.expect("connect");
+        let client = CairnClient::new(tarpc::client::Config::default(), cairn_proto::transport::wrap(stream)).spawn();
+        let ask = |text: String| SearchRequest { text, scope: Scope { project: Some("/tmp".into()), ..Default::default() }, k: Some(10) };
+        let (mut cold, mut cached) = (Vec::new(), Vec::new());
+        for i in 0..runs {
+            let t = Instant::now();
+            client.search(tarpc::context::current(), ask(format!("{} (search {i})", query(i)))).await.expect("rpc").expect("search");
+            cold.push(t.elapsed());
+            let t = Instant::now();
+            client.search(tarpc::context::current(), ask(query(0))).await.expect("rpc").expect("search");
+            cached.push(t.elapsed());
+        }
+        (cold, cached)
+    })
 }
 
 fn ms(d: Duration) -> f64 {
@@ -67,8 +129,15 @@ struct Row {
 fn main() {
     let memories = arg("--memories", 10_000);
     let runs = arg("--runs", 200);
+    let models = std::env::var_os("CAIRN_MODEL_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| cairn_proto::Paths::from_env().expect("paths").models_dir);
+    let embedding = embedding_latency(&models, runs);
     let home = Home::new();
     home.ok(&["up"]);
+    let status = |home: &Home| -> Value { serde_json::from_str(&home.ok(&["status", "--json"])).expect("status") };
+    // The full daemon loads the model in the background right after start.
+    eventually(Duration::from_secs(30), || status(&home)["model"] != "loading");
+    let model = status(&home)["model"].as_str().unwrap_or_default().to_string();
+    let rss_loaded = rss_mb(home.daemon_pid().expect("daemon pid"));
 
     let mut rng = Lcg(42);
     let mut corpus = String::new();
@@ -82,9 +151,14 @@ fn main() {
     let file = home.path().join("bench.jsonl");
     std::fs::write(&file, corpus).expect("write corpus");
     let started = Instant::now();
-    home.ok(&["import", file.to_str().unwrap()]);
+    // Every memory is embedded as it is imported: allow it the time that takes.
+    let out = home.run_within(&["import", file.to_str().unwrap()], Duration::from_secs(3600));
+    assert!(out.status.success(), "import failed: {}", String::from_utf8_lossy(&out.stderr));
     let import_time = started.elapsed();
     let pid = home.daemon_pid().expect("daemon pid");
+    let indexed = status(&home)["index"]["indexed"].as_u64().unwrap_or(0);
+    let rss_imported = rss_mb(pid);
+    let (mut search_cold, mut search_cached) = search_latency(&home, runs.min(200));
 
     let pre = |i: usize| {
         json!({"session_id": format!("bench-{i}"), "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp", "permission_mode": "default",
@@ -100,16 +174,25 @@ fn main() {
         .to_string()
     };
 
+    // A new command each run: the query's embedding is not in the cache.
+    let pre_cold = |i: usize| {
+        json!({"session_id": format!("bench-cold-{i}"), "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp", "permission_mode": "default",
+               "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": format!("git push --force origin release-{i}"), "description": format!("Force push release branch {i}")}})
+        .to_string()
+    };
+
     let mut rows = vec![
-        Row { name: "cairn hook, PreToolUse (advice)", times: vec![] },
+        Row { name: "cairn hook, PreToolUse (advice, query embedding cached)", times: vec![] },
         Row { name: "cairn hook, PostToolUse (record)", times: vec![] },
         Row { name: "/bin/true", times: vec![] },
         Row { name: "python3 json.load(stdin)", times: vec![] },
+        Row { name: "cairn hook, PreToolUse (advice, new query: embedded)", times: vec![] },
     ];
     // The interpreter itself, not a version-manager shim in front of it.
     let python = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".into());
-    let mut advised = 0;
+    let (mut advised, mut advised_cold) = (0, 0);
     let cairn = |home: &Home| {
         let mut c = Command::new(cairn_bin());
         c.arg("hook").env("CAIRN_HOME", home.path());
@@ -123,6 +206,9 @@ fn main() {
         rows[1].times.push(time_process(&mut cairn(&home), post(i).as_bytes()).0);
         rows[2].times.push(time_process(&mut Command::new("/bin/true"), pre(i).as_bytes()).0);
         rows[3].times.push(time_process(Command::new(&python).args(["-c", "import json,sys; json.load(sys.stdin)"]), pre(i).as_bytes()).0);
+        let (t, printed) = time_process(&mut cairn(&home), pre_cold(i).as_bytes());
+        rows[4].times.push(t);
+        advised_cold += printed as usize;
     }
     let rss = rss_mb(pid);
     home.ok(&["down"]);
@@ -137,15 +223,46 @@ fn main() {
     let true_median = median(&mut rows[2].times.clone());
     let python_median = median(&mut rows[3].times.clone());
     println!("hook benchmark: {memories} memories, {runs} runs each, interleaved");
-    println!("import of {} memories: {:.2} s; daemon RSS after the runs: {rss:.1} MB", memories + 1, import_time.as_secs_f64());
-    println!("PreToolUse runs that printed advice: {advised}/{runs}");
+    println!("model: {model}");
+    println!(
+        "import of {} memories (embedded as imported): {:.1} s, {indexed} indexed; daemon RSS: {rss_loaded:.1} MB after start (model loaded), {rss_imported:.1} MB after the import, {rss:.1} MB after the runs",
+        memories + 1,
+        import_time.as_secs_f64()
+    );
+    println!("PreToolUse runs that printed advice: {advised}/{runs} (cached query), {advised_cold}/{runs} (new query)");
     println!();
-    println!("| process | median ms | p90 ms | x /bin/true | x python3 |");
-    println!("| --- | ---: | ---: | ---: | ---: |");
+    println!("| process | median ms | p90 ms | p99 ms | x /bin/true | x python3 |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     for row in &mut rows {
         let m = median(&mut row.times);
-        println!("| {} | {:.2} | {:.2} | {:.1} | {:.2} |", row.name, ms(m), ms(p90(&mut row.times)), ms(m) / ms(true_median), ms(m) / ms(python_median));
+        println!(
+            "| {} | {:.2} | {:.2} | {:.2} | {:.1} | {:.2} |",
+            row.name,
+            ms(m),
+            ms(percentile(&mut row.times, 0.9)),
+            ms(p99(&mut row.times)),
+            ms(m) / ms(true_median),
+            ms(m) / ms(python_median)
+        );
     }
     let m = median(&mut unreachable);
-    println!("| cairn hook, daemon down | {:.2} | {:.2} | {:.1} | {:.2} |", ms(m), ms(p90(&mut unreachable)), ms(m) / ms(true_median), ms(m) / ms(python_median));
+    println!(
+        "| cairn hook, daemon down | {:.2} | {:.2} | {:.2} | {:.1} | {:.2} |",
+        ms(m),
+        ms(percentile(&mut unreachable, 0.9)),
+        ms(p99(&mut unreachable)),
+        ms(m) / ms(true_median),
+        ms(m) / ms(python_median)
+    );
+    println!();
+    if let Some((mut cold, mut cached)) = embedding {
+        println!("query embedding (in process, ~12 tokens): cold median {:.2} ms (p99 {:.2}); cached median {:.4} ms", ms(median(&mut cold)), ms(p99(&mut cold)), ms(median(&mut cached)));
+    }
+    println!(
+        "search over the socket (k 10, hybrid): new query median {:.2} ms (p99 {:.2}); repeated query median {:.2} ms (p99 {:.2})",
+        ms(median(&mut search_cold)),
+        ms(p99(&mut search_cold)),
+        ms(median(&mut search_cached)),
+        ms(p99(&mut search_cached))
+    );
 }

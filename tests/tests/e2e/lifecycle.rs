@@ -145,6 +145,18 @@ impl Cairn for OldDaemon {
     async fn resume(self, _: Context, _: Scope) -> Result<String, RpcError> {
         Err(old())
     }
+    async fn search(self, _: Context, _: SearchRequest) -> Result<SearchResults, RpcError> {
+        Err(old())
+    }
+    async fn reindex(self, _: Context) -> Result<JobProgress, RpcError> {
+        Err(old())
+    }
+    async fn job(self, _: Context) -> Option<JobProgress> {
+        None
+    }
+    async fn load_model(self, _: Context) -> String {
+        panic!("a client must not ask for the model after a protocol mismatch")
+    }
     async fn shutdown(self, _: Context) {}
 }
 

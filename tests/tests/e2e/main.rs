@@ -4,5 +4,6 @@
 mod advise;
 mod hook;
 mod lifecycle;
+mod semantic;
 mod store;
 mod wiring;
