@@ -150,8 +150,9 @@ enum Command {
     },
     /// Search memories by meaning and keywords, with the evidence for each result.
     Search {
-        /// What to look for.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        /// What to look for (flags may come before or after it; put words starting with `-`
+        /// after `--`).
+        #[arg(required = true)]
         text: Vec<String>,
         /// Most results.
         #[arg(short = 'k', long = "limit", value_name = "N")]
@@ -178,6 +179,9 @@ enum Command {
         /// Apply and update this session's cooldowns, and record the advice.
         #[arg(long)]
         session: Option<String>,
+        /// Also show what was considered and not said, and why.
+        #[arg(long)]
+        explain: bool,
         #[command(flatten)]
         scope: ProjectArgs,
     },
@@ -306,8 +310,8 @@ fn run(command: Command) -> Result<(), Failure> {
             Command::Setup { force } => commands::setup::setup(force).await,
             Command::Search { text, k, json, scope } => commands::search::search(text, k, json, scope).await,
             Command::Reindex => commands::search::reindex().await,
-            Command::Advise { text, hook_input, json, limit, session, scope } => {
-                commands::advise::advise(text, hook_input, json, limit, session, scope).await
+            Command::Advise { text, hook_input, json, limit, session, explain, scope } => {
+                commands::advise::advise(text, hook_input, json, limit, session, explain, scope).await
             }
         }
     })

@@ -52,19 +52,56 @@ pub struct Semantic {
     pub threads: usize,
     /// Query embeddings kept in memory, most recently used first.
     pub query_cache_size: usize,
+    /// How much a recently touched memory is lifted (Spark's `weight_recency`).
+    pub weight_recency: f64,
+    /// Days for a memory's recency to halve.
+    pub recency_half_life_days: f64,
+    /// How much a low-salience action (a look around) discounts retrieved advice.
+    pub weight_salience: f64,
+    /// MMR's balance between score (1) and diversity (0).
+    pub mmr_lambda: f64,
+    /// An item at least this similar to one already chosen is dropped as saying nothing new.
+    pub mmr_duplicate_similarity: f64,
+    /// Most items per memory category in one answer (Spark's `category_caps`); `default` for
+    /// categories not named.
+    pub category_caps: std::collections::BTreeMap<String, usize>,
 }
 
 /// Trigger rules (Spark's `triggers` block).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Triggers {
-    /// Whether the rules in trigger_rules.yaml are applied.
+    /// Whether trigger rules (the built-in ones and trigger_rules.yaml's) are applied.
     pub enabled: bool,
+    /// Whether cairn's built-in rules (destructive commands, secrets, force-push, deployment)
+    /// apply beside the file's.
+    pub builtin_rules: bool,
+    /// A triggered memory's base score, before its priority bonus.
+    pub base_score: f64,
+    /// Confidence in a learned rule (the user's and cairn's rules have 1).
+    pub learned_confidence: f64,
+    /// Added to a triggered memory's score by the rule's priority.
+    pub priority_bonus: PriorityBonus,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PriorityBonus {
+    pub critical: f64,
+    pub high: f64,
+    pub normal: f64,
+    pub background: f64,
+}
+
+impl Default for PriorityBonus {
+    fn default() -> Self {
+        PriorityBonus { critical: 0.2, high: 0.1, normal: 0.0, background: -0.1 }
+    }
 }
 
 impl Default for Triggers {
     fn default() -> Self {
-        Triggers { enabled: true }
+        Triggers { enabled: true, builtin_rules: true, base_score: 0.9, learned_confidence: 0.7, priority_bonus: PriorityBonus::default() }
     }
 }
 
@@ -114,6 +151,12 @@ impl Default for Semantic {
             max_tokens: 256,
             threads: 2,
             query_cache_size: 1024,
+            weight_recency: 0.1,
+            recency_half_life_days: 30.0,
+            weight_salience: 0.5,
+            mmr_lambda: 0.5,
+            mmr_duplicate_similarity: 0.9,
+            category_caps: [("default".to_string(), 2)].into(),
         }
     }
 }
@@ -224,6 +267,23 @@ impl Tuneables {
         unit("semantic.min_fusion_score", self.semantic.min_fusion_score)?;
         unit("semantic.weight_outcome", self.semantic.weight_outcome)?;
         unit("semantic.weight_similarity", self.semantic.weight_similarity)?;
+        unit("semantic.weight_recency", self.semantic.weight_recency)?;
+        unit("semantic.weight_salience", self.semantic.weight_salience)?;
+        unit("semantic.mmr_lambda", self.semantic.mmr_lambda)?;
+        unit("semantic.mmr_duplicate_similarity", self.semantic.mmr_duplicate_similarity)?;
+        unit("triggers.learned_confidence", self.triggers.learned_confidence)?;
+        if !(self.semantic.recency_half_life_days > 0.0) {
+            return Err(ConfigError::Invalid { file: file.to_string(), key: "semantic.recency_half_life_days", value: self.semantic.recency_half_life_days.to_string(), rule: "must be more than 0" });
+        }
+        if !(0.0..=2.0).contains(&self.triggers.base_score) {
+            return Err(ConfigError::Invalid { file: file.to_string(), key: "triggers.base_score", value: self.triggers.base_score.to_string(), rule: "must be between 0 and 2" });
+        }
+        let b = &self.triggers.priority_bonus;
+        for (key, v) in [("triggers.priority_bonus.critical", b.critical), ("triggers.priority_bonus.high", b.high), ("triggers.priority_bonus.normal", b.normal), ("triggers.priority_bonus.background", b.background)] {
+            if !(-1.0..=1.0).contains(&v) {
+                return Err(ConfigError::Invalid { file: file.to_string(), key, value: v.to_string(), rule: "must be between -1 and 1" });
+            }
+        }
         let s = &self.semantic;
         if !(-1.0..=1.0).contains(&s.similarity_floor) || !(-1.0..=1.0).contains(&s.similarity_ceiling) || s.similarity_floor >= s.similarity_ceiling {
             return Err(ConfigError::Invalid {
@@ -254,7 +314,8 @@ impl Tuneables {
         at_least_one("sessions.retention_days", self.sessions.retention_days)?;
         at_least_one("sessions.max_events", self.sessions.max_events)?;
         at_least_one("store.cache_mb", self.store.cache_mb)?;
-        within("semantic.max_tokens", self.semantic.max_tokens, 8192, "must be between 1 and 8192")?;
+        within("semantic.max_tokens", self.semantic.max_tokens, 512, "must be between 1 and 512 (sentence-transformer models read at most 512 tokens)")?;
+        within("semantic.query_cache_size", self.semantic.query_cache_size, 100_000, "must be between 1 and 100000")?;
         within("semantic.threads", self.semantic.threads, 64, "must be between 1 and 64")?;
         if self.advice.char_budget_tool > 9000 || self.advice.char_budget_prompt > 9000 {
             return Err(ConfigError::Invalid {
@@ -323,8 +384,23 @@ fn describe(key: &str) -> &'static str {
         "semantic.max_tokens" => "Longest window of tokens embedded at once; longer texts are embedded in windows (restart to apply).",
         "semantic.threads" => "Threads one embedding may use (restart to apply).",
         "semantic.query_cache_size" => "Query embeddings kept in memory (restart to apply).",
+        "semantic.weight_recency" => "How much a recently touched memory is lifted.",
+        "semantic.recency_half_life_days" => "Days for a memory's recency to halve.",
+        "semantic.weight_salience" => "How much a low-salience action (a look around) discounts retrieved advice (0: not at all).",
+        "semantic.mmr_lambda" => "MMR balance between score (1) and diversity (0).",
+        "semantic.mmr_duplicate_similarity" => "An item at least this similar (cosine) to one already chosen is dropped as a duplicate.",
+        "semantic.category_caps" => "Most items per memory category in one answer; `default` for the rest (0 keeps a category out).",
+        "semantic.category_caps.default" => "The cap for categories not named here.",
         "triggers" => "Trigger rules from trigger_rules.yaml (Spark's `triggers` block).",
-        "triggers.enabled" => "Whether trigger rules apply (they are checked and shown now; they act from the advisor release on).",
+        "triggers.enabled" => "Whether trigger rules apply (the built-in ones and trigger_rules.yaml's).",
+        "triggers.builtin_rules" => "Whether cairn's built-in rules (destructive commands, secrets, force-push, deployment) apply; a rule of yours with the same name replaces one.",
+        "triggers.base_score" => "A triggered memory's base score, before its priority bonus.",
+        "triggers.learned_confidence" => "Confidence in a learned rule (yours and cairn's have 1).",
+        "triggers.priority_bonus" => "Added to a triggered memory's score by the rule's priority.",
+        "triggers.priority_bonus.critical" => "Bonus for critical rules.",
+        "triggers.priority_bonus.high" => "Bonus for high rules.",
+        "triggers.priority_bonus.normal" => "Bonus for normal rules.",
+        "triggers.priority_bonus.background" => "Bonus (usually negative) for background rules.",
         "advice" => "How much one answer may say.",
         "advice.max_items_tool" => "Most lessons for one tool call.",
         "advice.max_items_prompt" => "Most lessons for one prompt.",

@@ -34,7 +34,10 @@ pub fn spawn(d: Arc<Daemon>) {
                 _ = saver.shutdown.cancelled() => return,
                 _ = tick.tick() => {
                     let d2 = saver.clone();
-                    let _ = tokio::task::spawn_blocking(move || crate::semantic::save_now(&d2)).await;
+                    let _ = tokio::task::spawn_blocking(move || {
+                        let _ = crate::semantic::save_now(&d2);
+                    })
+                    .await;
                 }
             }
         }

@@ -73,10 +73,12 @@ struct QueryPlan {
 pub struct LexicalIndex {
     weights: FieldWeights,
     docs: Vec<Option<DocEntry>>,
-    /// Per slot: interned project, and folded length (0 for free slots).
+    /// Per slot: interned project and category, and folded length (0 for free slots).
     projects: Vec<u32>,
+    categories: Vec<u32>,
     lengths: Vec<f64>,
     project_ids: HashMap<String, u32>,
+    category_ids: HashMap<String, u32>,
     free: Vec<usize>,
     slots: HashMap<String, usize>,
     /// Terms are interned: term -> term id, and per term id its postings (slot, folded tf).
@@ -118,6 +120,17 @@ impl LexicalIndex {
         *self.project_ids.entry(project.to_string()).or_insert(next)
     }
 
+    /// Ids of the memories of `category` among `projects`.
+    pub fn ids_in_category(&self, projects: &[&str], category: &str) -> Vec<String> {
+        let Some(&cid) = self.category_ids.get(category) else { return Vec::new() };
+        let allowed: Vec<u32> = projects.iter().filter_map(|p| self.project_ids.get(*p).copied()).collect();
+        self.docs
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, doc)| doc.as_ref().filter(|_| self.categories[slot] == cid && allowed.contains(&self.projects[slot])).map(|d| d.id.clone()))
+            .collect()
+    }
+
     /// Adds a memory or replaces its previous version.
     pub fn upsert(&mut self, doc: &LexicalDoc<'_>) {
         self.remove(doc.id);
@@ -138,9 +151,12 @@ impl LexicalIndex {
         add(doc.category, w.category);
 
         let project = self.project_id(doc.project);
+        let next_category = self.category_ids.len() as u32;
+        let category = *self.category_ids.entry(doc.category.to_string()).or_insert(next_category);
         let slot = self.free.pop().unwrap_or_else(|| {
             self.docs.push(None);
             self.projects.push(0);
+            self.categories.push(0);
             self.lengths.push(0.0);
             self.docs.len() - 1
         });
@@ -156,6 +172,7 @@ impl LexicalIndex {
         }
         self.total_length += length;
         self.projects[slot] = project;
+        self.categories[slot] = category;
         self.lengths[slot] = length;
         self.docs[slot] = Some(DocEntry { id: doc.id.to_string(), terms });
         self.slots.insert(doc.id.to_string(), slot);
@@ -328,6 +345,18 @@ mod tests {
         let hits = idx.search("deploy", Some(&["p1", "global"]), 10);
         assert_eq!(hits.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(), vec!["a"]);
         assert_eq!(idx.search("deploy", None, 10).len(), 2);
+    }
+
+    #[test]
+    fn lists_a_category_within_projects() {
+        let mut idx = LexicalIndex::new(FieldWeights::default());
+        for (id, project, category) in [("a", "p", "git"), ("b", "global", "git"), ("c", "q", "git"), ("d", "p", "testing")] {
+            idx.upsert(&LexicalDoc { id, project, text: "x", context: "", tags: &[], category });
+        }
+        let mut git = idx.ids_in_category(&["p", "global"], "git");
+        git.sort();
+        assert_eq!(git, vec!["a".to_string(), "b".to_string()], "another project's memory never counts");
+        assert!(idx.ids_in_category(&["p"], "nothing").is_empty());
     }
 
     #[test]

@@ -98,7 +98,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         server::serve(daemon.clone(), listener).await;
         tokio::task::block_in_place(|| {
             semantic::stop_worker(&daemon);
-            semantic::save_now(&daemon);
+            let _ = semantic::save_now(&daemon);
         });
         // Served: the socket is ours to remove, even if the last flush fails.
         anyhow::Ok(daemon.store.flush())

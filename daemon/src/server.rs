@@ -153,8 +153,8 @@ impl Cairn for Server {
         handlers::semantic::reindex(&self.0).await
     }
 
-    async fn job(self, _: Context) -> Option<JobProgress> {
-        handlers::semantic::job(&self.0).await
+    async fn job(self, _: Context, id: Option<u64>) -> Option<JobProgress> {
+        handlers::semantic::job(&self.0, id).await
     }
 
     async fn load_model(self, _: Context) -> String {

@@ -164,19 +164,20 @@ impl Daemon {
     /// Stores a memory, updates the indexes, embeds it, and waits until the write is durable.
     pub async fn save_memory(&self, memory: &Memory) -> Result<Option<Memory>, RpcError> {
         let prepared = self.prepare(&[memory]).await;
-        let previous = self.put_memory(memory, &prepared)?;
+        // The write lock may be held a while (a load catching up): never block the runtime on it.
+        let previous = tokio::task::block_in_place(|| self.put_memory(memory, &prepared))?;
         self.store.durable().await;
         Ok(previous)
     }
 
     pub async fn remove_memory(&self, id: &str) -> Result<Option<Memory>, RpcError> {
-        let removed = {
+        let removed = tokio::task::block_in_place(|| {
             let _w = self.write_lock();
             let removed = self.store.remove_memory(id).map_err(store_error)?;
             self.lexical.write().expect("index lock").remove(id);
             semantic::drop_embedding(self, id);
-            removed
-        };
+            Ok::<_, RpcError>(removed)
+        })?;
         self.store.durable().await;
         Ok(removed)
     }

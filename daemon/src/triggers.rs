@@ -1,7 +1,9 @@
-//! Trigger rules in Spark's YAML format (`rules:` and `learned:`), parsed and validated.
-//! A rule's pattern is a regex matched case-insensitively against the raw tool input; `surface`
-//! names memory ids or `category:NAME`. Matching and surfacing come with the advisor; this module
-//! owns the file format and its errors (with line numbers). Pure; no I/O.
+//! Trigger rules in Spark's YAML format (`rules:` and `learned:`), parsed and validated, the
+//! rules cairn ships built in, and matching. A rule's pattern is a regex matched
+//! case-insensitively against the raw tool input (command, file path, content), never against
+//! the extracted intent; `surface` names memory ids or `category:NAME` (the advisor picks the
+//! most relevant memory of that category). This module owns the file format and its errors (with
+//! line numbers). Pure; no I/O.
 
 use std::collections::BTreeSet;
 
@@ -142,6 +144,67 @@ impl TriggerRules {
     }
 }
 
+/// Rules cairn applies without any file: destructive commands, secrets, force-push, deployment.
+/// A rule of the user's with the same name replaces one of these; `triggers.builtin_rules: false`
+/// turns them all off.
+pub const BUILTIN: &str = r#"
+rules:
+  - name: destructive_command
+    pattern: '\brm\s+(-\w+\s+)*-\w*(rf|fr)\w*|\brm\s+-\w*r\w*\s+-\w*f|\bgit\s+(reset\s+--hard|clean\s+-\w*f)|\b(drop|truncate)\s+(table|database|schema)\b|\bdelete\s+from\s+\w+\s*(;|$)|\bkubectl\s+delete\b|\bterraform\s+destroy\b|\bhelm\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)\b'
+    surface: [category:destructive]
+    priority: critical
+  - name: secret_in_input
+    pattern: '\b[spr]k_(live|test)_[0-9a-z]{8,}|\bAKIA[0-9A-Z]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bgh[pousr]_[0-9A-Za-z]{20,}|\bxox[abprs]-[0-9A-Za-z-]{10,}|\b(api[_-]?key|secret|passw(or)?d|access[_-]?token|auth[_-]?token)["'']?\s*[:=]\s*["'']?[0-9A-Za-z/+_.-]{12,}'
+    surface: [category:security]
+    priority: high
+  - name: force_push
+    pattern: '\bgit\s+push\b[^\n]*(\s--force\b|\s--force-with-lease\b|\s-f\b|\s\+[\w/.-]+)'
+    surface: [category:git]
+    priority: critical
+  - name: production_deploy
+    pattern: '\bdeploy\w*\b[^\n]*\b(prod|production|live)\b|\bkubectl\s+(apply|rollout)\b|\bhelm\s+(upgrade|install)\b|\bterraform\s+apply\b|\bfly\s+deploy\b|\bvercel\b[^\n]*--prod\b|\bserverless\s+deploy\b'
+    surface: [category:deployment]
+    priority: high
+"#;
+
+/// The built-in rules, compiled once.
+pub fn builtin() -> &'static [TriggerRule] {
+    static RULES: std::sync::LazyLock<Vec<TriggerRule>> =
+        std::sync::LazyLock::new(|| TriggerRules::parse(BUILTIN, "built-in rules").expect("built-in rules are valid").rules);
+    &RULES
+}
+
+/// The rules in force: the built-in ones (unless turned off or replaced by a rule of the same
+/// name) and then the user's.
+pub fn effective(user: &[TriggerRule], with_builtin: bool) -> Vec<TriggerRule> {
+    let mut out: Vec<TriggerRule> = if with_builtin {
+        builtin().iter().filter(|b| !user.iter().any(|u| u.spec.name == b.spec.name)).cloned().collect()
+    } else {
+        Vec::new()
+    };
+    out.extend(user.iter().cloned());
+    out
+}
+
+/// A rule that matched, with the text it matched.
+#[derive(Debug, Clone)]
+pub struct Match<'a> {
+    pub rule: &'a TriggerRule,
+    pub matched: String,
+}
+
+/// The rules whose pattern matches `raw` (the raw tool input), in rule order.
+pub fn matches<'a>(rules: &'a [TriggerRule], raw: &str) -> Vec<Match<'a>> {
+    rules
+        .iter()
+        .filter_map(|rule| {
+            let m = rule.regex.find(raw)?;
+            let matched: String = m.as_str().chars().take(60).collect();
+            Some(Match { rule, matched: matched.trim().to_string() })
+        })
+        .collect()
+}
+
 /// The commented file `cairn config init` writes.
 pub const TEMPLATE: &str = r#"# cairn trigger rules (Spark's format). Edited live: cairn reloads this file on save, and
 # keeps the last good rules if a save does not parse.
@@ -179,6 +242,36 @@ mod tests {
         assert_eq!(r.rules[0].spec.priority, Priority::Critical);
         assert!(r.rules[1].learned);
         assert_eq!(r.rules[1].spec.priority, Priority::Normal);
+    }
+
+    #[test]
+    fn builtin_rules_catch_what_they_are_for() {
+        let hit = |raw: &str| -> Vec<String> { matches(builtin(), raw).into_iter().map(|m| m.rule.spec.name.clone()).collect() };
+        for raw in ["rm -rf build/", "rm -fr ~/tmp", "git reset --hard HEAD~2", "psql -c 'DROP TABLE users'", "kubectl delete ns checkout", "terraform destroy -auto-approve"] {
+            assert_eq!(hit(raw), vec!["destructive_command"], "{raw}");
+        }
+        for raw in ["git push --force origin main", "git push -f", "git push origin +main", "git push --force-with-lease"] {
+            assert_eq!(hit(raw), vec!["force_push"], "{raw}");
+        }
+        for raw in ["const key = 'sk_live_abcdef123456';", "AWS_KEY=AKIAABCDEFGHIJKLMNOP", "api_key: \"abcdefghijklmnop\"", "-----BEGIN RSA PRIVATE KEY-----"] {
+            assert_eq!(hit(raw), vec!["secret_in_input"], "{raw}");
+        }
+        for raw in ["kubectl apply -f k8s/prod", "helm upgrade shop ./chart", "terraform apply", "npm run deploy -- --env production", "fly deploy"] {
+            assert_eq!(hit(raw), vec!["production_deploy"], "{raw}");
+        }
+        for raw in ["ls -la", "git push origin feature-x", "rm notes.txt", "kubectl get pods", "terraform plan", "api_key = os.environ['API_KEY']", "git status"] {
+            assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
+        }
+    }
+
+    #[test]
+    fn user_rules_replace_builtin_ones_by_name() {
+        let user = TriggerRules::parse("rules:\n  - name: force_push\n    pattern: 'push --force'\n    surface: [m1]\n    priority: high\n", "t.yaml").unwrap().rules;
+        let all = effective(&user, true);
+        assert_eq!(all.iter().filter(|r| r.spec.name == "force_push").count(), 1);
+        assert_eq!(all.iter().find(|r| r.spec.name == "force_push").unwrap().spec.surface, vec!["m1".to_string()]);
+        assert_eq!(all.len(), builtin().len());
+        assert_eq!(effective(&user, false).len(), 1);
     }
 
     #[test]

@@ -67,7 +67,12 @@ struct Part {
     project: String,
     index: Index,
     ids: HashMap<u64, Arc<str>>,
-    dirty: bool,
+    /// Changed since the last save (atomic: saving needs only a shared borrow).
+    dirty: std::sync::atomic::AtomicBool,
+}
+
+fn flag(value: bool) -> std::sync::atomic::AtomicBool {
+    std::sync::atomic::AtomicBool::new(value)
 }
 
 #[derive(Clone, Copy)]
@@ -145,7 +150,7 @@ impl VectorIndex {
 
     /// Whether any change awaits a save.
     pub fn is_dirty(&self) -> bool {
-        self.parts.iter().any(|p| p.dirty)
+        self.parts.iter().any(|p| p.dirty.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     fn part(&mut self, project: &str) -> Result<usize, VectorError> {
@@ -153,7 +158,7 @@ impl VectorIndex {
             return Ok(p);
         }
         let index = new_graph(self.dimension)?;
-        self.parts.push(Part { project: project.to_string(), index, ids: HashMap::new(), dirty: true });
+        self.parts.push(Part { project: project.to_string(), index, ids: HashMap::new(), dirty: flag(true) });
         self.part_of.insert(project.to_string(), self.parts.len() - 1);
         Ok(self.parts.len() - 1)
     }
@@ -165,7 +170,7 @@ impl VectorIndex {
         }
         p.index.add(key, vector).map_err(index_err)?;
         p.ids.insert(key, id.clone());
-        p.dirty = true;
+        *p.dirty.get_mut() = true;
         self.entries.insert(id, Entry { part, key });
         Ok(())
     }
@@ -186,7 +191,7 @@ impl VectorIndex {
         let p = &mut self.parts[entry.part];
         p.index.remove(entry.key).map_err(index_err)?;
         p.ids.remove(&entry.key);
-        p.dirty = true;
+        *p.dirty.get_mut() = true;
         Ok(true)
     }
 
@@ -233,25 +238,28 @@ impl VectorIndex {
 
     /// Writes the graphs that changed, then the manifest; returns how many graphs were written.
     /// Each file is written beside its place and renamed, so a crash leaves old or new, never half.
-    pub fn save(&mut self, dir: &Path) -> Result<usize, VectorError> {
+    pub fn save(&self, dir: &Path) -> Result<usize, VectorError> {
         std::fs::create_dir_all(dir).map_err(|e| VectorError::File { path: dir.to_path_buf(), message: e.to_string() })?;
         let mut written = 0;
         let mut parts = std::collections::BTreeMap::new();
-        for part in &mut self.parts {
+        use std::sync::atomic::Ordering::Relaxed;
+        for part in &self.parts {
             let file = dir.join(format!("{}.usearch", stem(&part.project)));
             if part.ids.is_empty() {
-                if part.dirty {
+                if part.dirty.swap(false, Relaxed) {
                     let _ = std::fs::remove_file(&file);
-                    part.dirty = false;
                 }
                 continue;
             }
-            if part.dirty {
+            if part.dirty.swap(false, Relaxed) {
                 let name = file.clone();
-                write_atomically(&file, |tmp| {
+                let saved = write_atomically(&file, |tmp| {
                     part.index.save(&tmp.to_string_lossy()).map_err(|e| VectorError::File { path: name.clone(), message: e.to_string() })
-                })?;
-                part.dirty = false;
+                });
+                if let Err(e) = saved {
+                    part.dirty.store(true, Relaxed);
+                    return Err(e);
+                }
                 written += 1;
             }
             parts.insert(part.project.clone(), stem(&part.project));
@@ -285,7 +293,7 @@ impl VectorIndex {
                         match Index::restore(&path.to_string_lossy()) {
                             Ok(graph) if graph.dimensions() == dimension => {
                                 graph.change_expansion_search(EXPANSION_SEARCH);
-                                index.parts.push(Part { project: project.clone(), index: graph, ids: HashMap::new(), dirty: false });
+                                index.parts.push(Part { project: project.clone(), index: graph, ids: HashMap::new(), dirty: flag(false) });
                                 index.part_of.insert(project, index.parts.len() - 1);
                             }
                             Ok(_) => tracing::warn!(file = %path.display(), "vector graph has another dimension; rebuilding it"),
@@ -363,7 +371,7 @@ impl VectorIndex {
         }
         let part = &mut self.parts[p];
         part.index = fresh;
-        part.dirty = true;
+        *part.dirty.get_mut() = true;
         for id in lost {
             if let Some(e) = self.entries.remove(&id) {
                 self.parts[p].ids.remove(&e.key);

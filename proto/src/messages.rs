@@ -103,6 +103,7 @@ pub struct IndexReport {
 /// A long job the daemon runs in the background and the client polls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobProgress {
+    pub id: u64,
     /// `embed` (memories without vectors) or `reindex`.
     pub kind: String,
     /// What the job is doing now, in words.
@@ -292,6 +293,9 @@ pub struct AdviseRequest {
     /// With a session, cooldowns apply and the advice is recorded; without, a pure dry run.
     #[serde(default)]
     pub session: Option<String>,
+    /// Also answer what was considered and not said, with the verdict for each.
+    #[serde(default)]
+    pub explain: bool,
 }
 
 /// Advice before formatting: what the hook would emit and why.
@@ -300,6 +304,27 @@ pub struct Advice {
     pub intent: String,
     pub project: String,
     pub advice: Vec<AdviceItem>,
+    /// How much the action warranted advice at all (0 to 1), and why.
+    #[serde(default)]
+    pub salience: f64,
+    #[serde(default)]
+    pub salience_reason: String,
+    /// With `explain`: the candidates not said, each with its verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub considered: Vec<ConsideredItem>,
+}
+
+/// A candidate the advisor weighed and did not say.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ConsideredItem {
+    pub id: String,
+    pub text: String,
+    pub category: String,
+    pub score: f64,
+    pub why: String,
+    /// Why it was not said: gated, not decided, cooldown, redundant, category cap, limit.
+    pub verdict: String,
+    pub signals: Signals,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -311,6 +336,9 @@ pub struct AdviceItem {
     pub why: String,
     /// Every signal that went into the score, each under its own name.
     pub signals: Signals,
+    /// `semantic` (retrieval found it), `trigger` (a rule put it forward) or `both`.
+    #[serde(default)]
+    pub source: String,
 }
 
 /// Errors a request can end with; each says what to do about it.

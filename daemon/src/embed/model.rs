@@ -17,8 +17,9 @@ use super::EmbedError;
 
 /// Most sequences in one run of the model; bounds the runtime's working memory.
 const MAX_BATCH: usize = 16;
-/// Most padded tokens in one run of the model (sequences x longest sequence).
-const MAX_BATCH_TOKENS: usize = 4096;
+/// Most padded tokens in one run of the model (sequences x longest sequence): bounds both the
+/// runtime's working memory and how long one run holds the model (~0.25 ms a token here).
+const MAX_BATCH_TOKENS: usize = 1024;
 
 /// Which files make the model, and whether they are cairn's own (checked against known hashes).
 #[derive(Debug, Clone, PartialEq)]
@@ -189,8 +190,28 @@ impl Embedder {
         self.dimension
     }
 
-    /// Unit vectors for `texts`, in order.
+    /// Unit vectors for short `texts` (one run of the model), or `None` at once when the model
+    /// is busy with other work: the hook's way, which never waits.
+    pub fn try_embed(&self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, EmbedError> {
+        let mut session = match self.session.try_lock() {
+            Ok(guard) => guard,
+            Err(std::sync::TryLockError::WouldBlock) => return Ok(None),
+            Err(std::sync::TryLockError::Poisoned(_)) => return Err(EmbedError::Inference("the model's lock was poisoned".into())),
+        };
+        self.embed_with(texts, &mut |batch| self.run(&mut session, batch)).map(Some)
+    }
+
+    /// Unit vectors for `texts`, in order. The model is taken batch by batch, so bulk work
+    /// lets others in between its batches.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_with(texts, &mut |batch| {
+            let mut session = self.session.lock().map_err(|_| EmbedError::Inference("the model's lock was poisoned".into()))?;
+            self.run(&mut session, batch)
+        })
+    }
+
+    /// Tokenises, windows and batches `texts`; `run` embeds one batch.
+    fn embed_with(&self, texts: &[&str], run: &mut dyn FnMut(&[&[u32]]) -> Result<Vec<Vec<f32>>, EmbedError>) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut windows = Vec::new();
         for (i, text) in texts.iter().enumerate() {
             let encoding = self.tokenizer.encode(*text, true).map_err(|e| EmbedError::Inference(format!("cannot tokenise: {e}")))?;
@@ -209,7 +230,7 @@ impl Embedder {
                 end += 1;
             }
             let batch: Vec<&[u32]> = order[start..end].iter().map(|&w| windows[w].ids.as_slice()).collect();
-            for (&w, v) in order[start..end].iter().zip(self.run(&batch)?) {
+            for (&w, v) in order[start..end].iter().zip(run(&batch)?) {
                 window_vectors[w] = v;
             }
             start = end;
@@ -224,7 +245,7 @@ impl Embedder {
     }
 
     /// One run of the model over sequences padded to the longest; a unit vector per sequence.
-    fn run(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    fn run(&self, session: &mut Session, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let rows = batch.len();
         let cols = batch.iter().map(|s| s.len()).max().unwrap_or(0);
         let mut ids = vec![0i64; rows * cols];
@@ -247,9 +268,18 @@ impl Embedder {
             };
             inputs.push((name.clone(), TensorRef::from_array_view(([rows, cols], data)).map_err(fail)?.into()));
         }
-        let mut session = self.session.lock().map_err(|_| EmbedError::Inference("the model's lock was poisoned".into()))?;
         let outputs = session.run(inputs).map_err(fail)?;
         let (shape, data) = outputs[self.output.as_str()].try_extract_tensor::<f32>().map_err(fail)?;
+        // A model of the user's own may answer in any shape: check it before reading.
+        let dims: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+        let fits = match dims.as_slice() {
+            [r, c, d] => *r == rows && *c == cols && *d > 0 && data.len() == r * c * d,
+            [r, d] => *r == rows && *d > 0 && data.len() == r * d,
+            _ => false,
+        };
+        if !fits {
+            return Err(EmbedError::Inference(format!("the model answered shape {shape:?} for a batch of {rows} x {cols} tokens")));
+        }
         let out = match shape.len() {
             // Token states [rows, cols, dim]: mean over the real tokens.
             3 => {

@@ -4,24 +4,51 @@
 
 use std::time::{Duration, Instant};
 
-use cairn_proto::{Advice, AdviceItem, AdviseRequest, RpcError, GLOBAL_PROJECT};
+use cairn_proto::{Advice, AdviceItem, AdviseRequest, ConsideredItem, RpcError, GLOBAL_PROJECT};
 
-use crate::advisor::{self, format, intent, rank::Gates, MemoryLookup, Retrieval, SemanticQuery};
+use crate::advisor::intent::{self, Intent};
+use crate::advisor::rank::{Gates, Scored, Verdict};
+use crate::advisor::salience::{self, Salience};
+use crate::advisor::{self, format, Ask, MemoryLookup, Policy, Retrieval, SemanticQuery};
 use crate::config::Tuneables;
-use crate::hybrid::Fusion;
 use crate::event::{EventKind, HookEvent};
+use crate::hybrid::Fusion;
 use crate::redact;
 use crate::state::{store_error, Daemon};
 use crate::store::sessions::{Advised, SessionEvent};
 
 /// Memories read for the session-start brief, newest first.
 const BRIEF_POOL: usize = 100;
+/// How much of the raw tool input trigger rules see.
+const RAW_INPUT_CHARS: usize = 16 * 1024;
 
 /// What to say for one event: the intent, the context text, and the items it holds.
 pub struct Answer {
-    pub intent: String,
+    pub intent: Intent,
+    pub salience: Salience,
     pub context: Option<String>,
     pub items: Vec<AdviceItem>,
+    /// What was weighed and not said (filled when asked to explain).
+    pub considered: Vec<ConsideredItem>,
+}
+
+/// What advice is asked for: a hook event, or a person's words.
+pub enum Subject<'a> {
+    Event(&'a HookEvent),
+    Text(&'a str),
+}
+
+impl Subject<'_> {
+    /// The intent, the salience and the raw input trigger rules see.
+    fn parts(&self) -> (Intent, Salience, String) {
+        match self {
+            Subject::Event(e) => (intent::intent(e), salience::salience(e), intent::raw_input(e, RAW_INPUT_CHARS)),
+            Subject::Text(t) => {
+                let text = t.trim().to_string();
+                (Intent { words: text.clone(), meaning: text.chars().take(160).collect() }, Salience { score: 0.8, reason: "a request in words" }, text)
+            }
+        }
+    }
 }
 
 /// Whether a caller may wait for the model and the semantic index.
@@ -37,12 +64,42 @@ pub fn fusion(t: &Tuneables) -> Fusion {
     Fusion { weight_similarity: t.semantic.weight_similarity, similarity_floor: t.semantic.similarity_floor, similarity_ceiling: t.semantic.similarity_ceiling }
 }
 
-/// Runs `f` with the retrieval for `query`: keywords always, embeddings when the model is loaded
-/// (and, for the hook, when the index is not being written to at this instant).
-pub fn with_retrieval<R>(d: &Daemon, query: &str, patience: Patience, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
+/// The thresholds and weights in force.
+pub fn gates(t: &Tuneables) -> Gates {
+    let b = &t.triggers.priority_bonus;
+    Gates {
+        min_similarity: t.semantic.min_similarity,
+        min_fusion_score: t.semantic.min_fusion_score,
+        min_matched_terms: t.semantic.min_matched_terms,
+        weight_outcome: t.semantic.weight_outcome,
+        weight_recency: t.semantic.weight_recency,
+        weight_salience: t.semantic.weight_salience,
+        trigger_base: t.triggers.base_score,
+        priority_bonus: [b.critical, b.high, b.normal, b.background],
+        fusion: fusion(t),
+    }
+}
+
+/// The advisor's policy in force, for an answer of at most `limit` items.
+pub fn policy(t: &Tuneables, limit: usize) -> Policy {
+    let caps = &t.semantic.category_caps;
+    Policy {
+        gates: gates(t),
+        mmr_lambda: t.semantic.mmr_lambda,
+        mmr_duplicate: t.semantic.mmr_duplicate_similarity,
+        default_category_cap: caps.get("default").copied().unwrap_or(2),
+        category_caps: caps.iter().filter(|(k, _)| k.as_str() != "default").map(|(k, v)| (k.clone(), *v)).collect(),
+        limit,
+        recency_half_life_days: t.semantic.recency_half_life_days,
+    }
+}
+
+/// Runs `f` with the retrieval for `meaning`: keywords always, embeddings when the model is
+/// loaded (and, for the hook, when the index is not being written to at this instant).
+pub fn with_retrieval<R>(d: &Daemon, meaning: &str, patience: Patience, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
     let t = d.tuneables();
-    let vector = d.embedder_now().and_then(|e| match d.semantic.query_vector(&e, query) {
-        Ok(v) => Some(v),
+    let vector = d.embedder_now().and_then(|e| match d.semantic.query_vector(&e, meaning, patience == Patience::Human) {
+        Ok(v) => v,
         Err(e) => {
             tracing::error!(error = %e, "cannot embed a query; keywords only");
             None
@@ -60,30 +117,38 @@ pub fn with_retrieval<R>(d: &Daemon, query: &str, patience: Patience, f: impl Fn
     f(&Retrieval { lexical: &lexical, semantic, fusion: fusion(&t) })
 }
 
-/// Ranked advice for `intent` in `project` (plus `global`), at most `limit` items, skipping what
+fn item(s: Scored) -> AdviceItem {
+    AdviceItem { id: s.candidate.id, text: s.candidate.text, category: s.candidate.category, score: s.score, why: s.why, signals: s.signals, source: s.source.as_str().to_string() }
+}
+
+fn considered_item(s: Scored, v: &Verdict) -> ConsideredItem {
+    ConsideredItem { id: s.candidate.id, text: s.candidate.text, category: s.candidate.category, score: s.score, why: s.why, verdict: v.describe(), signals: s.signals }
+}
+
+/// Advice for `subject` in `project` (plus `global`), at most `limit` items, skipping what
 /// `session` heard within its cooldown. Records nothing.
-fn ranked_advice(d: &Daemon, intent: &str, project: &str, limit: usize, session: Option<&str>, patience: Patience) -> Vec<AdviceItem> {
-    if intent.trim().is_empty() || limit == 0 {
-        return Vec::new();
+fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, limit: usize, session: Option<&str>, patience: Patience) -> advisor::Considered {
+    let (intent, salience, raw) = parts;
+    if intent.is_empty() || limit == 0 {
+        return advisor::Considered::default();
     }
     let t = d.tuneables();
-    let gates = Gates {
-        min_similarity: t.semantic.min_similarity,
-        min_fusion_score: t.semantic.min_fusion_score,
-        min_matched_terms: t.semantic.min_matched_terms,
-        weight_outcome: t.semantic.weight_outcome,
-    };
+    let policy = policy(&t, limit);
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
-    let ranked = with_retrieval(d, intent, patience, |retrieval| advisor::advise(retrieval, &d.store, intent, &projects, &gates));
+    let rules = if t.triggers.enabled {
+        crate::triggers::effective(&d.config.read().expect("config lock").rules.rules, t.triggers.builtin_rules)
+    } else {
+        Vec::new()
+    };
+    let ask = Ask { intent, salience: salience.clone(), raw, projects: &projects, rules: &rules, learned_confidence: t.triggers.learned_confidence };
     let now = Instant::now();
+    let wall = time::OffsetDateTime::now_utc();
     let cooldown = Duration::from_secs(t.advice.cooldown_s);
-    let cooldowns = d.cooldowns.lock().expect("cooldown lock");
-    ranked
-        .into_iter()
-        .filter(|r| session.is_none_or(|s| cooldowns.allows(s, &r.candidate.id, now, cooldown)))
-        .take(limit)
-        .map(|r| AdviceItem { id: r.candidate.id, text: r.candidate.text, category: r.candidate.category, score: r.score, why: r.why, signals: r.signals })
-        .collect()
+    with_retrieval(d, &intent.meaning, patience, |retrieval| {
+        let candidates = advisor::gather(retrieval, &d.store, &ask, policy.gates.min_similarity, wall, policy.recency_half_life_days);
+        let cooldowns = d.cooldowns.lock().expect("cooldown lock");
+        advisor::choose(candidates, salience, &policy, |id| session.is_some_and(|s| !cooldowns.allows(s, id, now, cooldown)))
+    })
 }
 
 /// At session start there is no action yet: the project's own lessons (not `global`), the most
@@ -112,27 +177,53 @@ fn session_start_brief(d: &Daemon, project: &str, limit: usize, session: Option<
             id: m.id,
             text: m.text,
             category: m.category,
+            source: "session".into(),
         })
         .collect()
 }
 
-/// The answer for an event of `kind` with `intent` in `project`: chosen, rendered within the
+/// The answer for an event of `kind` about `subject` in `project`: chosen, rendered within the
 /// budget, and cut to what was rendered. With a session, what was said starts its cooldown.
-pub fn answer(d: &Daemon, kind: &EventKind, intent: String, project: &str, session: Option<&str>, patience: Patience) -> Answer {
+pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str, session: Option<&str>, patience: Patience, explain: bool) -> Answer {
     let t = d.tuneables();
-    let (items, budget) = match kind {
-        EventKind::PreToolUse => (ranked_advice(d, &intent, project, t.advice.max_items_tool, session, patience), t.advice.char_budget_tool),
-        EventKind::UserPromptSubmit => (ranked_advice(d, &intent, project, t.advice.max_items_prompt, session, patience), t.advice.char_budget_prompt),
-        EventKind::SessionStart => (session_start_brief(d, project, t.advice.max_items_session_start, session), t.advice.char_budget_prompt),
+    let parts = subject.parts();
+    let (said, mut not_said, budget) = match kind {
+        EventKind::PreToolUse | EventKind::UserPromptSubmit => {
+            let (limit, budget) = if *kind == EventKind::PreToolUse {
+                (t.advice.max_items_tool, t.advice.char_budget_tool)
+            } else {
+                (t.advice.max_items_prompt, t.advice.char_budget_prompt)
+            };
+            let c = ranked_advice(d, &parts, project, limit, session, patience);
+            let items: Vec<(AdviceItem, String, Option<Scored>)> = c
+                .said
+                .into_iter()
+                .map(|s| {
+                    let short = s.short_why.clone();
+                    (item(s.clone()), short, Some(s))
+                })
+                .collect();
+            (items, c.not_said, budget)
+        }
+        EventKind::SessionStart => {
+            let items = session_start_brief(d, project, t.advice.max_items_session_start, session);
+            (items.into_iter().map(|i| (i, String::new(), None)).collect(), Vec::new(), t.advice.char_budget_prompt)
+        }
         // Events that carry no advice in Claude Code's protocol get none here either.
-        _ => (Vec::new(), 0),
+        _ => (Vec::new(), Vec::new(), 0),
     };
-    let lines: Vec<format::Line<'_>> = items.iter().map(|a| format::Line { category: &a.category, text: &a.text }).collect();
-    let Some((context, shown)) = format::render(&lines, budget) else {
-        return Answer { intent, context: None, items: Vec::new() };
-    };
-    let mut items = items;
-    items.truncate(shown);
+    let (intent, salience, _) = parts;
+    let lines: Vec<format::Line<'_>> = said.iter().map(|(a, why, _)| format::Line { category: &a.category, text: &a.text, why }).collect();
+    let rendered = format::render(&lines, budget);
+    let shown = rendered.as_ref().map_or(0, |(_, n)| *n);
+    let mut items = Vec::with_capacity(shown);
+    for (n, (a, _, s)) in said.into_iter().enumerate() {
+        if n < shown {
+            items.push(a);
+        } else if let Some(s) = s {
+            not_said.push((s, Verdict::OverLimit));
+        }
+    }
     if let Some(s) = session {
         let now = Instant::now();
         let mut cooldowns = d.cooldowns.lock().expect("cooldown lock");
@@ -140,7 +231,8 @@ pub fn answer(d: &Daemon, kind: &EventKind, intent: String, project: &str, sessi
             cooldowns.record(s, &item.id, now);
         }
     }
-    Answer { intent, context: Some(context), items }
+    let considered = if explain { not_said.iter().map(|(s, v)| considered_item(s.clone(), v)).collect() } else { Vec::new() };
+    Answer { intent, salience, context: rendered.map(|(text, _)| text), items, considered }
 }
 
 pub fn advised(items: &[AdviceItem]) -> Vec<Advised> {
@@ -149,24 +241,26 @@ pub fn advised(items: &[AdviceItem]) -> Vec<Advised> {
 
 pub async fn handle(d: &Daemon, req: AdviseRequest) -> Result<Advice, RpcError> {
     let explicit = req.scope.project.is_some() || req.scope.global;
-    let (intent, project, kind) = match (&req.hook_input, &req.text) {
-        (Some(payload), _) => {
-            let event = HookEvent::from_payload(payload);
+    let event = req.hook_input.as_ref().map(HookEvent::from_payload);
+    let text = req.text.as_deref().map(str::trim).filter(|t| !t.is_empty());
+    let (subject, project, kind) = match (&event, text) {
+        (Some(event), _) => {
             let project = match (&event.cwd, explicit) {
                 (Some(cwd), false) => d.projects.resolve(cwd),
                 _ => d.project_for(&req.scope),
             };
-            (intent::intent(&event), project, event.kind)
+            (Subject::Event(event), project, event.kind.clone())
         }
-        (None, Some(text)) if !text.trim().is_empty() => (text.trim().to_string(), d.project_for(&req.scope), EventKind::UserPromptSubmit),
+        (None, Some(text)) => (Subject::Text(text), d.project_for(&req.scope), EventKind::UserPromptSubmit),
         _ => return Err(RpcError::Invalid("give a text to advise on, or --hook-input FILE".into())),
     };
     if d.is_paused(&project) {
-        return Ok(Advice { intent, project, advice: Vec::new() });
+        let (intent, salience, _) = subject.parts();
+        return Ok(Advice { intent: intent.words, project, advice: Vec::new(), salience: salience.score, salience_reason: salience.reason.into(), considered: Vec::new() });
     }
     // A person asking may wait for the model, so the answer is the one the hook gives once warm.
     let _ = d.embedder_ready().await;
-    let mut answer = tokio::task::block_in_place(|| answer(d, &kind, intent, &project, req.session.as_deref(), Patience::Human));
+    let mut answer = tokio::task::block_in_place(|| answer(d, &kind, subject, &project, req.session.as_deref(), Patience::Human, req.explain));
     if let Some(limit) = req.limit {
         answer.items.truncate(limit as usize);
     }
@@ -178,12 +272,19 @@ pub async fn handle(d: &Daemon, req: AdviseRequest) -> Result<Advice, RpcError> 
             project: project.clone(),
             tool_name: None,
             tool_use_id: None,
-            intent: Some(redact::redact_text(&answer.intent)),
+            intent: Some(redact::redact_text(&answer.intent.words)),
             payload: serde_json::Value::Null,
             advised: advised(&answer.items),
         };
         d.store.append_event(&event).map_err(store_error)?;
         d.store.durable().await;
     }
-    Ok(Advice { intent: answer.intent, project, advice: answer.items })
+    Ok(Advice {
+        intent: answer.intent.words,
+        project,
+        advice: answer.items,
+        salience: answer.salience.score,
+        salience_reason: answer.salience.reason.into(),
+        considered: answer.considered,
+    })
 }

@@ -5,9 +5,8 @@
 use cairn_proto::{HookReply, RpcError, PROTOCOL_VERSION};
 use serde_json::Value;
 
-use crate::advisor::intent;
 use crate::event::{EventKind, HookEvent};
-use crate::handlers::advise::{advised, answer, Patience};
+use crate::handlers::advise::{advised, answer, Patience, Subject};
 use crate::redact;
 use crate::state::{store_error, Daemon};
 use crate::store::sessions::SessionEvent;
@@ -32,11 +31,12 @@ pub async fn handle(d: &Daemon, protocol: u32, mut payload: Value) -> Result<Hoo
     let mut intent_text = None;
     if event.kind.advises() {
         let started = std::time::Instant::now();
-        let said = answer(d, &event.kind, intent::intent(&event), &project, event.session_id.as_deref(), Patience::Hook);
+        // Embedding and ranking are CPU work: let the runtime move other tasks off this thread.
+        let said = tokio::task::block_in_place(|| answer(d, &event.kind, Subject::Event(&event), &project, event.session_id.as_deref(), Patience::Hook, false));
         tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, items = said.items.len(), "advice");
         reply.additional_context = said.context;
         recorded_advice = advised(&said.items);
-        intent_text = Some(redact::redact_text(&said.intent));
+        intent_text = Some(redact::redact_text(&said.intent.words));
     }
 
     redact::redact_value(&mut payload);

@@ -12,8 +12,8 @@ pub async fn reindex(d: &Daemon) -> Result<JobProgress, RpcError> {
     Ok(d.semantic.request_reindex())
 }
 
-pub async fn job(d: &Daemon) -> Option<JobProgress> {
-    d.semantic.job()
+pub async fn job(d: &Daemon, id: Option<u64>) -> Option<JobProgress> {
+    d.semantic.job(id)
 }
 
 pub async fn load_model(d: &Daemon) -> String {

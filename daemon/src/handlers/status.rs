@@ -28,11 +28,8 @@ fn hook_misses(d: &Daemon) -> (u64, Option<String>) {
 
 fn index_report(d: &Daemon) -> IndexReport {
     let memories = d.store.memory_count();
-    // Never wait on the index for a status: a busy index reports what it last knew as unknown.
-    let (loaded, indexed, unsaved) = match d.semantic.index.try_read() {
-        Ok(g) => g.as_ref().map_or((false, 0, false), |i| (true, i.len() as u64, i.is_dirty())),
-        Err(_) => (true, 0, false),
-    };
+    // Mirrors kept beside the index: a status never waits for it.
+    let (loaded, indexed, unsaved) = d.semantic.index_counts();
     let pending = if loaded { memories.saturating_sub(indexed) } else { 0 };
     IndexReport { loaded, memories, indexed, pending, unsaved }
 }
@@ -54,7 +51,7 @@ pub async fn handle(d: &Daemon) -> Status {
         model: d.semantic.status_text(config.tuneables.semantic.enabled),
         model_info: d.semantic.model_info(),
         index: index_report(d),
-        job: d.semantic.job(),
+        job: d.semantic.job(None),
         session_events: d.store.event_count(),
         hook_misses,
         last_hook_miss,

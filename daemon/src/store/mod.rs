@@ -73,6 +73,9 @@ pub struct EmbeddingRecord {
 
 const RECORD_PREFIX: &[u8] = b"m\0";
 const VECTOR_PREFIX: &[u8] = b"v\0";
+/// The next embedding key, kept with every embedding written so that a key is never reused,
+/// even after the memory holding the highest one is deleted.
+const NEXT_KEY: &[u8] = b"n\0next";
 
 fn prefixed(prefix: &[u8], id: &str) -> Vec<u8> {
     [prefix, id.as_bytes()].concat()
@@ -195,8 +198,15 @@ impl Store {
         let mut batch = sled::Batch::default();
         batch.insert(prefixed(RECORD_PREFIX, id), encode(record));
         batch.insert(prefixed(VECTOR_PREFIX, id), bytes);
+        // Keys are handed out in rising order under the daemon's write lock.
+        batch.insert(NEXT_KEY, &(record.key + 1).to_be_bytes());
         self.embeddings.apply_batch(batch)?;
         Ok(())
+    }
+
+    /// The lowest embedding key never handed out (0 in a store without embeddings).
+    pub fn next_embedding_key(&self) -> Result<u64, StoreError> {
+        Ok(self.embeddings.get(NEXT_KEY)?.and_then(|b| <[u8; 8]>::try_from(b.as_ref()).ok()).map_or(0, u64::from_be_bytes))
     }
 
     pub fn remove_embedding(&self, id: &str) -> Result<(), StoreError> {

@@ -78,15 +78,15 @@ fn embedding_latency(models: &std::path::Path, runs: usize) -> Option<(Vec<Durat
     };
     let embedder = cairn_daemon::embed::Embedder::load(&spec).ok()?;
     let semantic = cairn_daemon::semantic::Semantic::new(std::env::temp_dir(), 1024);
-    let _ = semantic.query_vector(&embedder, "warm the model up");
+    let _ = semantic.query_vector(&embedder, "warm the model up", true);
     let (mut cold, mut cached) = (Vec::new(), Vec::new());
     for i in 0..runs {
         let q = query(i);
         let t = Instant::now();
-        semantic.query_vector(&embedder, &q).expect("embed");
+        semantic.query_vector(&embedder, &q, true).expect("embed");
         cold.push(t.elapsed());
         let t = Instant::now();
-        semantic.query_vector(&embedder, &q).expect("cached");
+        semantic.query_vector(&embedder, &q, true).expect("cached");
         cached.push(t.elapsed());
     }
     Some((cold, cached))

@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use cairn_daemon::advisor::{Retrieval, Scored, SemanticQuery};
+use cairn_daemon::advisor::{Found, Retrieval, SemanticQuery};
 use cairn_daemon::config::Semantic;
 use cairn_daemon::embed::pool::cosine;
 use cairn_daemon::embed::{Embedder, ModelSpec};
@@ -200,10 +200,10 @@ struct Answers {
     exact: Vec<String>,
     hnsw: Vec<String>,
     cairn: Vec<String>,
-    candidates: Vec<Scored>,
+    candidates: Vec<Found>,
 }
 
-fn rank_with(fusion: &Fusion, candidates: &[Scored]) -> Vec<String> {
+fn rank_with(fusion: &Fusion, candidates: &[Found]) -> Vec<String> {
     let mut scored: Vec<(f64, &str)> = candidates.iter().map(|s| (fusion.relevance(Evidence { lexical: s.lexical, cosine: s.cosine }), s.id.as_str())).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     scored.into_iter().take(10).map(|(_, id)| id.to_string()).collect()

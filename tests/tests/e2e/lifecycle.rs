@@ -151,7 +151,7 @@ impl Cairn for OldDaemon {
     async fn reindex(self, _: Context) -> Result<JobProgress, RpcError> {
         Err(old())
     }
-    async fn job(self, _: Context) -> Option<JobProgress> {
+    async fn job(self, _: Context, _: Option<u64>) -> Option<JobProgress> {
         None
     }
     async fn load_model(self, _: Context) -> String {

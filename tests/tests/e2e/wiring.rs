@@ -272,7 +272,11 @@ fn which_systemd_analyze() -> Result<PathBuf, ()> {
 }
 
 fn advice_count(home: &Home) -> usize {
-    let v: Value = serde_json::from_str(&home.ok(&["advise", "--json", "--global", "git", "push", "--force", "origin", "main"])).unwrap();
+    // Words, not a `git push --force` command line: that would fire the force_push trigger,
+    // which no relevance threshold holds back.
+    // Not every word is in the lesson, so its relevance (about 0.8) sits between the strict
+    // settings below and the default gate.
+    let v: Value = serde_json::from_str(&home.ok(&["advise", "--json", "--global", "force", "push", "my", "feature", "branch", "to", "main", "today"])).unwrap();
     v["advice"].as_array().unwrap().len()
 }
 

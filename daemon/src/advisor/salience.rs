@@ -1,0 +1,179 @@
+//! Salience: how much an action warrants advice at all, whatever the memories say. A look around
+//! (ls, Read, Grep) rarely does; a write, a push, a delete, a deploy or a migration often does.
+//! It is its own signal, in [0, 1], with the reason in words. Pure; no I/O.
+
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexBuilder};
+use serde_json::Value;
+
+use crate::event::{EventKind, HookEvent};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Salience {
+    pub score: f64,
+    pub reason: &'static str,
+}
+
+/// Command classes, most consequential first; a command line takes its highest class.
+struct Class {
+    score: f64,
+    reason: &'static str,
+    pattern: &'static str,
+}
+
+const CLASSES: &[Class] = &[
+    Class {
+        score: 1.0,
+        reason: "destroys data or history",
+        pattern: r"\brm\s+(-\w*[rf]\w*\s+)*-\w*[rf]|\bgit\s+(reset\s+--hard|clean\s+-\w*f|push\s+.*(--force|\s-f\b|\s\+\w)|branch\s+-D|checkout\s+--\s+\.|restore\s+\.)|\b(drop|truncate)\s+(table|database|schema)|\bdelete\s+from\b|\bkubectl\s+delete\b|\bterraform\s+destroy\b|\bhelm\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)|\bmkfs|\bdd\s+if=|\bchmod\s+-R\s+777|\bshred\b",
+    },
+    Class {
+        score: 0.9,
+        reason: "changes something shared (remote, production, database)",
+        pattern: r"\bgit\s+push\b|\bdeploy|\bkubectl\s+(apply|rollout|scale|set|patch|edit|replace|exec)\b|\bhelm\s+(install|upgrade|rollback)\b|\bterraform\s+(apply|import|state)\b|\bdocker\s+push\b|\b(npm|pnpm|yarn|cargo|twine|gem)\s+publish\b|\bpsql\b|\bmysql\b|\bmongo(sh)?\b|\bredis-cli\b|\b(alter|update|insert\s+into|create\s+(table|index))\b|\bmigrat|\balembic\s+upgrade\b|\bgh\s+(pr\s+merge|release)\b|\bfly\s+|\bvercel\b|\baws\s+\w+\s+(delete|put|create|update|rm|cp|sync)|\bgcloud\b.*\b(delete|deploy|create)\b|\bssh\b|\bscp\b|\brsync\b",
+    },
+    Class {
+        score: 0.7,
+        reason: "changes the project (commit, dependencies, files)",
+        pattern: r"\bgit\s+(commit|merge|rebase|cherry-pick|tag|stash|checkout\s+-b|switch\s+-c|am|revert|rm|mv)\b|\b(npm|pnpm|yarn|bun)\s+(i|install|add|remove|uninstall|update|upgrade)\b|\bpip3?\s+(install|uninstall)\b|\b(poetry|uv)\s+(add|remove|lock|update)\b|\bcargo\s+(add|remove|update|install)\b|\bgo\s+(get|mod)\b|\b(brew|apt|apt-get|dnf|yum)\s+(install|remove|upgrade)\b|\bsed\s+-i\b|\bmv\b|\bcp\s+-\w*r|\bchmod\b|\bchown\b|\bcurl\b.*\|\s*(ba)?sh|\bwget\b|\bdocker\s+(build|run|compose)\b|\bmake\s+install\b|\bln\s+-s|\btee\b|>\s*[\w./-]+",
+    },
+    Class {
+        score: 0.45,
+        reason: "builds or tests",
+        pattern: r"\bcargo\s+(build|test|clippy|bench|run|fmt|nextest)\b|\b(npm|pnpm|yarn|bun)\s+(run|test|build|exec|x)\b|\bnpx\b|\bpytest\b|\bpython3?\s|\bgo\s+(test|build|run|vet)\b|\bmake\b|\btsc\b|\beslint\b|\bprettier\b|\bjest\b|\bvitest\b|\bgradle\b|\bmvn\b|\bdotnet\b|\bmix\s+test\b|\bbundle\s+exec\b|\brake\b|\bnode\s",
+    },
+    Class {
+        score: 0.15,
+        reason: "looks around (read only)",
+        pattern: r"^\s*(ls|ll|cat|pwd|echo|head|tail|less|more|wc|grep|rg|ag|find|fd|tree|which|whereis|type|file|stat|du|df|env|printenv|whoami|id|date|uname|ps|top|history|jq|diff|sort|uniq|cut|awk)\b|\bgit\s+(status|log|diff|show|branch|remote|fetch|blame|describe|rev-parse|ls-files|config\s+--get)\b|\bkubectl\s+(get|describe|logs|top|explain|config\s+(get|current))\b|\bterraform\s+(plan|show|validate|fmt|output)\b|\bdocker\s+(ps|images|logs|inspect)\b|\b(npm|pnpm|yarn)\s+(ls|list|outdated|view|why)\b|\bcargo\s+(check|tree|metadata|search)\b|\bgh\s+(pr|issue)\s+(list|view|status|diff)\b",
+    },
+];
+
+static COMPILED: LazyLock<Vec<(Regex, &'static Class)>> = LazyLock::new(|| {
+    CLASSES
+        .iter()
+        .map(|c| (RegexBuilder::new(c.pattern).case_insensitive(true).multi_line(true).build().expect("salience patterns compile"), c))
+        .collect()
+});
+
+/// Salience of a shell command: the highest class any part of it falls in.
+pub fn of_command(command: &str) -> Salience {
+    let command = command.trim();
+    if command.is_empty() {
+        return Salience { score: 0.15, reason: "does nothing" };
+    }
+    let segments: Vec<&str> = command.split(['\n', ';', '|', '&']).map(str::trim).filter(|s| !s.is_empty()).collect();
+    let mut best: Option<&Class> = None;
+    for (regex, class) in COMPILED.iter() {
+        // Read-only is judged per segment: `ls && rm -rf x` is not a look around.
+        let hit = if class.score < 0.2 { segments.iter().all(|s| regex.is_match(s)) } else { regex.is_match(command) };
+        if hit && best.is_none_or(|b| class.score > b.score) {
+            best = Some(class);
+        }
+    }
+    match best {
+        Some(c) => Salience { score: c.score, reason: c.reason },
+        None => Salience { score: 0.5, reason: "runs a command" },
+    }
+}
+
+static SENSITIVE_PATH: LazyLock<Regex> = LazyLock::new(|| {
+    RegexBuilder::new(
+        r"(^|/)\.env|secret|credential|passw|\.pem$|\.key$|id_rsa|migrat|schema|\.sql$|\.github/workflows|\.gitlab-ci|jenkinsfile|dockerfile|docker-compose|/k8s/|/helm/|\.tf$|terraform|/auth|security|permission|payment|billing|package\.json$|cargo\.toml$|requirements[^/]*\.txt$|pyproject\.toml$|go\.mod$|\.lock$|lock\.json$|nginx|\.ya?ml$",
+    )
+    .case_insensitive(true)
+    .build()
+    .expect("path pattern compiles")
+});
+
+fn field<'a>(input: &'a Value, key: &str) -> &'a str {
+    input.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// Salience of an event.
+pub fn salience(event: &HookEvent) -> Salience {
+    match event.kind {
+        EventKind::UserPromptSubmit => return Salience { score: 0.8, reason: "a request from the user" },
+        EventKind::SessionStart => return Salience { score: 0.5, reason: "start of a session" },
+        _ => {}
+    }
+    let input = &event.tool_input;
+    let tool = event.tool_name.as_deref().unwrap_or("");
+    match tool {
+        "Bash" => of_command(field(input, "command")),
+        "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => {
+            let path = [field(input, "file_path"), field(input, "notebook_path")].concat();
+            if SENSITIVE_PATH.is_match(&path) {
+                Salience { score: 0.8, reason: "changes a sensitive file (config, secrets, schema, CI, dependencies)" }
+            } else {
+                Salience { score: 0.6, reason: "changes a file" }
+            }
+        }
+        "Read" | "Grep" | "Glob" | "LS" | "BashOutput" | "WebSearch" | "WebFetch" | "TodoWrite" | "KillShell" | "ListMcpResourcesTool" | "ReadMcpResourceTool" => {
+            Salience { score: 0.15, reason: "looks around (read only)" }
+        }
+        "Task" => Salience { score: 0.5, reason: "hands work to a subagent" },
+        "SlashCommand" | "ExitPlanMode" => Salience { score: 0.5, reason: "runs a command" },
+        t if t.starts_with("mcp__") => {
+            let verb = t.rsplit("__").next().unwrap_or("").to_lowercase();
+            if ["delete", "drop", "remove", "destroy", "merge", "push", "deploy", "execute", "exec", "run", "query", "write", "update", "create", "send", "post"].iter().any(|v| verb.contains(v)) {
+                Salience { score: 0.7, reason: "acts through an external tool" }
+            } else if ["get", "list", "search", "read", "fetch", "find", "view", "describe"].iter().any(|v| verb.contains(v)) {
+                Salience { score: 0.15, reason: "looks around (read only)" }
+            } else {
+                Salience { score: 0.5, reason: "uses an external tool" }
+            }
+        }
+        _ => Salience { score: 0.5, reason: "uses a tool" },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ev(tool: &str, input: Value) -> HookEvent {
+        HookEvent::from_payload(&json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input}))
+    }
+
+    #[test]
+    fn commands_rank_by_consequence() {
+        let s = |c: &str| of_command(c).score;
+        for c in ["ls -la", "pwd", "git status", "git log --oneline -5", "cat README.md | head", "kubectl get pods -n x", "terraform plan"] {
+            assert!(s(c) < 0.2, "{c}: {}", s(c));
+        }
+        for c in ["cargo test", "npm run build", "pytest -q"] {
+            assert!((0.4..0.5).contains(&s(c)), "{c}: {}", s(c));
+        }
+        for c in ["git commit -m x", "npm install zod", "sed -i s/a/b/ f"] {
+            assert!((0.65..0.75).contains(&s(c)), "{c}: {}", s(c));
+        }
+        for c in ["git push origin feature", "kubectl apply -f prod.yaml", "psql $URL -f alter.sql", "fly deploy"] {
+            assert!((0.85..0.95).contains(&s(c)), "{c}: {}", s(c));
+        }
+        for c in ["rm -rf build", "git push --force origin main", "git reset --hard HEAD~3", "terraform destroy", "echo 'DROP TABLE users' | psql"] {
+            assert_eq!(s(c), 1.0, "{c}");
+        }
+    }
+
+    #[test]
+    fn a_compound_command_is_as_salient_as_its_worst_part() {
+        assert_eq!(of_command("ls && rm -rf dist").score, 1.0);
+        assert!(of_command("git status && git diff").score < 0.2);
+        assert_eq!(of_command("unknown-tool --flag").reason, "runs a command");
+    }
+
+    #[test]
+    fn tools_have_their_own_salience() {
+        assert!(salience(&ev("Read", json!({"file_path": "/a/README.md"}))).score < 0.2);
+        assert_eq!(salience(&ev("Edit", json!({"file_path": "/a/src/button.tsx"}))).score, 0.6);
+        assert_eq!(salience(&ev("Write", json!({"file_path": "/a/.env"}))).score, 0.8);
+        assert_eq!(salience(&ev("Edit", json!({"file_path": "/a/db/migrations/001.sql"}))).score, 0.8);
+        assert_eq!(salience(&ev("mcp__github__merge_pull_request", json!({}))).score, 0.7);
+        assert!(salience(&ev("mcp__github__list_issues", json!({}))).score < 0.2);
+        let prompt = HookEvent::from_payload(&json!({"hook_event_name": "UserPromptSubmit", "prompt": "ship it"}));
+        assert_eq!(salience(&prompt).score, 0.8);
+    }
+}
