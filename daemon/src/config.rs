@@ -62,6 +62,8 @@ pub struct Semantic {
     pub mmr_lambda: f64,
     /// An item at least this similar to one already chosen is dropped as saying nothing new.
     pub mmr_duplicate_similarity: f64,
+    /// An item scoring under this share of the best item's score is not said beside it.
+    pub min_relative_score: f64,
     /// Most items per memory category in one answer (Spark's `category_caps`); `default` for
     /// categories not named.
     pub category_caps: std::collections::BTreeMap<String, usize>,
@@ -82,6 +84,9 @@ pub struct Triggers {
     pub learned_confidence: f64,
     /// Added to a triggered memory's score by the rule's priority.
     pub priority_bonus: PriorityBonus,
+    /// A `category:NAME` surface resolves to the category's most relevant memory only when it is
+    /// at least this relevant to the event (a rule naming memory ids has no such bar).
+    pub min_category_relevance: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,7 +106,7 @@ impl Default for PriorityBonus {
 
 impl Default for Triggers {
     fn default() -> Self {
-        Triggers { enabled: true, builtin_rules: true, base_score: 0.9, learned_confidence: 0.7, priority_bonus: PriorityBonus::default() }
+        Triggers { enabled: true, builtin_rules: true, base_score: 0.9, learned_confidence: 0.7, priority_bonus: PriorityBonus::default(), min_category_relevance: 0.15 }
     }
 }
 
@@ -137,8 +142,10 @@ impl Default for Semantic {
     fn default() -> Self {
         Semantic {
             enabled: true,
+            // Conservative, as tuned on the tune half of the advice set (BENCHMARKS.md): better no
+            // advice than bad advice.
             min_similarity: 0.5,
-            min_fusion_score: 0.5,
+            min_fusion_score: 0.65,
             weight_outcome: 0.3,
             min_matched_terms: 2,
             // Tuned on LoCoMo's tuning conversations (see BENCHMARKS.md).
@@ -156,6 +163,7 @@ impl Default for Semantic {
             weight_salience: 0.5,
             mmr_lambda: 0.5,
             mmr_duplicate_similarity: 0.9,
+            min_relative_score: 0.8,
             category_caps: [("default".to_string(), 2)].into(),
         }
     }
@@ -271,7 +279,11 @@ impl Tuneables {
         unit("semantic.weight_salience", self.semantic.weight_salience)?;
         unit("semantic.mmr_lambda", self.semantic.mmr_lambda)?;
         unit("semantic.mmr_duplicate_similarity", self.semantic.mmr_duplicate_similarity)?;
+        unit("semantic.min_relative_score", self.semantic.min_relative_score)?;
         unit("triggers.learned_confidence", self.triggers.learned_confidence)?;
+        unit("triggers.min_category_relevance", self.triggers.min_category_relevance)?;
+        // Written so that NaN fails too.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
         if !(self.semantic.recency_half_life_days > 0.0) {
             return Err(ConfigError::Invalid { file: file.to_string(), key: "semantic.recency_half_life_days", value: self.semantic.recency_half_life_days.to_string(), rule: "must be more than 0" });
         }
@@ -389,6 +401,7 @@ fn describe(key: &str) -> &'static str {
         "semantic.weight_salience" => "How much a low-salience action (a look around) discounts retrieved advice (0: not at all).",
         "semantic.mmr_lambda" => "MMR balance between score (1) and diversity (0).",
         "semantic.mmr_duplicate_similarity" => "An item at least this similar (cosine) to one already chosen is dropped as a duplicate.",
+        "semantic.min_relative_score" => "An item scoring under this share of the best item's score is not said beside it (0: no such bar).",
         "semantic.category_caps" => "Most items per memory category in one answer; `default` for the rest (0 keeps a category out).",
         "semantic.category_caps.default" => "The cap for categories not named here.",
         "triggers" => "Trigger rules from trigger_rules.yaml (Spark's `triggers` block).",
@@ -396,6 +409,7 @@ fn describe(key: &str) -> &'static str {
         "triggers.builtin_rules" => "Whether cairn's built-in rules (destructive commands, secrets, force-push, deployment) apply; a rule of yours with the same name replaces one.",
         "triggers.base_score" => "A triggered memory's base score, before its priority bonus.",
         "triggers.learned_confidence" => "Confidence in a learned rule (yours and cairn's have 1).",
+        "triggers.min_category_relevance" => "A `category:NAME` surface picks the category's most relevant memory only when it is at least this relevant to the event.",
         "triggers.priority_bonus" => "Added to a triggered memory's score by the rule's priority.",
         "triggers.priority_bonus.critical" => "Bonus for critical rules.",
         "triggers.priority_bonus.high" => "Bonus for high rules.",

@@ -6,7 +6,8 @@
 //! Besides the raw BM25 score each hit carries a relevance in [0, 1]: the BM25 score divided by
 //! the sum of the query terms' IDFs (a term unknown to the corpus counts half a term seen once), which is what a
 //! document matching every query term once at average length would score. It reads as "how much of the query this memory covers", so one
-//! threshold means the same thing for short and long queries. No I/O here.
+//! threshold means the same thing for short and long queries; a memory sharing a single term with
+//! the query gets half of it, since one shared word is weak evidence. No I/O here.
 
 use std::collections::{HashMap, HashSet};
 
@@ -230,7 +231,10 @@ impl LexicalIndex {
     fn hit(&self, plan: &QueryPlan, slot: usize, bm25: f64, bits: u64) -> Option<LexicalHit> {
         let entry = self.docs[slot].as_ref()?;
         let matched = plan.terms.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, t)| t.clone()).collect();
-        Some(LexicalHit { id: entry.id.clone(), bm25, relevance: (bm25 / plan.idf_mass).clamp(0.0, 1.0), matched, query_terms: plan.terms.len() })
+        // One shared word is weak evidence however well it covers a short query ("commit" is in
+        // every lesson about commits): relevance counts in full from two matched terms.
+        let support = (bits.count_ones().min(2) as f64) / 2.0;
+        Some(LexicalHit { id: entry.id.clone(), bm25, relevance: (bm25 / plan.idf_mass).clamp(0.0, 1.0) * support, matched, query_terms: plan.terms.len() })
     }
 
     /// The best `k` memories for `query` among those whose project is in `projects`

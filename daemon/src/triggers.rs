@@ -144,13 +144,17 @@ impl TriggerRules {
     }
 }
 
-/// Rules cairn applies without any file: destructive commands, secrets, force-push, deployment.
+/// Rules cairn applies without any file: destructive commands (a recursive delete of a path from a
+/// variable, a glob, home, root or a parent folder; a hard reset; dropping tables; deleting
+/// cluster resources or infrastructure), secrets in the input, force-pushing a shared branch
+/// (main, master, trunk, develop, release*, prod*, or the current branch when none is named),
+/// and deployment.
 /// A rule of the user's with the same name replaces one of these; `triggers.builtin_rules: false`
 /// turns them all off.
 pub const BUILTIN: &str = r#"
 rules:
   - name: destructive_command
-    pattern: '\brm\s+(-\w+\s+)*-\w*(rf|fr)\w*|\brm\s+-\w*r\w*\s+-\w*f|\bgit\s+(reset\s+--hard|clean\s+-\w*f)|\b(drop|truncate)\s+(table|database|schema)\b|\bdelete\s+from\s+\w+\s*(;|$)|\bkubectl\s+delete\b|\bterraform\s+destroy\b|\bhelm\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)\b'
+    pattern: '\brm\s+(-\w+\s+)*-\w*(rf|fr)\w*(\s+\S+)*?\s+["'']?([/~]|\S*[$*]|\S*\.\.)|\bgit\s+(reset\s+--hard|clean\s+-\w*f)|\b(drop|truncate)\s+(table|database|schema)\b|\bdelete\s+from\s+\w+\s*(;|$)|\bkubectl\s+delete\b|\bterraform\s+destroy\b|\bhelm\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)\b'
     surface: [category:destructive]
     priority: critical
   - name: secret_in_input
@@ -158,7 +162,7 @@ rules:
     surface: [category:security]
     priority: high
   - name: force_push
-    pattern: '\bgit\s+push\b[^\n]*(\s--force\b|\s--force-with-lease\b|\s-f\b|\s\+[\w/.-]+)'
+    pattern: '\bgit\s+push\b[^\n]*\s(--force|--force-with-lease|-f)\b([^\n]*\b(main|master|trunk|develop|release[\w/.-]*|prod\w*|production)\b|(\s+[\w.-]+)?\s*$)|\bgit\s+push\b[^\n]*\s\+(main|master|trunk|develop|release[\w/.-]*|prod\w*)\b'
     surface: [category:git]
     priority: critical
   - name: production_deploy
@@ -247,11 +251,15 @@ mod tests {
     #[test]
     fn builtin_rules_catch_what_they_are_for() {
         let hit = |raw: &str| -> Vec<String> { matches(builtin(), raw).into_iter().map(|m| m.rule.spec.name.clone()).collect() };
-        for raw in ["rm -rf build/", "rm -fr ~/tmp", "git reset --hard HEAD~2", "psql -c 'DROP TABLE users'", "kubectl delete ns checkout", "terraform destroy -auto-approve"] {
+        for raw in ["rm -rf $BUILD_DIR/", "rm -fr ~/tmp", "rm -rf \"$DIST\"/*", "rm -rf /var/lib/app", "rm -rf ../shared", "git reset --hard HEAD~2", "psql -c 'DROP TABLE users'", "kubectl delete ns checkout", "terraform destroy -auto-approve"] {
             assert_eq!(hit(raw), vec!["destructive_command"], "{raw}");
         }
-        for raw in ["git push --force origin main", "git push -f", "git push origin +main", "git push --force-with-lease"] {
+        for raw in ["git push --force origin main", "git push -f", "git push origin +main", "git push --force-with-lease", "git push -f origin release/2.4", "git push --force origin"] {
             assert_eq!(hit(raw), vec!["force_push"], "{raw}");
+        }
+        // A routine cleanup of a literal relative path, and force-pushing one's own branch.
+        for raw in ["rm -rf node_modules/.cache dist", "git push --force origin wip/dima-scratch", "git push -f origin feature/cart"] {
+            assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
         }
         for raw in ["const key = 'sk_live_abcdef123456';", "AWS_KEY=AKIAABCDEFGHIJKLMNOP", "api_key: \"abcdefghijklmnop\"", "-----BEGIN RSA PRIVATE KEY-----"] {
             assert_eq!(hit(raw), vec!["secret_in_input"], "{raw}");

@@ -89,6 +89,7 @@ mod tests {
             effectiveness: 0.5,
             recency: 0.0,
             vector: Some(vector),
+            found: true,
         };
         fuse(c, (1.0, "test"), &Gates { weight_recency: 0.0, ..Gates::default() })
     }

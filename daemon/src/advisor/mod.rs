@@ -6,9 +6,9 @@
 //! 3. hybrid retrieval, keywords and embeddings ([`Retrieval`]);
 //! 4. (spreading activation joins here with the learning loop: [`gather`] is the seam);
 //! 5. enrichment: effectiveness, recency, the memory's embedding;
-//! 6-8. gate, fuse, decide (`rank`);
-//! 9. cooldown, MMR and category caps (`diversity`), then the item limit ([`choose`]);
-//! 10-11. rendering within the budget and remembering what was said are the caller's
+//! 6. gate, fuse, decide (`rank`);
+//! 7. cooldown, MMR and category caps (`diversity`), then the item limit ([`choose`]);
+//! 8. rendering within the budget and remembering what was said are the caller's
 //!    (`handlers::advise`), which owns the session state.
 //!
 //! [`gather`] does the reading (indexes, memories); [`choose`] is pure and cheap, so the advice
@@ -32,7 +32,8 @@ use crate::lexical::LexicalIndex;
 use crate::triggers::TriggerRule;
 use crate::vectors::VectorIndex;
 use intent::Intent;
-use rank::{Candidate, Gates, Retrieved, Scored, Triggered, Verdict};
+pub use rank::Candidate;
+use rank::{Gates, Retrieved, Scored, Triggered, Verdict};
 use salience::Salience;
 
 /// How many candidates each kind of retrieval hands to the later stages.
@@ -161,6 +162,9 @@ pub struct Ask<'a> {
     pub rules: &'a [TriggerRule],
     /// Confidence in a learned rule (a user's or cairn's own rule has 1).
     pub learned_confidence: f64,
+    /// A `category:NAME` surface resolves to the category's most relevant memory only when that
+    /// memory is about the event at all (at least this relevant); a rule naming ids has no such bar.
+    pub min_category_relevance: f64,
 }
 
 /// How the advisor decides, from the tuneables.
@@ -170,6 +174,8 @@ pub struct Policy {
     pub mmr_lambda: f64,
     /// An item at least this similar to one already chosen is dropped as a duplicate.
     pub mmr_duplicate: f64,
+    /// An item scoring under this share of the best item's score is not said beside it.
+    pub min_relative_score: f64,
     pub category_caps: HashMap<String, usize>,
     pub default_category_cap: usize,
     /// Most items for this kind of event.
@@ -194,6 +200,7 @@ fn recency(memory: &Memory, now: OffsetDateTime, half_life_days: f64) -> f64 {
 
 fn candidate(memory: Memory, retrieved: Option<Retrieved>, trigger: Option<Triggered>, vector: Option<Vec<f32>>, now: OffsetDateTime, half_life: f64) -> Candidate {
     Candidate {
+        found: trigger.is_none(),
         recency: recency(&memory, now, half_life),
         effectiveness: memory.worth.effectiveness,
         id: memory.id,
@@ -224,8 +231,10 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
     let mut out: HashMap<String, Candidate> = HashMap::new();
 
     // Trigger rules, against the raw input: each names memories, or a category whose most
-    // relevant memory for this event it surfaces.
-    for m in crate::triggers::matches(ask.rules, ask.raw) {
+    // relevant memory for this event it surfaces. Rules are about actions: a look around (a
+    // read, a search, a web query that merely mentions `kubectl delete`) fires none.
+    let acting = ask.salience.score >= salience::READ_ONLY_CEILING;
+    for m in crate::triggers::matches(if acting { ask.rules } else { &[] }, ask.raw) {
         let confidence = if m.rule.learned { ask.learned_confidence } else { 1.0 };
         for target in &m.rule.spec.surface {
             let (pick, via_category) = match target.strip_prefix("category:") {
@@ -236,7 +245,8 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
                         .score(words, &refs)
                         .into_iter()
                         .flatten()
-                        .max_by(|a, b| a.relevance.total_cmp(&b.relevance).then_with(|| b.id.cmp(&a.id)));
+                        .max_by(|a, b| a.relevance.total_cmp(&b.relevance).then_with(|| b.id.cmp(&a.id)))
+                        .filter(|f| f.relevance >= ask.min_category_relevance);
                     (best.map(|f| f.id), Some(category.trim().to_string()))
                 }
                 None => (Some(target.clone()), None),
@@ -265,6 +275,7 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
         }
         if let Some(c) = out.get_mut(&f.id) {
             c.retrieved = Some(retrieved(&f, &surface));
+            c.found = true;
             continue;
         }
         let Some(memory) = lookup.memory(&f.id) else { continue };
@@ -292,7 +303,17 @@ pub fn choose(candidates: Vec<Candidate>, salience: &Salience, policy: &Policy, 
     not_said.extend(redundant);
     let (capped, over_cap) = diversity::cap_categories(diverse, &policy.category_caps, policy.default_category_cap);
     not_said.extend(over_cap);
-    let mut said = capped;
+    // The best item's company: only items near it in score.
+    let top = capped.iter().map(|s| s.score).fold(f64::NEG_INFINITY, f64::max);
+    let mut said = Vec::with_capacity(capped.len());
+    for s in capped {
+        if s.score < policy.min_relative_score * top {
+            let reason = format!("score {:.2} < {:.2} x the best item's {top:.2}", s.score, policy.min_relative_score);
+            not_said.push((s, Verdict::Outshone(reason)));
+        } else {
+            said.push(s);
+        }
+    }
     if said.len() > policy.limit {
         not_said.extend(said.split_off(policy.limit).into_iter().map(|s| (s, Verdict::OverLimit)));
     }
@@ -327,6 +348,7 @@ mod tests {
             gates: Gates { min_similarity: 0.4, min_fusion_score: 0.4, weight_recency: 0.0, ..Gates::default() },
             mmr_lambda: 0.5,
             mmr_duplicate: 0.9,
+            min_relative_score: 0.0,
             category_caps: HashMap::new(),
             default_category_cap: 2,
             limit,
@@ -338,7 +360,7 @@ mod tests {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
         let retrieval = Retrieval { lexical: index, semantic: None, fusion };
         let intent = Intent { words: words.into(), meaning: words.into() };
-        let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules, learned_confidence: 0.7 };
+        let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules, learned_confidence: 0.7, min_category_relevance: 0.1 };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         choose(gather(&retrieval, lookup, &ask, 0.4, now, 30.0), &salience, &policy(2), |_| false)
     }
@@ -368,8 +390,15 @@ mod tests {
         let rules = crate::triggers::builtin();
         let out = run(&index, &lookup, "Squash and force push", "git push --force origin main", rules, PUSH);
         assert_eq!(out.said[0].candidate.id, "force", "{:?}", out.said.iter().map(|s| &s.why).collect::<Vec<_>>());
-        assert!(out.said[0].why.starts_with("trigger force_push (critical) on `git push --force`"), "{}", out.said[0].why);
+        assert!(out.said[0].why.starts_with("trigger force_push (critical) on `git push --force"), "{}", out.said[0].why);
         assert!(out.said.iter().chain(out.not_said.iter().map(|(s, _)| s)).all(|s| s.candidate.id != "elsewhere"), "another project's memory never surfaces");
+    }
+
+    #[test]
+    fn a_category_with_nothing_about_the_event_surfaces_nothing() {
+        let (index, lookup) = setup(&[memory("tz", "global", "Store timestamps in UTC and convert at the edges", "destructive")]);
+        let out = run(&index, &lookup, "Discard local changes git checkout -- . && git reset --hard", "git reset --hard", crate::triggers::builtin(), PUSH);
+        assert!(out.said.is_empty(), "{:?}", out.said.iter().map(|s| &s.why).collect::<Vec<_>>());
     }
 
     #[test]
@@ -380,13 +409,36 @@ mod tests {
     }
 
     #[test]
+    fn weak_company_is_not_said_beside_a_strong_item() {
+        let (index, lookup) = setup(&[
+            memory("strong", "global", "Never force-push to main; open a pull request instead", "git"),
+            memory("weak", "global", "Push tags after the release notes are merged", "release"),
+        ]);
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
+        let intent = Intent { words: "force push to main".into(), meaning: String::new() };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1 };
+        let now = time::macros::datetime!(2026-01-02 0:00 UTC);
+        let mut p = policy(2);
+        p.gates.min_matched_terms = 1;
+        p.gates.min_similarity = 0.01;
+        p.gates.min_fusion_score = 0.01;
+        let all = choose(gather(&retrieval, &lookup, &ask, 0.01, now, 30.0), &PUSH, &p, |_| false);
+        assert_eq!(all.said.len(), 2, "without a relative bar both are said");
+        p.min_relative_score = 0.6;
+        let out = choose(gather(&retrieval, &lookup, &ask, 0.01, now, 30.0), &PUSH, &p, |_| false);
+        assert_eq!(out.said.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["strong"]);
+        assert!(out.not_said.iter().any(|(s, v)| s.candidate.id == "weak" && matches!(v, Verdict::Outshone(_))));
+    }
+
+    #[test]
     fn limits_and_cooldowns_hold() {
         let mems: Vec<Memory> = (0..6).map(|i| memory(&format!("m{i}"), "global", &format!("rotate the api tokens monthly, rule {i} of the vault {}", ["alpha", "beta", "gamma", "delta", "echo", "golf"][i]), &format!("c{i}"))).collect();
         let (index, lookup) = setup(&mems);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
         let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new() };
-        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7 };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1 };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let gathered = gather(&retrieval, &lookup, &ask, 0.4, now, 30.0);
         assert!(gathered.len() >= 3);

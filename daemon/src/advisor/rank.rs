@@ -86,14 +86,17 @@ pub struct Candidate {
     pub recency: f64,
     /// The memory's embedding, for diversity (absent without the model).
     pub vector: Option<Vec<f32>>,
+    /// Whether retrieval itself put it forward (a triggered memory is also scored, but that
+    /// alone does not make it retrieved).
+    pub found: bool,
 }
 
 impl Candidate {
     pub fn source(&self) -> Source {
-        match (&self.trigger, &self.retrieved) {
-            (Some(_), Some(r)) if r.lexical > 0.0 || r.cosine.is_some() => Source::Both,
-            (Some(_), _) => Source::Trigger,
-            _ => Source::Semantic,
+        match (&self.trigger, self.found) {
+            (Some(_), true) => Source::Both,
+            (Some(_), false) => Source::Trigger,
+            (None, _) => Source::Semantic,
         }
     }
 }
@@ -119,7 +122,7 @@ impl Default for Gates {
     fn default() -> Gates {
         Gates {
             min_similarity: 0.5,
-            min_fusion_score: 0.5,
+            min_fusion_score: 0.65,
             min_matched_terms: 2,
             weight_outcome: 0.3,
             weight_recency: 0.1,
@@ -173,6 +176,8 @@ pub enum Verdict {
     Redundant(String),
     /// Its category had its share already.
     CategoryCap,
+    /// Far below the best item of the same answer.
+    Outshone(String),
     /// Past the item limit or the character budget.
     OverLimit,
 }
@@ -186,6 +191,7 @@ impl Verdict {
             Verdict::Cooldown => "said earlier in this session (cooldown)".into(),
             Verdict::Redundant(r) => format!("redundant: {r}"),
             Verdict::CategoryCap => "its category had its share".into(),
+            Verdict::Outshone(r) => format!("outshone: {r}"),
             Verdict::OverLimit => "past the item limit or the character budget".into(),
         }
     }
@@ -331,6 +337,7 @@ mod tests {
             effectiveness,
             recency: 0.0,
             vector: None,
+            found: true,
         }
     }
 
@@ -338,6 +345,7 @@ mod tests {
         let mut c = cand(id, 0.0, Some(0.0), 0, 0.5);
         c.trigger = Some(Triggered { rule: "force_push".into(), priority, confidence: 1.0, matched: "git push --force".into(), via_category: Some("git".into()) });
         c.retrieved = None;
+        c.found = false;
         c
     }
 

@@ -9,6 +9,9 @@ use serde_json::Value;
 
 use crate::event::{EventKind, HookEvent};
 
+/// Salience below this is a look around (read only): trigger rules and interrupts leave it be.
+pub const READ_ONLY_CEILING: f64 = 0.2;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Salience {
     pub score: f64,

@@ -102,6 +102,9 @@ pub struct Embedder {
     _environment: ort::environment::Environment,
 }
 
+/// Embeds one batch of token-id sequences.
+type BatchRunner<'a> = dyn FnMut(&[&[u32]]) -> Result<Vec<Vec<f32>>, EmbedError> + 'a;
+
 /// One window of one text, ready to batch.
 struct Window {
     text: usize,
@@ -211,7 +214,7 @@ impl Embedder {
     }
 
     /// Tokenises, windows and batches `texts`; `run` embeds one batch.
-    fn embed_with(&self, texts: &[&str], run: &mut dyn FnMut(&[&[u32]]) -> Result<Vec<Vec<f32>>, EmbedError>) -> Result<Vec<Vec<f32>>, EmbedError> {
+    fn embed_with(&self, texts: &[&str], run: &mut BatchRunner<'_>) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut windows = Vec::new();
         for (i, text) in texts.iter().enumerate() {
             let encoding = self.tokenizer.encode(*text, true).map_err(|e| EmbedError::Inference(format!("cannot tokenise: {e}")))?;

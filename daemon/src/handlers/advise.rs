@@ -19,6 +19,8 @@ use crate::store::sessions::{Advised, SessionEvent};
 
 /// Memories read for the session-start brief, newest first.
 const BRIEF_POOL: usize = 100;
+/// Most candidates listed as considered and not said.
+const EXPLAINED: usize = 10;
 /// How much of the raw tool input trigger rules see.
 const RAW_INPUT_CHARS: usize = 16 * 1024;
 
@@ -87,6 +89,7 @@ pub fn policy(t: &Tuneables, limit: usize) -> Policy {
         gates: gates(t),
         mmr_lambda: t.semantic.mmr_lambda,
         mmr_duplicate: t.semantic.mmr_duplicate_similarity,
+        min_relative_score: t.semantic.min_relative_score,
         default_category_cap: caps.get("default").copied().unwrap_or(2),
         category_caps: caps.iter().filter(|(k, _)| k.as_str() != "default").map(|(k, v)| (k.clone(), *v)).collect(),
         limit,
@@ -127,7 +130,7 @@ fn considered_item(s: Scored, v: &Verdict) -> ConsideredItem {
 
 /// Advice for `subject` in `project` (plus `global`), at most `limit` items, skipping what
 /// `session` heard within its cooldown. Records nothing.
-fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, limit: usize, session: Option<&str>, patience: Patience) -> advisor::Considered {
+fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, limit: usize, session: Option<&str>, patience: Patience, explain: bool) -> advisor::Considered {
     let (intent, salience, raw) = parts;
     if intent.is_empty() || limit == 0 {
         return advisor::Considered::default();
@@ -140,12 +143,22 @@ fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, 
     } else {
         Vec::new()
     };
-    let ask = Ask { intent, salience: salience.clone(), raw, projects: &projects, rules: &rules, learned_confidence: t.triggers.learned_confidence };
+    let ask = Ask {
+        intent,
+        salience: salience.clone(),
+        raw,
+        projects: &projects,
+        rules: &rules,
+        learned_confidence: t.triggers.learned_confidence,
+        min_category_relevance: t.triggers.min_category_relevance,
+    };
     let now = Instant::now();
     let wall = time::OffsetDateTime::now_utc();
     let cooldown = Duration::from_secs(t.advice.cooldown_s);
     with_retrieval(d, &intent.meaning, patience, |retrieval| {
-        let candidates = advisor::gather(retrieval, &d.store, &ask, policy.gates.min_similarity, wall, policy.recency_half_life_days);
+        // Explaining reads the near misses too; otherwise only what can pass the gate is read.
+        let floor = if explain { 0.0 } else { policy.gates.min_similarity };
+        let candidates = advisor::gather(retrieval, &d.store, &ask, floor, wall, policy.recency_half_life_days);
         let cooldowns = d.cooldowns.lock().expect("cooldown lock");
         advisor::choose(candidates, salience, &policy, |id| session.is_some_and(|s| !cooldowns.allows(s, id, now, cooldown)))
     })
@@ -194,7 +207,7 @@ pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str,
             } else {
                 (t.advice.max_items_prompt, t.advice.char_budget_prompt)
             };
-            let c = ranked_advice(d, &parts, project, limit, session, patience);
+            let c = ranked_advice(d, &parts, project, limit, session, patience, explain);
             let items: Vec<(AdviceItem, String, Option<Scored>)> = c
                 .said
                 .into_iter()
@@ -231,7 +244,9 @@ pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str,
             cooldowns.record(s, &item.id, now);
         }
     }
-    let considered = if explain { not_said.iter().map(|(s, v)| considered_item(s.clone(), v)).collect() } else { Vec::new() };
+    // The closest misses, best first.
+    not_said.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
+    let considered = if explain { not_said.iter().take(EXPLAINED).map(|(s, v)| considered_item(s.clone(), v)).collect() } else { Vec::new() };
     Answer { intent, salience, context: rendered.map(|(text, _)| text), items, considered }
 }
 

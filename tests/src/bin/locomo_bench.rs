@@ -203,6 +203,9 @@ struct Answers {
     candidates: Vec<Found>,
 }
 
+/// Which ranker's answer to read.
+type Pick = fn(&Answers) -> &Vec<String>;
+
 fn rank_with(fusion: &Fusion, candidates: &[Found]) -> Vec<String> {
     let mut scored: Vec<(f64, &str)> = candidates.iter().map(|s| (fusion.relevance(Evidence { lexical: s.lexical, cosine: s.cosine }), s.id.as_str())).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
@@ -332,7 +335,7 @@ fn main() {
         tune(&questions, &answers, &dev, &held);
     }
 
-    let rankers: [(&str, fn(&Answers) -> &Vec<String>); 5] = [
+    let rankers: [(&str, Pick); 5] = [
         ("BM25 (plain baseline)", |a| &a.plain),
         ("cairn keywords alone (BM25F, stemmed)", |a| &a.bm25),
         ("exact cosine", |a| &a.exact),
@@ -349,7 +352,7 @@ fn main() {
         let r = |set: &[usize], k: usize| mean(set.iter().map(|&i| recall(pick(&answers[i]), &questions[i].evidence, k)));
         println!("| {name} | {:.3} | {:.3} | {:.3} | {:.3} |", r(&held, 5), r(&held, 10), r(&all, 5), r(&all, 10));
     }
-    let dev_r10 = |pick: fn(&Answers) -> &Vec<String>| mean(dev.iter().map(|&i| recall(pick(&answers[i]), &questions[i].evidence, 10)));
+    let dev_r10 = |pick: Pick| mean(dev.iter().map(|&i| recall(pick(&answers[i]), &questions[i].evidence, 10)));
     println!(
         "(tuning set, conversations {}: plain BM25 R@10 {:.3}, cairn keywords {:.3}, cairn hybrid {:.3})",
         DEV.join(", "),

@@ -21,8 +21,10 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// Memories that the fixtures' actions should (and should not) call up.
+/// Memories that the fixtures' actions should (and should not) call up. The Write fixture puts
+/// test output under /tmp, which the first lesson is about; `pwd`, a look around, gets nothing.
 fn seed(home: &Home) {
+    home.ok(&["add", "Test output written to /tmp is lost on reboot: write test output files into the repository's test data folder", "--global", "--category", "testing"]);
     home.ok(&["add", "Before running pwd to print the working directory, remember the shell prompt already shows it", "--global", "--category", "tooling"]);
     home.ok(&["add", "Never force-push to main; open a pull request instead", "--global", "--category", "git"]);
 }
@@ -47,7 +49,7 @@ fn every_fixture_with_the_daemon_up() {
             advised += 1;
         }
     }
-    // The Bash fixture runs `pwd` ("Print working directory"), which the first memory is about.
+    // The Write fixture writes test output to /tmp, which the first memory is about.
     assert!(advised >= 1, "no fixture got advice");
     let events = home.status()["session_events"].as_u64().unwrap();
     assert_eq!(events as usize, fixtures().len(), "every event is recorded");
@@ -118,7 +120,7 @@ fn malformed_and_truncated_input() {
     let home = Home::new();
     home.up();
     seed(&home);
-    let full = std::fs::read(fixtures_dir().join("claude-code-hooks/PreToolUse.Bash.json")).unwrap();
+    let full = std::fs::read(fixtures_dir().join("claude-code-hooks/PreToolUse.Write.json")).unwrap();
     let mut cases: Vec<Vec<u8>> = vec![
         b"".to_vec(),
         b"   \n".to_vec(),
@@ -147,7 +149,7 @@ fn stdin_left_open() {
     let home = Home::new();
     home.up();
     seed(&home);
-    let full = std::fs::read(fixtures_dir().join("claude-code-hooks/PreToolUse.Bash.json")).unwrap();
+    let full = std::fs::read(fixtures_dir().join("claude-code-hooks/PreToolUse.Write.json")).unwrap();
 
     // A partial payload and an open pipe: the deadline ends it, silently.
     let mut child = home.cairn().arg("hook").env("CAIRN_HOOK_DEADLINE_MS", "300").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
@@ -165,7 +167,7 @@ fn stdin_left_open() {
     stdin.flush().unwrap();
     let out = wait_output(child, Duration::from_secs(10));
     drop(stdin);
-    let v = assert_hook_contract(&out).expect("advice for `pwd` despite the open pipe");
+    let v = assert_hook_contract(&out).expect("advice for the Write despite the open pipe");
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
     home.down();
 }

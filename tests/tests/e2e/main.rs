@@ -2,6 +2,7 @@
 //! One test binary with a module per area keeps build times down.
 
 mod advise;
+mod advisor;
 mod hook;
 mod lifecycle;
 mod semantic;

@@ -1,0 +1,103 @@
+//! The advisor through the real hook: built-in trigger rules on a destructive command, silence on
+//! a look around, rules of the user's own (kept when a later save is broken), explain, and the
+//! reason shown with each lesson.
+
+use std::time::Duration;
+
+use cairn_tests::*;
+use serde_json::{json, Value};
+
+fn bash(home: &Home, session: &str, command: &str, description: &str) -> Option<Value> {
+    let payload = json!({"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": home.path(), "permission_mode": "default",
+        "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command, "description": description}});
+    assert_hook_contract(&home.hook(payload.to_string().as_bytes()))
+}
+
+fn context(v: &Value) -> String {
+    v["hookSpecificOutput"]["additionalContext"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_destructive_command_gets_the_destructive_lesson_and_pwd_gets_none() {
+    model_dir();
+    let home = Home::new();
+    home.up();
+    let lesson = home.ok(&["add", "Print the expanded path before any recursive delete built from a variable; an unset variable once wiped a home directory", "--global", "--category", "destructive"]);
+    home.ok(&["add", "Before running pwd to print the working directory, remember the shell prompt already shows it", "--global", "--category", "tooling"]);
+    home.ok(&["add", "Prefer small pull requests under 400 lines", "--global", "--category", "git"]);
+
+    let v = bash(&home, "s1", "rm -rf \"$BUILD_DIR\"/*", "Clean the build output").expect("advice for a destructive command");
+    let text = context(&v);
+    assert!(text.contains("recursive delete built from a variable"), "{text}");
+    assert!(text.contains("(trigger destructive_command (critical))"), "the reason travels with the lesson: {text}");
+    assert!(text.chars().count() <= 600, "within the tool-call budget");
+
+    // The same through advise, with every signal under its name.
+    let payload = home.path().join("rm.json");
+    std::fs::write(&payload, json!({"hook_event_name": "PreToolUse", "cwd": home.path(), "tool_name": "Bash", "tool_input": {"command": "rm -rf \"$BUILD_DIR\"/*"}}).to_string()).unwrap();
+    let a: Value = serde_json::from_str(&home.ok(&["advise", "--json", "--hook-input", payload.to_str().unwrap()])).unwrap();
+    let item = &a["advice"][0];
+    assert_eq!(item["id"], lesson.trim());
+    assert!(["trigger", "both"].contains(&item["source"].as_str().unwrap()), "{item}");
+    for signal in ["trigger_conf", "salience", "relevance", "effectiveness", "recency"] {
+        assert!(item["signals"].get(signal).is_some(), "signals lack {signal}: {item}");
+    }
+    assert_eq!(item["signals"]["trigger_conf"], 1.0);
+    assert_eq!(a["salience"], 1.0, "{a}");
+
+    // A look around gets nothing, even with a lesson about exactly that command.
+    assert!(bash(&home, "s1", "pwd", "Print working directory").is_none(), "pwd gets no advice");
+    // And the same advice is not repeated within the session.
+    assert!(bash(&home, "s1", "rm -rf \"$BUILD_DIR\"/*", "Clean the build output").is_none(), "cooldown");
+    assert!(bash(&home, "s2", "rm -rf \"$BUILD_DIR\"/*", "Clean the build output").is_some(), "another session hears it");
+    home.down();
+}
+
+#[test]
+fn user_rules_act_and_a_broken_file_keeps_them() {
+    model_dir();
+    let home = Home::new();
+    home.up();
+    let lesson = home.ok(&["add", "The release script tags from the current branch: run it from main only", "--global", "--category", "release"]);
+    let rules = home.path().join("config/trigger_rules.yaml");
+    let rule = format!("rules:\n  - name: release_script\n    pattern: 'scripts/release\\.sh'\n    surface: [{}]\n    priority: high\n", lesson.trim());
+    std::fs::write(&rules, &rule).unwrap();
+    let fires = |session: &str| bash(&home, session, "./scripts/release.sh 2.4.0", "Cut the release").map(|v| context(&v)).unwrap_or_default();
+    assert!(eventually(Duration::from_secs(10), || fires(&format!("a{}", rand_suffix())).contains("trigger release_script (high)")), "the rule acts");
+
+    std::fs::write(&rules, "rules:\n  - name: release_script\n    pattern: '(unclosed'\n").unwrap();
+    assert!(eventually(Duration::from_secs(10), || home.status()["config"].as_str().unwrap_or("").contains("trigger_rules.yaml")), "{}", home.status());
+    assert!(fires("after-break").contains("trigger release_script (high)"), "the last good rules stay in force");
+
+    // Explain says why what was weighed was not said.
+    home.ok(&["add", "Release notes are written in CHANGELOG.md before the tag", "--global", "--category", "release"]);
+    let out: Value = serde_json::from_str(&home.ok(&["advise", "--json", "--explain", "--global", "run", "the", "release", "script", "from", "main"])).unwrap();
+    let said: Vec<&str> = out["advice"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert_eq!(said, vec![lesson.trim()], "{out}");
+    let considered = out["considered"].as_array().expect("explain lists what was not said");
+    assert!(!considered.is_empty(), "{out}");
+    for c in considered {
+        let verdict = c["verdict"].as_str().unwrap();
+        assert!(["gated", "not decided", "outshone", "redundant", "cooldown", "its category", "past the"].iter().any(|v| verdict.starts_with(v)), "{c}");
+        assert!(c["why"].as_str().unwrap().contains("relevance"), "{c}");
+    }
+    home.down();
+}
+
+/// A short suffix that differs between calls, for fresh session ids.
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+}
+
+#[test]
+fn builtin_rules_can_be_turned_off() {
+    model_dir();
+    let home = Home::new();
+    home.up();
+    home.ok(&["add", "Never force-push main or a release branch; the deploy bot tags from them", "--global", "--category", "git"]);
+    let said = |s: &str| bash(&home, s, "git push --force origin main", "Push").map(|v| context(&v)).unwrap_or_default();
+    assert!(said("b1").contains("trigger force_push (critical)"), "{}", said("b1x"));
+    std::fs::write(home.path().join("config/tuneables.json"), r#"{"triggers": {"builtin_rules": false}}"#).unwrap();
+    assert!(eventually(Duration::from_secs(10), || !said(&format!("b{}", rand_suffix())).contains("trigger force_push")), "built-in rules off");
+    home.down();
+}
