@@ -153,7 +153,7 @@ fn respond(start: Instant, deadline: Duration, stage: &AtomicU8, event_name: &On
             Ok(_) => None,
         }
     })?;
-    output::hook_output(&event, reply.additional_context.as_deref())
+    output::hook_output(&event, reply.additional_context.as_deref(), reply.decision.as_ref())
 }
 
 /// Launches the daemon without waiting for it; its pidfile lock makes a second launch harmless.

@@ -142,6 +142,35 @@ enum Command {
         #[arg(short = 'n', long, default_value_t = 40)]
         lines: usize,
     },
+    /// The advice given: what, when, for which event and tool call, why, and what happened.
+    Log {
+        /// Only this session's advice.
+        #[arg(long)]
+        session: Option<String>,
+        /// The last N pieces of advice.
+        #[arg(long, default_value_t = 20)]
+        last: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Keep a memory out of advice without deleting it.
+    Mute { id: String },
+    /// Let a muted memory be advised again.
+    Unmute { id: String },
+    /// The seed pack of universal lessons: list it, or turn it (or one seed) off or on.
+    Seed {
+        /// List every seed with its state.
+        #[arg(long)]
+        list: bool,
+        /// Turn the pack (or the seed ID) on; loads seeds this home never had.
+        #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with = "disable")]
+        enable: Option<Option<String>>,
+        /// Turn the pack (or the seed ID) off; nothing is deleted.
+        #[arg(long, value_name = "ID", num_args = 0..=1)]
+        disable: Option<Option<String>>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Fetch the embedding model (ONNX Runtime, model, tokenizer) and check every sha256.
     Setup {
         /// Fetch every file again, even those already in place.
@@ -308,6 +337,10 @@ fn run(command: Command) -> Result<(), Failure> {
             Command::Resume { scope } => commands::config::pause(scope, false).await,
             Command::Logs { follow, lines } => commands::config::logs(lines, follow),
             Command::Setup { force } => commands::setup::setup(force).await,
+            Command::Log { session, last, json } => commands::advice_log::log(session, last, json).await,
+            Command::Mute { id } => commands::advice_log::mute(id, true).await,
+            Command::Unmute { id } => commands::advice_log::mute(id, false).await,
+            Command::Seed { list, enable, disable, json } => commands::advice_log::seed(list, enable, disable, json).await,
             Command::Search { text, k, json, scope } => commands::search::search(text, k, json, scope).await,
             Command::Reindex => commands::search::reindex().await,
             Command::Advise { text, hook_input, json, limit, session, explain, scope } => {

@@ -87,6 +87,29 @@ pub struct Triggers {
     /// A `category:NAME` surface resolves to the category's most relevant memory only when it is
     /// at least this relevant to the event (a rule naming memory ids has no such bar).
     pub min_category_relevance: f64,
+    /// What a critical rule with `interrupt: true` does to the tool call it matches: `off` (the
+    /// default: it only advises), `ask` (Claude Code asks the user first) or `deny`.
+    pub interrupts: InterruptMode,
+}
+
+/// What an interrupting rule does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InterruptMode {
+    #[default]
+    Off,
+    Ask,
+    Deny,
+}
+
+impl InterruptMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InterruptMode::Off => "off",
+            InterruptMode::Ask => "ask",
+            InterruptMode::Deny => "deny",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,7 +129,7 @@ impl Default for PriorityBonus {
 
 impl Default for Triggers {
     fn default() -> Self {
-        Triggers { enabled: true, builtin_rules: true, base_score: 0.9, learned_confidence: 0.7, priority_bonus: PriorityBonus::default(), min_category_relevance: 0.15 }
+        Triggers { enabled: true, builtin_rules: true, base_score: 0.9, learned_confidence: 0.7, priority_bonus: PriorityBonus::default(), min_category_relevance: 0.15, interrupts: InterruptMode::Off }
     }
 }
 
@@ -119,6 +142,8 @@ pub struct AdviceLimits {
     pub max_items_session_start: usize,
     pub char_budget_tool: usize,
     pub char_budget_prompt: usize,
+    /// Characters of the session-start brief (kept under 2,000).
+    pub char_budget_session_start: usize,
     /// Seconds before a memory may be repeated within one session.
     pub cooldown_s: u64,
 }
@@ -177,6 +202,7 @@ impl Default for AdviceLimits {
             max_items_session_start: 3,
             char_budget_tool: 600,
             char_budget_prompt: 2400,
+            char_budget_session_start: 1800,
             cooldown_s: 900,
         }
     }
@@ -329,6 +355,14 @@ impl Tuneables {
         within("semantic.max_tokens", self.semantic.max_tokens, 512, "must be between 1 and 512 (sentence-transformer models read at most 512 tokens)")?;
         within("semantic.query_cache_size", self.semantic.query_cache_size, 100_000, "must be between 1 and 100000")?;
         within("semantic.threads", self.semantic.threads, 64, "must be between 1 and 64")?;
+        if self.advice.char_budget_session_start > 2000 {
+            return Err(ConfigError::Invalid {
+                file: file.to_string(),
+                key: "advice.char_budget_session_start",
+                value: self.advice.char_budget_session_start.to_string(),
+                rule: "must be at most 2000: the session-start brief stays short",
+            });
+        }
         if self.advice.char_budget_tool > 9000 || self.advice.char_budget_prompt > 9000 {
             return Err(ConfigError::Invalid {
                 file: file.to_string(),
@@ -410,6 +444,7 @@ fn describe(key: &str) -> &'static str {
         "triggers.base_score" => "A triggered memory's base score, before its priority bonus.",
         "triggers.learned_confidence" => "Confidence in a learned rule (yours and cairn's have 1).",
         "triggers.min_category_relevance" => "A `category:NAME` surface picks the category's most relevant memory only when it is at least this relevant to the event.",
+        "triggers.interrupts" => "What a critical rule with `interrupt: true` does to a matching tool call: \"off\" (only advise), \"ask\" (Claude Code asks you first) or \"deny\". Never on a read-only action.",
         "triggers.priority_bonus" => "Added to a triggered memory's score by the rule's priority.",
         "triggers.priority_bonus.critical" => "Bonus for critical rules.",
         "triggers.priority_bonus.high" => "Bonus for high rules.",
@@ -421,6 +456,7 @@ fn describe(key: &str) -> &'static str {
         "advice.max_items_session_start" => "Most lessons at the start of a session.",
         "advice.char_budget_tool" => "Characters of advice for one tool call (at most 9000).",
         "advice.char_budget_prompt" => "Characters of advice for one prompt (at most 9000).",
+        "advice.char_budget_session_start" => "Characters of the session-start brief (at most 2000).",
         "advice.cooldown_s" => "Seconds before a lesson may be repeated within one session.",
         "sessions" => "The session log: what happened in each agent session.",
         "sessions.retention_days" => "Days an event is kept.",

@@ -18,6 +18,7 @@ pub mod logging;
 pub mod pidfile;
 pub mod project;
 pub mod redact;
+pub mod seeds;
 pub mod semantic;
 pub mod server;
 pub mod state;

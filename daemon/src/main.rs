@@ -69,6 +69,10 @@ fn run(args: Args) -> anyhow::Result<()> {
         let store = Store::open(&paths.data_dir.join("store"), cache)?;
         let listener = server::bind(&paths)?;
         let daemon = Arc::new(Daemon::new(paths.clone(), mode, store, config)?);
+        // A new home starts with the seed pack (unless CAIRN_SEED_PACK=off).
+        if let Err(e) = cairn_daemon::handlers::seeds::first_start(&daemon) {
+            tracing::error!(error = %e, "cannot load the seed pack; `cairn seed --enable` tries again");
+        }
         tracing::info!(pid = std::process::id(), mode = mode.as_str(), memories = daemon.store.memory_count(), socket = %paths.socket.display(), "cairnd started");
 
         let signals = daemon.clone();

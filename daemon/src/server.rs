@@ -162,6 +162,21 @@ impl Cairn for Server {
         handlers::semantic::load_model(&self.0).await
     }
 
+    async fn mute(self, _: Context, id: String, muted: bool) -> Result<Memory, RpcError> {
+        let _g = self.0.enter();
+        handlers::mute::handle(&self.0, id, muted).await
+    }
+
+    async fn seeds(self, _: Context, action: SeedAction) -> Result<SeedReport, RpcError> {
+        let _g = self.0.enter();
+        handlers::seeds::handle(&self.0, action).await
+    }
+
+    async fn log(self, _: Context, query: LogQuery) -> Result<Vec<LogEntry>, RpcError> {
+        let _g = self.0.enter();
+        handlers::log::handle(&self.0, query).await
+    }
+
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
         let token = self.0.shutdown.clone();

@@ -9,6 +9,7 @@ use cairn_proto::{Memory, Mode, Paths, RpcError, Scope, GLOBAL_PROJECT};
 use tokio_util::sync::CancellationToken;
 
 use crate::advisor::cooldown::Cooldowns;
+use crate::advisor::Quiet;
 use crate::config::Tuneables;
 pub use crate::live_config::ConfigState;
 use crate::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
@@ -27,6 +28,10 @@ pub struct Daemon {
     pub config: RwLock<ConfigState>,
     pub projects: ProjectResolver,
     pub cooldowns: Mutex<Cooldowns>,
+    /// What is kept out of advice (muted memories, the seed pack's state), mirrored from the store.
+    pub quiet: RwLock<Quiet>,
+    /// Outcomes recorded on memories (helpful + unhelpful), for the seeds' weight.
+    outcomes: AtomicUsize,
     /// Paused projects, mirrored from the store for the hook's quick check.
     pub paused: RwLock<std::collections::HashSet<String>>,
     pub shutdown: CancellationToken,
@@ -49,6 +54,10 @@ pub fn store_error(e: StoreError) -> RpcError {
     RpcError::Store(e.to_string())
 }
 
+fn outcome_count(m: &Memory) -> usize {
+    (m.worth.helpful + m.worth.unhelpful) as usize
+}
+
 fn doc(m: &Memory) -> LexicalDoc<'_> {
     LexicalDoc { id: &m.id, project: &m.project, text: &m.text, context: &m.context, tags: &m.tags, category: &m.category }
 }
@@ -57,9 +66,17 @@ impl Daemon {
     /// Builds the state and loads every memory into the keyword index.
     pub fn new(paths: Paths, mode: Mode, store: Store, config: ConfigState) -> Result<Daemon, StoreError> {
         let mut lexical = LexicalIndex::new(FieldWeights::default());
+        let mut seeds = std::collections::HashSet::new();
+        let mut outcomes = 0;
         for memory in store.memories_after(None) {
-            lexical.upsert(&doc(&memory?));
+            let memory = memory?;
+            lexical.upsert(&doc(&memory));
+            if memory.source == crate::seeds::SEED_SOURCE {
+                seeds.insert(memory.id.clone());
+            }
+            outcomes += outcome_count(&memory);
         }
+        let quiet = Quiet { muted: store.muted_ids()?, seeds_off: store.seeds_off()?, pack_on: store.seed_pack()?.unwrap_or(false), seeds };
         let paused = store.paused_projects()?.into_iter().collect();
         let semantic = Semantic::new(paths.data_dir.join("vectors"), config.tuneables.semantic.query_cache_size);
         Ok(Daemon {
@@ -73,6 +90,8 @@ impl Daemon {
             config: RwLock::new(config),
             projects: ProjectResolver::default(),
             cooldowns: Mutex::new(Cooldowns::default()),
+            quiet: RwLock::new(quiet),
+            outcomes: AtomicUsize::new(outcomes),
             shutdown: CancellationToken::new(),
             inflight: AtomicUsize::new(0),
             writes: Mutex::new(()),
@@ -141,7 +160,25 @@ impl Daemon {
         let previous = self.store.put_memory(memory).map_err(store_error)?;
         self.lexical.write().expect("index lock").upsert(&doc(memory));
         semantic::refresh_embedding(self, memory, prepared);
+        {
+            let mut quiet = self.quiet.write().expect("quiet lock");
+            if memory.source == crate::seeds::SEED_SOURCE {
+                quiet.seeds.insert(memory.id.clone());
+            } else {
+                quiet.seeds.remove(&memory.id);
+            }
+        }
+        let (after, before) = (outcome_count(memory), previous.as_ref().map_or(0, outcome_count));
+        let _ = self.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some((v + after).saturating_sub(before)));
         Ok(previous)
+    }
+
+    /// A seed lesson's weight in fusion now, and what it rests on (see `crate::seeds::weight`).
+    pub fn seed_weight(&self) -> (f64, String) {
+        let seeds = self.quiet.read().expect("quiet lock").seeds.len() as u64;
+        let own = self.store.memory_count().saturating_sub(seeds);
+        let outcomes = self.outcomes.load(Ordering::Relaxed) as u64;
+        (crate::seeds::weight(own, outcomes), format!("{own} lessons of your own, {outcomes} outcomes"))
     }
 
     /// Stores a memory and updates the indexes and its embedding in one step; not yet durable
@@ -176,6 +213,17 @@ impl Daemon {
             let removed = self.store.remove_memory(id).map_err(store_error)?;
             self.lexical.write().expect("index lock").remove(id);
             semantic::drop_embedding(self, id);
+            if removed.is_some() {
+                // Nothing of a forgotten memory is kept, its mute included.
+                self.store.set_muted(id, false).map_err(store_error)?;
+                let mut quiet = self.quiet.write().expect("quiet lock");
+                quiet.muted.remove(id);
+                quiet.seeds.remove(id);
+            }
+            if let Some(m) = &removed {
+                let n = outcome_count(m);
+                let _ = self.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some(v.saturating_sub(n)));
+            }
             Ok::<_, RpcError>(removed)
         })?;
         self.store.durable().await;

@@ -198,6 +198,87 @@ pub struct HookReply {
     /// Text for `hookSpecificOutput.additionalContext`, when there is advice worth giving.
     #[serde(default)]
     pub additional_context: Option<String>,
+    /// An interrupt (opt-in): the tool call needs the user's say (`ask`) or is refused (`deny`).
+    #[serde(default)]
+    pub decision: Option<HookDecision>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookDecision {
+    /// `ask` or `deny`: Claude Code's `permissionDecision`.
+    pub permission: String,
+    /// Names the rule and the lesson.
+    pub reason: String,
+}
+
+/// What `cairn seed` asks for.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum SeedAction {
+    List,
+    /// Turn the whole pack (`None`) or one seed on again; seeds never loaded are loaded.
+    Enable(Option<String>),
+    /// Turn the whole pack (`None`) or one seed off; nothing is deleted.
+    Disable(Option<String>),
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SeedReport {
+    pub pack_enabled: bool,
+    pub seeds: Vec<SeedView>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SeedView {
+    pub id: String,
+    pub category: String,
+    pub priority: String,
+    pub text: String,
+    /// `on`, `off` (this seed), `pack off`, `yours` (edited, no longer a seed), `forgotten`, or
+    /// `not loaded`.
+    pub state: String,
+    /// Whether the seed comes with trigger patterns.
+    pub triggers: bool,
+}
+
+/// Which advice `cairn log` shows.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct LogQuery {
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Most entries, newest last.
+    pub last: u32,
+}
+
+/// One event that carried advice.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LogEntry {
+    pub at: String,
+    pub session_id: String,
+    pub event: String,
+    pub project: String,
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    #[serde(default)]
+    pub intent: Option<String>,
+    pub items: Vec<LogItem>,
+    /// An interrupt's decision, when there was one.
+    #[serde(default)]
+    pub decision: Option<String>,
+    /// What became of the tool call afterwards, where the log knows: `succeeded`, `failed: ...`.
+    #[serde(default)]
+    pub outcome: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LogItem {
+    pub id: String,
+    pub text: String,
+    #[serde(default)]
+    pub category: String,
+    pub score: f64,
+    pub why: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -312,6 +393,9 @@ pub struct Advice {
     /// With `explain`: the candidates not said, each with its verdict.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub considered: Vec<ConsideredItem>,
+    /// The interrupt the hook would answer with (`ask` or `deny`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
 }
 
 /// A candidate the advisor weighed and did not say.

@@ -39,6 +39,12 @@ pub trait Cairn {
     /// Loads the model now (after `cairn setup`, or in `--lite` before first use) and answers
     /// the model state as `status` shows it.
     async fn load_model() -> String;
+    /// Keeps a memory out of advice (or lets it back in) without deleting it.
+    async fn mute(id: String, muted: bool) -> Result<Memory, RpcError>;
+    /// Lists, enables or disables the seed pack or one seed.
+    async fn seeds(action: SeedAction) -> Result<SeedReport, RpcError>;
+    /// The advice given: what, when, for which event and tool call, why, and what happened.
+    async fn log(query: LogQuery) -> Result<Vec<LogEntry>, RpcError>;
     /// Drain, flush and exit. Answers before the daemon goes away.
     async fn shutdown() -> ();
 }

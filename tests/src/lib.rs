@@ -89,7 +89,16 @@ impl Home {
     pub fn new() -> Home {
         // Short paths: Unix socket paths are limited to 107 bytes.
         let dir = tempfile::Builder::new().prefix("cairn-e2e").tempdir_in("/tmp").expect("temp home");
-        Home { dir, env: Vec::new() }
+        // A home starts without the seed pack, so that tests see only the memories they add;
+        // `Home::with_seed_pack` gives one as a user gets it.
+        Home { dir, env: vec![("CAIRN_SEED_PACK".to_string(), "off".into())] }
+    }
+
+    /// A home that loads the seed pack on its first start, as a user's does.
+    pub fn with_seed_pack() -> Home {
+        let mut home = Home::new();
+        home.env.retain(|(k, _)| k != "CAIRN_SEED_PACK");
+        home
     }
 
     /// Sets an environment variable for everything this home runs (say, another models folder).
@@ -115,6 +124,7 @@ impl Home {
             .env_remove("CAIRN_DISABLE")
             .env("CAIRN_HOOK_DEADLINE_MS", "5000")
             .env_remove("CAIRN_AUTOSTART")
+            .env_remove("CAIRN_SEED_PACK")
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .current_dir(self.path());
         cmd
@@ -122,7 +132,7 @@ impl Home {
 
     pub fn cairnd(&self) -> Command {
         let mut cmd = Command::new(cairnd_bin());
-        cmd.env("CAIRN_HOME", self.path()).envs(self.env.iter().map(|(k, v)| (k, v))).current_dir(self.path());
+        cmd.env("CAIRN_HOME", self.path()).env_remove("CAIRN_SEED_PACK").envs(self.env.iter().map(|(k, v)| (k, v))).current_dir(self.path());
         cmd
     }
 

@@ -1,6 +1,7 @@
 //! The human commands, grouped by what they act on. Each returns a [`Failure`] carrying the exit
 //! code and message on error: 1 failed, 2 bad usage, 3 no daemon (for `status`).
 
+pub mod advice_log;
 pub mod advise;
 pub mod config;
 pub mod doctor;

@@ -90,6 +90,7 @@ mod tests {
             recency: 0.0,
             vector: Some(vector),
             found: true,
+            seed: None,
         };
         fuse(c, (1.0, "test"), &Gates { weight_recency: 0.0, ..Gates::default() })
     }

@@ -42,11 +42,52 @@ pub const CANDIDATES: usize = 50;
 /// Looks memories up by id (the store, or a map in tests).
 pub trait MemoryLookup {
     fn memory(&self, id: &str) -> Option<Memory>;
+    /// Whether a memory may be advised at all (not muted, not a seed turned off). Checked before
+    /// a memory is read where only its id is known.
+    fn audible(&self, _id: &str) -> bool {
+        true
+    }
 }
 
 impl MemoryLookup for HashMap<String, Memory> {
     fn memory(&self, id: &str) -> Option<Memory> {
         self.get(id).cloned()
+    }
+}
+
+/// What the user keeps out of advice: muted memories, and seeds when the pack or the seed is off.
+#[derive(Debug, Clone, Default)]
+pub struct Quiet {
+    pub muted: std::collections::HashSet<String>,
+    pub seeds_off: std::collections::HashSet<String>,
+    pub pack_on: bool,
+    /// Ids of the memories that are seeds now (source `seed`, not edited since).
+    pub seeds: std::collections::HashSet<String>,
+}
+
+impl Quiet {
+    /// Whether the memory `id` is kept out of advice.
+    pub fn silences(&self, id: &str) -> bool {
+        self.muted.contains(id) || (self.seeds.contains(id) && (!self.pack_on || self.seeds_off.contains(id)))
+    }
+}
+
+/// A lookup that hides what the user keeps out of advice.
+pub struct Audible<'a, L: MemoryLookup> {
+    pub lookup: &'a L,
+    pub quiet: &'a Quiet,
+}
+
+impl<L: MemoryLookup> MemoryLookup for Audible<'_, L> {
+    fn memory(&self, id: &str) -> Option<Memory> {
+        if self.quiet.silences(id) {
+            return None;
+        }
+        self.lookup.memory(id)
+    }
+
+    fn audible(&self, id: &str) -> bool {
+        !self.quiet.silences(id)
     }
 }
 
@@ -165,6 +206,9 @@ pub struct Ask<'a> {
     /// A `category:NAME` surface resolves to the category's most relevant memory only when that
     /// memory is about the event at all (at least this relevant); a rule naming ids has no such bar.
     pub min_category_relevance: f64,
+    /// A seed lesson's weight in fusion now (see `crate::seeds::weight`), and what it rests on.
+    pub seed_weight: f64,
+    pub seed_basis: String,
 }
 
 /// How the advisor decides, from the tuneables.
@@ -191,15 +235,18 @@ pub struct Considered {
     pub not_said: Vec<(Scored, Verdict)>,
 }
 
-fn recency(memory: &Memory, now: OffsetDateTime, half_life_days: f64) -> f64 {
+/// 1 for a memory touched now, halving every `half_life_days` (last access, else last change).
+pub fn recency(memory: &Memory, now: OffsetDateTime, half_life_days: f64) -> f64 {
     let touched = memory.now.last_accessed.as_deref().and_then(crate::exchange::parse_timestamp).or_else(|| crate::exchange::parse_timestamp(&memory.updated_at));
     let Some(touched) = touched else { return 0.0 };
     let days = ((now - touched).as_seconds_f64() / 86_400.0).max(0.0);
     0.5f64.powf(days / half_life_days.max(1e-6))
 }
 
-fn candidate(memory: Memory, retrieved: Option<Retrieved>, trigger: Option<Triggered>, vector: Option<Vec<f32>>, now: OffsetDateTime, half_life: f64) -> Candidate {
+fn candidate(memory: Memory, retrieved: Option<Retrieved>, trigger: Option<Triggered>, vector: Option<Vec<f32>>, now: OffsetDateTime, ask: &Ask<'_>, half_life: f64) -> Candidate {
+    let seed = (memory.source == crate::seeds::SEED_SOURCE).then(|| (ask.seed_weight, ask.seed_basis.clone()));
     Candidate {
+        seed,
         found: trigger.is_none(),
         recency: recency(&memory, now, half_life),
         effectiveness: memory.worth.effectiveness,
@@ -239,7 +286,8 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
         for target in &m.rule.spec.surface {
             let (pick, via_category) = match target.strip_prefix("category:") {
                 Some(category) => {
-                    let ids = retrieval.lexical.ids_in_category(ask.projects, category.trim());
+                    let mut ids = retrieval.lexical.ids_in_category(ask.projects, category.trim());
+                    ids.retain(|id| lookup.audible(id));
                     let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
                     let best = retrieval
                         .score(words, &refs)
@@ -252,10 +300,19 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
                 None => (Some(target.clone()), None),
             };
             let Some(id) = pick else { continue };
-            let trigger = Triggered { rule: m.rule.spec.name.clone(), priority: m.rule.spec.priority, confidence, matched: m.matched.clone(), via_category };
+            let trigger = Triggered {
+                rule: m.rule.spec.name.clone(),
+                priority: m.rule.spec.priority,
+                confidence,
+                matched: m.matched.clone(),
+                via_category,
+                interrupt: m.rule.spec.interrupt && m.rule.spec.priority == crate::triggers::Priority::Critical,
+            };
             if let Some(existing) = out.get_mut(&id) {
-                // Two rules for one memory: the more urgent one speaks for it.
-                if existing.trigger.as_ref().is_none_or(|t| rank::priority_index(trigger.priority) < rank::priority_index(t.priority)) {
+                // Two rules for one memory: the more urgent one speaks for it; at equal urgency, one
+                // that may interrupt, then one that named the memory itself over a category pick.
+                let rank_of = |t: &Triggered| (rank::priority_index(t.priority), !t.interrupt, t.via_category.is_some());
+                if existing.trigger.as_ref().is_none_or(|t| rank_of(&trigger) < rank_of(t)) {
                     existing.trigger = Some(trigger);
                 }
                 continue;
@@ -264,7 +321,7 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
             let Some(memory) = lookup.memory(&id).filter(|m| ask.projects.contains(&m.project.as_str())) else { continue };
             let evidence = retrieval.score(words, &[id.as_str()]).into_iter().flatten().next().map(|f| retrieved(&f, &surface));
             let vector = retrieval.vector_of(&id);
-            out.insert(id, candidate(memory, evidence, Some(trigger), vector, now, half_life_days));
+            out.insert(id, candidate(memory, evidence, Some(trigger), vector, now, ask, half_life_days));
         }
     }
 
@@ -280,7 +337,7 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
         }
         let Some(memory) = lookup.memory(&f.id) else { continue };
         let vector = retrieval.vector_of(&f.id);
-        out.insert(f.id.clone(), candidate(memory, Some(retrieved(&f, &surface)), None, vector, now, half_life_days));
+        out.insert(f.id.clone(), candidate(memory, Some(retrieved(&f, &surface)), None, vector, now, ask, half_life_days));
     }
     let mut v: Vec<Candidate> = out.into_values().collect();
     v.sort_by(|a, b| a.id.cmp(&b.id));
@@ -360,7 +417,7 @@ mod tests {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
         let retrieval = Retrieval { lexical: index, semantic: None, fusion };
         let intent = Intent { words: words.into(), meaning: words.into() };
-        let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules, learned_confidence: 0.7, min_category_relevance: 0.1 };
+        let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules, learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         choose(gather(&retrieval, lookup, &ask, 0.4, now, 30.0), &salience, &policy(2), |_| false)
     }
@@ -417,7 +474,7 @@ mod tests {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
         let intent = Intent { words: "force push to main".into(), meaning: String::new() };
-        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1 };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let mut p = policy(2);
         p.gates.min_matched_terms = 1;
@@ -438,7 +495,7 @@ mod tests {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
         let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new() };
-        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1 };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let gathered = gather(&retrieval, &lookup, &ask, 0.4, now, 30.0);
         assert!(gathered.len() >= 3);

@@ -50,6 +50,8 @@ pub struct Triggered {
     pub matched: String,
     /// `Some(category)` when the rule named a category and this memory was its most relevant.
     pub via_category: Option<String>,
+    /// The rule may interrupt the tool call (critical, `interrupt: true`), if interrupts are on.
+    pub interrupt: bool,
 }
 
 /// Where a candidate came from.
@@ -89,6 +91,8 @@ pub struct Candidate {
     /// Whether retrieval itself put it forward (a triggered memory is also scored, but that
     /// alone does not make it retrieved).
     pub found: bool,
+    /// For a seed lesson: its weight in fusion and what the weight rests on.
+    pub seed: Option<(f64, String)>,
 }
 
 impl Candidate {
@@ -235,6 +239,9 @@ pub fn fuse(c: Candidate, salience: (f64, &str), gates: &Gates) -> Scored {
         (Source::Trigger, Some(t)) => t,
         (Source::Both, Some(t)) => t.max(retrieved_score),
     };
+    // A seed yields to the user's own lessons as they accumulate.
+    let seed_weight = c.seed.as_ref().map_or(1.0, |(w, _)| *w);
+    let score = score * seed_weight;
 
     let mut signals = Signals::new();
     signals.insert("relevance".into(), relevance);
@@ -253,6 +260,9 @@ pub fn fuse(c: Candidate, salience: (f64, &str), gates: &Gates) -> Scored {
             signals.insert("similarity".into(), cos);
             signals.insert("semantic".into(), gates.fusion.semantic(cos));
         }
+    }
+    if c.seed.is_some() {
+        signals.insert("seed_weight".into(), seed_weight);
     }
     if let Some(t) = &c.trigger {
         signals.insert("priority".into(), 3.0 - priority_index(t.priority) as f64);
@@ -296,6 +306,9 @@ pub fn fuse(c: Candidate, salience: (f64, &str), gates: &Gates) -> Scored {
     if recency_boost > 0.005 {
         clauses.push(format!("recency {:.2}", c.recency));
     }
+    if let Some((w, basis)) = &c.seed {
+        clauses.push(format!("seed lesson, weight {w:.2} ({basis})"));
+    }
     clauses.push(format!("score {score:.2}; from {}", c.project));
     let why = clauses.join("; ");
     Scored { source, relevance, score, signals, why, short_why, candidate: c }
@@ -338,12 +351,13 @@ mod tests {
             recency: 0.0,
             vector: None,
             found: true,
+            seed: None,
         }
     }
 
     fn trig(id: &str, priority: Priority) -> Candidate {
         let mut c = cand(id, 0.0, Some(0.0), 0, 0.5);
-        c.trigger = Some(Triggered { rule: "force_push".into(), priority, confidence: 1.0, matched: "git push --force".into(), via_category: Some("git".into()) });
+        c.trigger = Some(Triggered { rule: "force_push".into(), priority, confidence: 1.0, matched: "git push --force".into(), via_category: Some("git".into()), interrupt: false });
         c.retrieved = None;
         c.found = false;
         c
@@ -424,6 +438,17 @@ mod tests {
         assert_eq!(rank(vec![one], LOUD, &gates()).0.len(), 1);
         // With embeddings, relevance alone decides: a paraphrase shares no word.
         assert_eq!(rank(vec![cand("p", 0.0, Some(0.7), 0, 0.5)], LOUD, &gates()).0.len(), 1);
+    }
+
+    #[test]
+    fn seeds_weigh_less_as_the_user_s_own_lessons_grow() {
+        let mut seed = cand("s", 0.8, None, 3, 0.5);
+        seed.seed = Some((0.75, "25 of your own".into()));
+        let (kept, _) = rank(vec![seed, cand("own", 0.8, None, 3, 0.5)], LOUD, &gates());
+        assert_eq!(ids(&kept), vec!["own", "s"]);
+        assert!((kept[1].score - 0.75 * kept[0].score).abs() < 1e-12);
+        assert_eq!(kept[1].signals["seed_weight"], 0.75);
+        assert!(kept[1].why.contains("seed lesson, weight 0.75 (25 of your own)"), "{}", kept[1].why);
     }
 
     #[test]

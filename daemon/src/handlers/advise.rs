@@ -4,13 +4,13 @@
 
 use std::time::{Duration, Instant};
 
-use cairn_proto::{Advice, AdviceItem, AdviseRequest, ConsideredItem, RpcError, GLOBAL_PROJECT};
+use cairn_proto::{Advice, AdviceItem, AdviseRequest, ConsideredItem, HookDecision, Memory, RpcError, GLOBAL_PROJECT};
 
 use crate::advisor::intent::{self, Intent};
 use crate::advisor::rank::{Gates, Scored, Verdict};
 use crate::advisor::salience::{self, Salience};
-use crate::advisor::{self, format, Ask, MemoryLookup, Policy, Retrieval, SemanticQuery};
-use crate::config::Tuneables;
+use crate::advisor::{self, format, Ask, Audible, MemoryLookup, Policy, Retrieval, SemanticQuery};
+use crate::config::{InterruptMode, Tuneables};
 use crate::event::{EventKind, HookEvent};
 use crate::hybrid::Fusion;
 use crate::redact;
@@ -18,7 +18,7 @@ use crate::state::{store_error, Daemon};
 use crate::store::sessions::{Advised, SessionEvent};
 
 /// Memories read for the session-start brief, newest first.
-const BRIEF_POOL: usize = 100;
+const BRIEF_POOL: usize = 200;
 /// Most candidates listed as considered and not said.
 const EXPLAINED: usize = 10;
 /// How much of the raw tool input trigger rules see.
@@ -30,6 +30,8 @@ pub struct Answer {
     pub salience: Salience,
     pub context: Option<String>,
     pub items: Vec<AdviceItem>,
+    /// An interrupt, when an interrupting rule matched and interrupts are on.
+    pub decision: Option<HookDecision>,
     /// What was weighed and not said (filled when asked to explain).
     pub considered: Vec<ConsideredItem>,
 }
@@ -139,10 +141,17 @@ fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, 
     let policy = policy(&t, limit);
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
     let rules = if t.triggers.enabled {
-        crate::triggers::effective(&d.config.read().expect("config lock").rules.rules, t.triggers.builtin_rules)
+        let mut rules = crate::triggers::effective(&d.config.read().expect("config lock").rules.rules, t.triggers.builtin_rules);
+        // The seed pack's own patterns, while the pack is on (a seed turned off or muted is
+        // kept out by the lookup below).
+        if d.quiet.read().expect("quiet lock").pack_on {
+            rules.extend(crate::seeds::rules().iter().cloned());
+        }
+        rules
     } else {
         Vec::new()
     };
+    let (seed_weight, seed_basis) = d.seed_weight();
     let ask = Ask {
         intent,
         salience: salience.clone(),
@@ -151,55 +160,149 @@ fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, 
         rules: &rules,
         learned_confidence: t.triggers.learned_confidence,
         min_category_relevance: t.triggers.min_category_relevance,
+        seed_weight,
+        seed_basis,
     };
     let now = Instant::now();
     let wall = time::OffsetDateTime::now_utc();
     let cooldown = Duration::from_secs(t.advice.cooldown_s);
+    let quiet = d.quiet.read().expect("quiet lock").clone();
+    let lookup = Audible { lookup: &d.store, quiet: &quiet };
     with_retrieval(d, &intent.meaning, patience, |retrieval| {
         // Explaining reads the near misses too; otherwise only what can pass the gate is read.
         let floor = if explain { 0.0 } else { policy.gates.min_similarity };
-        let candidates = advisor::gather(retrieval, &d.store, &ask, floor, wall, policy.recency_half_life_days);
+        let candidates = advisor::gather(retrieval, &lookup, &ask, floor, wall, policy.recency_half_life_days);
         let cooldowns = d.cooldowns.lock().expect("cooldown lock");
         advisor::choose(candidates, salience, &policy, |id| session.is_some_and(|s| !cooldowns.allows(s, id, now, cooldown)))
     })
 }
 
-/// At session start there is no action yet: the project's own lessons (not `global`), the most
-/// effective first, then the most recently changed.
-fn session_start_brief(d: &Daemon, project: &str, limit: usize, session: Option<&str>) -> Vec<AdviceItem> {
-    if project == GLOBAL_PROJECT || limit == 0 {
+fn brief_item(m: Memory, score: f64, why: String, signals: cairn_proto::Signals) -> AdviceItem {
+    AdviceItem { id: m.id, text: m.text, category: m.category, score, why, signals, source: "session".into() }
+}
+
+/// At startup (and after `/clear`) there is no action yet: the project's own most useful
+/// lessons (not `global`), by effectiveness, recency and use.
+fn most_useful(d: &Daemon, project: &str, quiet: &advisor::Quiet, limit: usize) -> Vec<AdviceItem> {
+    if project == GLOBAL_PROJECT {
         return Vec::new();
     }
     let mut ids = d.lexical.read().expect("index lock").ids_in_project(project);
+    ids.retain(|id| !quiet.silences(id));
     ids.sort_unstable_by(|a, b| b.cmp(a));
     ids.truncate(BRIEF_POOL);
-    let mut memories: Vec<_> = ids.iter().filter_map(|id| d.store.memory(id)).collect();
-    memories.sort_by(|a, b| b.worth.effectiveness.total_cmp(&a.worth.effectiveness).then_with(|| b.updated_at.cmp(&a.updated_at)));
-    let t = d.tuneables();
-    let now = Instant::now();
-    let cooldown = Duration::from_secs(t.advice.cooldown_s);
-    let cooldowns = d.cooldowns.lock().expect("cooldown lock");
-    memories
+    let memories: Vec<Memory> = ids.iter().filter_map(|id| d.store.memory(id)).collect();
+    let now = time::OffsetDateTime::now_utc();
+    let half_life = d.tuneables().semantic.recency_half_life_days;
+    let used = |m: &Memory| (m.worth.times_surfaced + m.now.access_count) as f64;
+    let most_used = memories.iter().map(used).fold(0.0, f64::max);
+    let mut scored: Vec<(f64, f64, f64, Memory)> = memories
         .into_iter()
-        .filter(|m| session.is_none_or(|s| cooldowns.allows(s, &m.id, now, cooldown)))
+        .map(|m| {
+            let recency = advisor::recency(&m, now, half_life);
+            let use_share = if most_used > 0.0 { (1.0 + used(&m)).ln() / (1.0 + most_used).ln() } else { 0.0 };
+            let score = 0.5 * m.worth.effectiveness + 0.3 * recency + 0.2 * use_share;
+            (score, recency, use_share, m)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.3.updated_at.cmp(&a.3.updated_at)));
+    scored
+        .into_iter()
         .take(limit)
-        .map(|m| AdviceItem {
-            why: format!("a lesson of this project (effectiveness {:.2}), offered at session start", m.worth.effectiveness),
-            signals: [("effectiveness".to_string(), m.worth.effectiveness)].into(),
-            score: m.worth.effectiveness,
-            id: m.id,
-            text: m.text,
-            category: m.category,
-            source: "session".into(),
+        .map(|(score, recency, use_share, m)| {
+            let why = format!(
+                "one of this project's most useful lessons: effectiveness {:.2}, recency {recency:.2}, used {} times",
+                m.worth.effectiveness,
+                used(&m) as u64
+            );
+            let signals = [("effectiveness".to_string(), m.worth.effectiveness), ("recency".to_string(), recency), ("use".to_string(), use_share)].into();
+            brief_item(m, score, why, signals)
         })
         .collect()
+}
+
+/// After compaction: what this session was already told that still matters (the memory is
+/// still there and not muted), the highest-scored first.
+fn told_in_session(d: &Daemon, session: Option<&str>, quiet: &advisor::Quiet, limit: usize) -> Vec<AdviceItem> {
+    let Some(session) = session else { return Vec::new() };
+    let events = d.store.session_events(session).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "cannot read the session log");
+        Vec::new()
+    });
+    let mut best: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
+    for a in events.iter().flat_map(|e| &e.advised) {
+        let s = best.entry(a.id.clone()).or_insert(a.score);
+        *s = s.max(a.score);
+    }
+    let mut told: Vec<(String, f64)> = best.into_iter().filter(|(id, _)| !quiet.silences(id)).collect();
+    told.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    told.into_iter()
+        .filter_map(|(id, score)| d.store.memory(&id).map(|m| (m, score)))
+        .take(limit)
+        .map(|(m, score)| brief_item(m, score, format!("told earlier in this session (score {score:.2}); repeated after the context was compacted"), [("score".to_string(), score)].into()))
+        .collect()
+}
+
+/// On resume: nothing new, unless the project's lessons changed since the session was last
+/// active; then those, the newest first.
+fn changed_since_last_seen(d: &Daemon, session: Option<&str>, project: &str, quiet: &advisor::Quiet, limit: usize) -> Vec<AdviceItem> {
+    let (Some(session), false) = (session, project == GLOBAL_PROJECT) else { return Vec::new() };
+    let last_seen = d.store.session_events(session).ok().and_then(|events| events.last().map(|e| e.at.clone()));
+    let Some(last_seen) = last_seen.as_deref().and_then(crate::exchange::parse_timestamp) else { return Vec::new() };
+    let ids = d.lexical.read().expect("index lock").ids_in_project(project);
+    let mut changed: Vec<Memory> = ids
+        .iter()
+        .filter(|id| !quiet.silences(id))
+        .filter_map(|id| d.store.memory(id))
+        .filter(|m| crate::exchange::parse_timestamp(&m.updated_at).is_some_and(|t| t > last_seen))
+        .collect();
+    changed.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    changed
+        .into_iter()
+        .take(limit)
+        .map(|m| {
+            let why = format!("new or changed in this project ({}) since the session was last active", m.updated_at);
+            brief_item(m, 1.0, why, cairn_proto::Signals::new())
+        })
+        .collect()
+}
+
+/// The session-start brief for `source` (startup, clear, compact, resume). Cooldowns do not
+/// apply: each of these starts a context that has not seen the lessons.
+fn session_start(d: &Daemon, project: &str, source: &str, session: Option<&str>, limit: usize) -> Vec<AdviceItem> {
+    let quiet = d.quiet.read().expect("quiet lock").clone();
+    match source {
+        "compact" => told_in_session(d, session, &quiet, limit),
+        "resume" => changed_since_last_seen(d, session, project, &quiet, limit),
+        _ => most_useful(d, project, &quiet, limit),
+    }
+}
+
+/// The interrupt for a tool call, when interrupts are on, the action is not a look around, and a
+/// critical rule with `interrupt: true` put a lesson forward (said now, or said earlier in the
+/// session: a dangerous command repeated is asked about again).
+fn interrupt(t: &Tuneables, kind: &EventKind, salience: &Salience, considered: &advisor::Considered) -> Option<HookDecision> {
+    if *kind != EventKind::PreToolUse || t.triggers.interrupts == InterruptMode::Off || salience.score < salience::READ_ONLY_CEILING {
+        return None;
+    }
+    let eligible = considered.said.iter().chain(considered.not_said.iter().filter(|(_, v)| !matches!(v, Verdict::Gated(_) | Verdict::Undecided(_))).map(|(s, _)| s));
+    let (s, rule) = eligible.filter_map(|s| s.candidate.trigger.as_ref().filter(|t| t.interrupt).map(|t| (s, t))).next()?;
+    Some(HookDecision {
+        permission: t.triggers.interrupts.as_str().to_string(),
+        reason: format!("cairn: rule {} (critical) matched `{}`. Lesson [{}]: {}", rule.rule, rule.matched, s.candidate.category, s.candidate.text),
+    })
 }
 
 /// The answer for an event of `kind` about `subject` in `project`: chosen, rendered within the
 /// budget, and cut to what was rendered. With a session, what was said starts its cooldown.
 pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str, session: Option<&str>, patience: Patience, explain: bool) -> Answer {
     let t = d.tuneables();
+    let source = match &subject {
+        Subject::Event(e) => e.source.clone().unwrap_or_else(|| "startup".into()),
+        Subject::Text(_) => "startup".into(),
+    };
     let parts = subject.parts();
+    let mut decision = None;
     let (said, mut not_said, budget) = match kind {
         EventKind::PreToolUse | EventKind::UserPromptSubmit => {
             let (limit, budget) = if *kind == EventKind::PreToolUse {
@@ -208,6 +311,7 @@ pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str,
                 (t.advice.max_items_prompt, t.advice.char_budget_prompt)
             };
             let c = ranked_advice(d, &parts, project, limit, session, patience, explain);
+            decision = interrupt(&t, kind, &parts.1, &c);
             let items: Vec<(AdviceItem, String, Option<Scored>)> = c
                 .said
                 .into_iter()
@@ -219,8 +323,8 @@ pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str,
             (items, c.not_said, budget)
         }
         EventKind::SessionStart => {
-            let items = session_start_brief(d, project, t.advice.max_items_session_start, session);
-            (items.into_iter().map(|i| (i, String::new(), None)).collect(), Vec::new(), t.advice.char_budget_prompt)
+            let items = session_start(d, project, &source, session, t.advice.max_items_session_start);
+            (items.into_iter().map(|i| (i, String::new(), None)).collect(), Vec::new(), t.advice.char_budget_session_start)
         }
         // Events that carry no advice in Claude Code's protocol get none here either.
         _ => (Vec::new(), Vec::new(), 0),
@@ -247,11 +351,14 @@ pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str,
     // The closest misses, best first.
     not_said.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
     let considered = if explain { not_said.iter().take(EXPLAINED).map(|(s, v)| considered_item(s.clone(), v)).collect() } else { Vec::new() };
-    Answer { intent, salience, context: rendered.map(|(text, _)| text), items, considered }
+    Answer { intent, salience, context: rendered.map(|(text, _)| text), items, decision, considered }
 }
 
 pub fn advised(items: &[AdviceItem]) -> Vec<Advised> {
-    items.iter().map(|a| Advised { id: a.id.clone(), score: a.score, path: vec![] }).collect()
+    items
+        .iter()
+        .map(|a| Advised { id: a.id.clone(), score: a.score, path: vec![], text: a.text.clone(), category: a.category.clone(), why: a.why.clone() })
+        .collect()
 }
 
 pub async fn handle(d: &Daemon, req: AdviseRequest) -> Result<Advice, RpcError> {
@@ -271,7 +378,7 @@ pub async fn handle(d: &Daemon, req: AdviseRequest) -> Result<Advice, RpcError> 
     };
     if d.is_paused(&project) {
         let (intent, salience, _) = subject.parts();
-        return Ok(Advice { intent: intent.words, project, advice: Vec::new(), salience: salience.score, salience_reason: salience.reason.into(), considered: Vec::new() });
+        return Ok(Advice { intent: intent.words, project, advice: Vec::new(), salience: salience.score, salience_reason: salience.reason.into(), considered: Vec::new(), decision: None });
     }
     // A person asking may wait for the model, so the answer is the one the hook gives once warm.
     let _ = d.embedder_ready().await;
@@ -290,6 +397,7 @@ pub async fn handle(d: &Daemon, req: AdviseRequest) -> Result<Advice, RpcError> 
             intent: Some(redact::redact_text(&answer.intent.words)),
             payload: serde_json::Value::Null,
             advised: advised(&answer.items),
+            decision: answer.decision.as_ref().map(|d| format!("{}: {}", d.permission, d.reason)),
         };
         d.store.append_event(&event).map_err(store_error)?;
         d.store.durable().await;
@@ -301,5 +409,6 @@ pub async fn handle(d: &Daemon, req: AdviseRequest) -> Result<Advice, RpcError> 
         salience: answer.salience.score,
         salience_reason: answer.salience.reason.into(),
         considered: answer.considered,
+        decision: answer.decision.map(|d| d.permission),
     })
 }

@@ -25,6 +25,10 @@ pub async fn handle(d: &Daemon, edit: MemoryEdit) -> Result<Memory, RpcError> {
         if let Some(c) = edit.context {
             m.context = c.trim().to_string();
         }
+        // A seed the user edits becomes theirs: it leaves the pack and weighs as their own.
+        if m.source == crate::seeds::SEED_SOURCE {
+            m.source = "user".into();
+        }
         m.updated_at = exchange::now();
         Ok(())
     })

@@ -35,6 +35,7 @@ pub async fn handle(d: &Daemon, protocol: u32, mut payload: Value) -> Result<Hoo
         let said = tokio::task::block_in_place(|| answer(d, &event.kind, Subject::Event(&event), &project, event.session_id.as_deref(), Patience::Hook, false));
         tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, items = said.items.len(), "advice");
         reply.additional_context = said.context;
+        reply.decision = said.decision.clone();
         recorded_advice = advised(&said.items);
         intent_text = Some(redact::redact_text(&said.intent.words));
     }
@@ -50,6 +51,7 @@ pub async fn handle(d: &Daemon, protocol: u32, mut payload: Value) -> Result<Hoo
         intent: intent_text,
         payload,
         advised: recorded_advice,
+        decision: reply.decision.as_ref().map(|d| format!("{}: {}", d.permission, d.reason)),
     };
     d.store.append_event(&record).map_err(store_error)?;
     // Keep the log at its bound as it grows: past it, each new event retires the oldest one.

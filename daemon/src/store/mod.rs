@@ -7,6 +7,7 @@
 //! path never waits on a disk.
 
 pub mod commit;
+pub mod quiet;
 pub mod schema;
 pub mod sessions;
 
@@ -38,6 +39,10 @@ pub struct Store {
     session_log: sled::Tree,
     session_index: sled::Tree,
     paused: sled::Tree,
+    /// Memories kept out of advice (`cairn mute`).
+    muted: sled::Tree,
+    /// The seed pack's state: on or off, seeds ever loaded, seeds turned off.
+    seed_state: sled::Tree,
     /// Per memory: `m\0<id>` its embedding's bookkeeping, `v\0<id>` the vector (little-endian
     /// f16: the precision the semantic index keeps, at half the bytes of f32).
     embeddings: sled::Tree,
@@ -118,6 +123,8 @@ impl Store {
             edges: db.open_tree("edges")?,
             session_index: db.open_tree("session_index")?,
             paused: db.open_tree("paused")?,
+            muted: db.open_tree("muted")?,
+            seed_state: db.open_tree("seed_state")?,
             embeddings: db.open_tree("embeddings")?,
             committer: Committer::start(db.clone()),
             memories,

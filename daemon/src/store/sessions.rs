@@ -29,15 +29,25 @@ pub struct SessionEvent {
     pub payload: Value,
     #[serde(default)]
     pub advised: Vec<Advised>,
+    /// An interrupt's decision (`ask: ...`, `deny: ...`), when the answer carried one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
 }
 
-/// A memory given as advice, with its score and the activation path that reached it.
+/// A memory given as advice, with its score, the activation path that reached it, and what was
+/// said (text and reason, as they were then).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Advised {
     pub id: String,
     pub score: f64,
     #[serde(default)]
     pub path: Vec<String>,
+    #[serde(default)]
+    pub text: String,
+    #[serde(default)]
+    pub category: String,
+    #[serde(default)]
+    pub why: String,
 }
 
 fn index_key(session: &str, id: &Ulid) -> Vec<u8> {
@@ -55,6 +65,22 @@ impl Store {
         self.session_index.insert(index_key(&event.session_id, &id), &[])?;
         self.event_count.fetch_add(1, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// The newest events first, at most `limit`, read back from the end of the log.
+    pub fn recent_events(&self, limit: usize, keep: impl Fn(&SessionEvent) -> bool) -> Result<Vec<SessionEvent>, StoreError> {
+        let mut out = Vec::new();
+        for item in self.session_log.iter().rev() {
+            let (key, value) = item?;
+            let event: SessionEvent = decode(&key, &value)?;
+            if keep(&event) {
+                out.push(event);
+                if out.len() >= limit {
+                    break;
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// One session's events, oldest first.
@@ -111,6 +137,7 @@ mod tests {
             intent: None,
             payload: Value::Null,
             advised: vec![],
+            decision: None,
         }
     }
 

@@ -165,6 +165,8 @@ fn gather_all(world: &World, events: &[Event], t: &Tuneables, semantic: bool, tr
                 rules: &rules,
                 learned_confidence: t.triggers.learned_confidence,
                 min_category_relevance: t.triggers.min_category_relevance,
+                seed_weight: 1.0,
+                seed_basis: String::new(),
             };
             gather(&retrieval, &world.memories, &ask, 0.0, now, t.semantic.recency_half_life_days)
         })

@@ -157,6 +157,15 @@ impl Cairn for OldDaemon {
     async fn load_model(self, _: Context) -> String {
         panic!("a client must not ask for the model after a protocol mismatch")
     }
+    async fn mute(self, _: Context, _: String, _: bool) -> Result<Memory, RpcError> {
+        Err(old())
+    }
+    async fn seeds(self, _: Context, _: SeedAction) -> Result<SeedReport, RpcError> {
+        Err(old())
+    }
+    async fn log(self, _: Context, _: LogQuery) -> Result<Vec<LogEntry>, RpcError> {
+        Err(old())
+    }
     async fn shutdown(self, _: Context) {}
 }
 

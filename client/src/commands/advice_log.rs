@@ -1,0 +1,72 @@
+//! `log` (the advice given, with its reasons and what became of each tool call), `mute` /
+//! `unmute`, and `seed` (the seed pack).
+
+use cairn_proto::{LogQuery, SeedAction};
+
+use super::{client, ctx, print_json, Failure};
+
+pub async fn log(session: Option<String>, last: u32, json: bool) -> Result<(), Failure> {
+    let entries = client().await?.log(ctx(), LogQuery { session, last }).await??;
+    if json {
+        print_json(&serde_json::json!({ "entries": entries }));
+        return Ok(());
+    }
+    if entries.is_empty() {
+        println!("no advice given yet");
+    }
+    for e in &entries {
+        let tool = match (&e.tool_name, &e.tool_use_id) {
+            (Some(t), Some(id)) => format!(" {t} ({id})"),
+            (Some(t), None) => format!(" {t}"),
+            _ => String::new(),
+        };
+        let outcome = e.outcome.as_deref().map(|o| format!(" -> {o}")).unwrap_or_default();
+        println!("{}  session {}  {}{tool}{outcome}", e.at, e.session_id, e.event);
+        if let Some(intent) = e.intent.as_deref().filter(|i| !i.is_empty()) {
+            println!("  intent: {intent}");
+        }
+        if let Some(d) = &e.decision {
+            println!("  interrupt: {d}");
+        }
+        for item in &e.items {
+            println!("  [{}] {} (score {:.2}): {}", item.category, item.id, item.score, item.text);
+            println!("    why: {}", item.why);
+        }
+    }
+    Ok(())
+}
+
+pub async fn mute(id: String, muted: bool) -> Result<(), Failure> {
+    let m = client().await?.mute(ctx(), id, muted).await??;
+    if muted {
+        println!("muted {}: kept out of advice (still listed, searchable and exported); `cairn unmute {}` lets it back", m.id, m.id);
+    } else {
+        println!("unmuted {}", m.id);
+    }
+    Ok(())
+}
+
+pub async fn seed(list: bool, enable: Option<Option<String>>, disable: Option<Option<String>>, json: bool) -> Result<(), Failure> {
+    let action = match (enable, disable) {
+        (Some(id), None) => SeedAction::Enable(id),
+        (None, Some(id)) => SeedAction::Disable(id),
+        (None, None) if list => SeedAction::List,
+        (None, None) => return Err(Failure::new(2, "say what to do: --list, --enable [ID] or --disable [ID]")),
+        (Some(_), Some(_)) => return Err(Failure::new(2, "--enable and --disable together")),
+    };
+    let changed = !matches!(action, SeedAction::List);
+    let report = client().await?.seeds(ctx(), action).await??;
+    if json {
+        print_json(&report);
+        return Ok(());
+    }
+    println!("seed pack: {}", if report.pack_enabled { "on" } else { "off" });
+    if changed && !list {
+        return Ok(());
+    }
+    for s in &report.seeds {
+        let text: String = s.text.chars().take(90).collect();
+        println!("{:<11} {:<28} [{}, {}]{}  {text}...", s.state, s.id, s.category, s.priority, if s.triggers { ", triggers" } else { "" });
+    }
+    Ok(())
+}
