@@ -152,6 +152,11 @@ enum Command {
         last: u32,
         #[arg(long)]
         json: bool,
+        /// Advice in every project (by default, this project's; with --session, that session's).
+        #[arg(long, conflicts_with_all = ["project", "global"])]
+        all: bool,
+        #[command(flatten)]
+        scope: ProjectArgs,
     },
     /// Keep a memory out of advice without deleting it.
     Mute { id: String },
@@ -337,7 +342,7 @@ fn run(command: Command) -> Result<(), Failure> {
             Command::Resume { scope } => commands::config::pause(scope, false).await,
             Command::Logs { follow, lines } => commands::config::logs(lines, follow),
             Command::Setup { force } => commands::setup::setup(force).await,
-            Command::Log { session, last, json } => commands::advice_log::log(session, last, json).await,
+            Command::Log { session, last, json, all, scope } => commands::advice_log::log(session, last, json, all, scope).await,
             Command::Mute { id } => commands::advice_log::mute(id, true).await,
             Command::Unmute { id } => commands::advice_log::mute(id, false).await,
             Command::Seed { list, enable, disable, json } => commands::advice_log::seed(list, enable, disable, json).await,

@@ -77,6 +77,32 @@ pub struct MinimalMemory {
     pub source: Option<String>,
 }
 
+/// What a home keeps out of advice and the seed pack's state: the last line of an export.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdviceState {
+    /// `Some(true)` pack on, `Some(false)` off, `None` never decided.
+    pub seed_pack: Option<bool>,
+    /// Seeds the home ever had, and of those the ones forgotten since.
+    pub seeds_loaded: Vec<String>,
+    pub seeds_forgotten: Vec<String>,
+    /// Seeds turned off one by one.
+    pub seeds_off: Vec<String>,
+    /// Memories kept out of advice.
+    pub muted: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct StateLine<'a> {
+    v: u64,
+    kind: &'static str,
+    state: &'a AdviceState,
+}
+
+pub fn state_line(state: &AdviceState) -> String {
+    serde_json::to_string(&StateLine { v: EXPORT_VERSION, kind: "state", state }).expect("state serialises")
+}
+
 /// One parsed and validated import line.
 #[derive(Debug, Clone)]
 pub enum ImportItem {
@@ -85,6 +111,8 @@ pub enum ImportItem {
     /// A hand-written line; ids and timestamps are settled by the caller against the store.
     Minimal(MinimalMemory),
     Edge(Edge),
+    /// The exporting home's advice state (mutes, the seed pack).
+    State(AdviceState),
 }
 
 /// Parses one import line. `default_project` applies to minimal lines that name none.
@@ -123,7 +151,20 @@ pub fn parse_import_line(line: &str, default_project: &str) -> Result<ImportItem
             validate_edge(&edge)?;
             Ok(ImportItem::Edge(edge))
         }
-        Some(other) => Err(format!("unknown kind {other:?}; expected \"memory\" or \"edge\"")),
+        Some("state") => {
+            let Some(record) = map.remove("state") else {
+                return Err("state line without a \"state\" object".to_string());
+            };
+            if let Some(extra) = map.keys().next() {
+                return Err(format!("unknown state line field {extra:?}"));
+            }
+            let state: AdviceState = serde_json::from_value(record).map_err(|e| format!("bad state record: {e}"))?;
+            for id in state.seeds_loaded.iter().chain(&state.seeds_forgotten).chain(&state.seeds_off).chain(&state.muted) {
+                validate_id(id)?;
+            }
+            Ok(ImportItem::State(state))
+        }
+        Some(other) => Err(format!("unknown kind {other:?}; expected \"memory\", \"edge\" or \"state\"")),
         None => Err("versioned line without a \"kind\"".to_string()),
     }
 }

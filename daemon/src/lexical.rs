@@ -80,6 +80,9 @@ pub struct LexicalIndex {
     lengths: Vec<f64>,
     project_ids: HashMap<String, u32>,
     category_ids: HashMap<String, u32>,
+    /// Members per interned category (in every project), and per interned project.
+    category_sizes: Vec<usize>,
+    project_sizes: Vec<usize>,
     free: Vec<usize>,
     slots: HashMap<String, usize>,
     /// Terms are interned: term -> term id, and per term id its postings (slot, folded tf).
@@ -121,6 +124,23 @@ impl LexicalIndex {
         *self.project_ids.entry(project.to_string()).or_insert(next)
     }
 
+    /// How many memories `projects` hold together.
+    pub fn count_in(&self, projects: &[&str]) -> usize {
+        projects.iter().filter_map(|p| self.project_ids.get(*p)).map(|&p| self.project_sizes[p as usize]).sum()
+    }
+
+    /// How many memories (in every project) have `category`.
+    pub fn category_size(&self, category: &str) -> usize {
+        self.category_ids.get(category).map_or(0, |&c| self.category_sizes[c as usize])
+    }
+
+    /// The category of the memory `id`.
+    pub fn category_of(&self, id: &str) -> Option<&str> {
+        let slot = *self.slots.get(id)?;
+        let cid = self.categories[slot];
+        self.category_ids.iter().find(|(_, c)| **c == cid).map(|(name, _)| name.as_str())
+    }
+
     /// Ids of the memories of `category` among `projects`.
     pub fn ids_in_category(&self, projects: &[&str], category: &str) -> Vec<String> {
         let Some(&cid) = self.category_ids.get(category) else { return Vec::new() };
@@ -154,6 +174,14 @@ impl LexicalIndex {
         let project = self.project_id(doc.project);
         let next_category = self.category_ids.len() as u32;
         let category = *self.category_ids.entry(doc.category.to_string()).or_insert(next_category);
+        if category as usize == self.category_sizes.len() {
+            self.category_sizes.push(0);
+        }
+        self.category_sizes[category as usize] += 1;
+        if project as usize >= self.project_sizes.len() {
+            self.project_sizes.resize(project as usize + 1, 0);
+        }
+        self.project_sizes[project as usize] += 1;
         let slot = self.free.pop().unwrap_or_else(|| {
             self.docs.push(None);
             self.projects.push(0);
@@ -182,6 +210,10 @@ impl LexicalIndex {
     pub fn remove(&mut self, id: &str) {
         let Some(slot) = self.slots.remove(id) else { return };
         if let Some(entry) = self.docs[slot].take() {
+            let c = self.categories[slot] as usize;
+            self.category_sizes[c] = self.category_sizes[c].saturating_sub(1);
+            let p = self.projects[slot] as usize;
+            self.project_sizes[p] = self.project_sizes[p].saturating_sub(1);
             self.total_length -= self.lengths[slot];
             // Term ids stay interned (a vocabulary only grows); their lists shrink.
             for (term, _) in entry.terms {
@@ -361,6 +393,12 @@ mod tests {
         git.sort();
         assert_eq!(git, vec!["a".to_string(), "b".to_string()], "another project's memory never counts");
         assert!(idx.ids_in_category(&["p"], "nothing").is_empty());
+        assert_eq!((idx.category_size("git"), idx.category_size("testing"), idx.category_size("nothing")), (3, 1, 0));
+        assert_eq!(idx.category_of("d"), Some("testing"));
+        idx.remove("a");
+        idx.upsert(&LexicalDoc { id: "d", project: "p", text: "x", context: "", tags: &[], category: "git" });
+        assert_eq!((idx.category_size("git"), idx.category_size("testing")), (3, 0), "moves and removals are counted");
+        assert_eq!((idx.count_in(&["p"]), idx.count_in(&["p", "global"]), idx.count_in(&["nowhere"])), (1, 2, 0));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod live_config;
 pub mod logging;
 pub mod pidfile;
 pub mod project;
+pub mod recent;
 pub mod redact;
 pub mod seeds;
 pub mod semantic;

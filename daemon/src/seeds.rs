@@ -124,6 +124,9 @@ mod tests {
         let cases = [
             ("git push --force origin main", "seed-git-force-push"),
             ("git reset --hard HEAD~1", "seed-git-discard-work"),
+            ("git restore .", "seed-git-discard-work"),
+            ("psql -c 'DELETE FROM sessions;'", "seed-delete-without-where"),
+            ("db.query(`SELECT * FROM users WHERE id = ${req.params.id}`)", "seed-sql-params"),
             ("rm -rf \"$OUT\"/*", "seed-rm-rf-variable"),
             ("psql -c 'DROP TABLE orders'", "seed-drop-table"),
             ("kubectl delete pod web-1", "seed-k8s-context"),
@@ -139,7 +142,18 @@ mod tests {
         for (raw, seed) in cases {
             assert!(fired(raw).contains(&seed.to_string()), "{raw}: {:?}", fired(raw));
         }
-        for raw in ["git push origin feature/x", "ls -la", "git status", "rm notes.txt", "npm install", "kubectl get pods"] {
+        for raw in [
+            "git push origin feature/x",
+            "ls -la",
+            "git status",
+            "rm notes.txt",
+            "npm install",
+            "kubectl get pods",
+            "git restore --staged .",
+            "rm -rf build && ls /tmp",
+            "psql -c \"UPDATE users SET active=false WHERE id=3\"",
+            "apt-get update && echo ${HOME}",
+        ] {
             assert!(fired(raw).is_empty(), "{raw}: {:?}", fired(raw));
         }
     }

@@ -32,6 +32,8 @@ pub struct Daemon {
     pub quiet: RwLock<Quiet>,
     /// Outcomes recorded on memories (helpful + unhelpful), for the seeds' weight.
     outcomes: AtomicUsize,
+    /// Each project's most recently changed memories, for the session-start brief.
+    pub recent: Mutex<crate::recent::RecentChanges>,
     /// Paused projects, mirrored from the store for the hook's quick check.
     pub paused: RwLock<std::collections::HashSet<String>>,
     pub shutdown: CancellationToken,
@@ -54,6 +56,12 @@ pub fn store_error(e: StoreError) -> RpcError {
     RpcError::Store(e.to_string())
 }
 
+/// A memory that is one of the pack's seeds, unedited (an imported line that merely says
+/// `source: seed` under another id is the user's).
+fn is_seed(m: &Memory) -> bool {
+    m.source == crate::seeds::SEED_SOURCE && crate::seeds::find(&m.id).is_some()
+}
+
 fn outcome_count(m: &Memory) -> usize {
     (m.worth.helpful + m.worth.unhelpful) as usize
 }
@@ -68,13 +76,15 @@ impl Daemon {
         let mut lexical = LexicalIndex::new(FieldWeights::default());
         let mut seeds = std::collections::HashSet::new();
         let mut outcomes = 0;
+        let mut recent = crate::recent::RecentChanges::default();
         for memory in store.memories_after(None) {
             let memory = memory?;
             lexical.upsert(&doc(&memory));
-            if memory.source == crate::seeds::SEED_SOURCE {
+            if is_seed(&memory) {
                 seeds.insert(memory.id.clone());
             }
             outcomes += outcome_count(&memory);
+            recent.note(&memory.project, &memory.id, &memory.updated_at);
         }
         let quiet = Quiet { muted: store.muted_ids()?, seeds_off: store.seeds_off()?, pack_on: store.seed_pack()?.unwrap_or(false), seeds };
         let paused = store.paused_projects()?.into_iter().collect();
@@ -92,6 +102,7 @@ impl Daemon {
             cooldowns: Mutex::new(Cooldowns::default()),
             quiet: RwLock::new(quiet),
             outcomes: AtomicUsize::new(outcomes),
+            recent: Mutex::new(recent),
             shutdown: CancellationToken::new(),
             inflight: AtomicUsize::new(0),
             writes: Mutex::new(()),
@@ -162,21 +173,23 @@ impl Daemon {
         semantic::refresh_embedding(self, memory, prepared);
         {
             let mut quiet = self.quiet.write().expect("quiet lock");
-            if memory.source == crate::seeds::SEED_SOURCE {
+            if is_seed(memory) {
                 quiet.seeds.insert(memory.id.clone());
             } else {
                 quiet.seeds.remove(&memory.id);
             }
         }
+        self.recent.lock().expect("recent lock").note(&memory.project, &memory.id, &memory.updated_at);
         let (after, before) = (outcome_count(memory), previous.as_ref().map_or(0, outcome_count));
         let _ = self.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some((v + after).saturating_sub(before)));
         Ok(previous)
     }
 
-    /// A seed lesson's weight in fusion now, and what it rests on (see `crate::seeds::weight`).
-    pub fn seed_weight(&self) -> (f64, String) {
-        let seeds = self.quiet.read().expect("quiet lock").seeds.len() as u64;
-        let own = self.store.memory_count().saturating_sub(seeds);
+    /// A seed lesson's weight in fusion for an event in `projects` (its project and `global`),
+    /// and what it rests on (see `crate::seeds::weight`): the user's own lessons there count.
+    pub fn seed_weight(&self, projects: &[&str]) -> (f64, String) {
+        let seeds = if projects.contains(&cairn_proto::GLOBAL_PROJECT) { self.quiet.read().expect("quiet lock").seeds.len() } else { 0 };
+        let own = self.lexical.read().expect("index lock").count_in(projects).saturating_sub(seeds) as u64;
         let outcomes = self.outcomes.load(Ordering::Relaxed) as u64;
         (crate::seeds::weight(own, outcomes), format!("{own} lessons of your own, {outcomes} outcomes"))
     }
@@ -219,6 +232,7 @@ impl Daemon {
                 let mut quiet = self.quiet.write().expect("quiet lock");
                 quiet.muted.remove(id);
                 quiet.seeds.remove(id);
+                self.recent.lock().expect("recent lock").forget(id);
             }
             if let Some(m) = &removed {
                 let n = outcome_count(m);

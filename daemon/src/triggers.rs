@@ -154,15 +154,15 @@ impl TriggerRules {
 pub const BUILTIN: &str = r#"
 rules:
   - name: destructive_command
-    pattern: '\brm\s+(-\w+\s+)*-\w*(rf|fr)\w*(\s+\S+)*?\s+["'']?([/~]|\S*[$*]|\S*\.\.)|\bgit\s+(reset\s+--hard|clean\s+-\w*f)|\b(drop|truncate)\s+(table|database|schema)\b|\bdelete\s+from\s+\w+\s*(;|$)|\bkubectl\s+delete\b|\bterraform\s+destroy\b|\bhelm\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)\b'
+    pattern: '\brm\s+(-\w+\s+)*-\w*(rf|fr)\w*(\s+[^\s;&|]+)*?\s+["'']?([/~]|[^\s;&|]*[$*]|[^\s;&|]*\.\.)|\bgit\s+(reset\s+--hard|clean\s+-\w*f)|\b(drop|truncate)\s+(table|database|schema)\b|\bdelete\s+from\s+\w+\s*(;|$)|\bkubectl\s+delete\b|\bterraform\s+destroy\b|\bhelm\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)\b'
     surface: [category:destructive]
     priority: critical
   - name: secret_in_input
-    pattern: '\b[spr]k_(live|test)_[0-9a-z]{8,}|\bAKIA[0-9A-Z]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bgh[pousr]_[0-9A-Za-z]{20,}|\bxox[abprs]-[0-9A-Za-z-]{10,}|\b(api[_-]?key|secret|passw(or)?d|access[_-]?token|auth[_-]?token)["'']?\s*[:=]\s*["'']?[0-9A-Za-z/+_.-]{12,}'
+    pattern: '\b[spr]k_(live|test)_[0-9a-z]{8,}|\bsk-(proj-|ant-)?[0-9A-Za-z_-]{20,}|\bAKIA[0-9A-Z]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bgh[pousr]_[0-9A-Za-z]{20,}|\bxox[abprs]-[0-9A-Za-z-]{10,}|\b\w*(api[_-]?key|secret|passw(or)?d|access[_-]?token|auth[_-]?token)\w*["'']?\s*[:=]\s*["''][^"''\s$]{8,}["'']|\b\w*(api[_-]?key|secret|passw(or)?d|token)\w*\s*=\s*[A-Za-z0-9/+_.-]{6,}[0-9][A-Za-z0-9/+_.-]{4,}'
     surface: [category:security]
     priority: high
   - name: force_push
-    pattern: '\bgit\s+push\b[^\n]*\s(--force|--force-with-lease|-f)\b([^\n]*\b(main|master|trunk|develop|release[\w/.-]*|prod\w*|production)\b|(\s+[\w.-]+)?\s*$)|\bgit\s+push\b[^\n]*\s\+(main|master|trunk|develop|release[\w/.-]*|prod\w*)\b'
+    pattern: '\bgit\s+push\b[^;&|\n]*\s(--force|--force-with-lease|-f)\b([^;&|\n]*\b(main|master|trunk|develop|release[\w/.-]*|prod\w*|production)\b|(\s+[\w.-]+)?\s*($|[;&|\n]))|\bgit\s+push\b[^;&|\n]*\s\+(main|master|trunk|develop|release[\w/.-]*|prod\w*)\b'
     surface: [category:git]
     priority: critical
   - name: production_deploy
@@ -258,10 +258,27 @@ mod tests {
             assert_eq!(hit(raw), vec!["force_push"], "{raw}");
         }
         // A routine cleanup of a literal relative path, and force-pushing one's own branch.
-        for raw in ["rm -rf node_modules/.cache dist", "git push --force origin wip/dima-scratch", "git push -f origin feature/cart"] {
+        for raw in [
+            "rm -rf node_modules/.cache dist",
+            "rm -rf build && ls /tmp",
+            "git push --force origin wip/dima-scratch",
+            "git push -f origin feature/cart",
+            "git push origin feature-x && rm -f out.txt",
+            "password = os.environ.get(\"DB_PASSWORD\")",
+            "api_key: process.env.STRIPE_KEY",
+        ] {
             assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
         }
-        for raw in ["const key = 'sk_live_abcdef123456';", "AWS_KEY=AKIAABCDEFGHIJKLMNOP", "api_key: \"abcdefghijklmnop\"", "-----BEGIN RSA PRIVATE KEY-----"] {
+        for raw in [
+            "const key = 'sk_live_abcdef123456';",
+            "AWS_KEY=AKIAABCDEFGHIJKLMNOP",
+            "api_key: \"abcdefghijklmnop\"",
+            "-----BEGIN RSA PRIVATE KEY-----",
+            "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI7K7MDENGbPxRfiCY9EXAMPLE",
+            "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx",
+            "DB_PASSWORD=hunter2hunter2x9",
+            "client_secret = \"s3cr3t-value-here\"",
+        ] {
             assert_eq!(hit(raw), vec!["secret_in_input"], "{raw}");
         }
         for raw in ["kubectl apply -f k8s/prod", "helm upgrade shop ./chart", "terraform apply", "npm run deploy -- --env production", "fly deploy"] {

@@ -225,6 +225,9 @@ pub enum SeedAction {
 pub struct SeedReport {
     pub pack_enabled: bool,
     pub seeds: Vec<SeedView>,
+    /// What a change did, in words.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -245,6 +248,13 @@ pub struct SeedView {
 pub struct LogQuery {
     #[serde(default)]
     pub session: Option<String>,
+    /// The project whose advice to show (by default the current directory's; with a session,
+    /// every project unless one is named).
+    #[serde(default)]
+    pub scope: Scope,
+    /// Every project.
+    #[serde(default)]
+    pub all: bool,
     /// Most entries, newest last.
     pub last: u32,
 }

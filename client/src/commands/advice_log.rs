@@ -3,10 +3,11 @@
 
 use cairn_proto::{LogQuery, SeedAction};
 
-use super::{client, ctx, print_json, Failure};
+use super::{client, ctx, print_json, scope, Failure};
+use crate::ProjectArgs;
 
-pub async fn log(session: Option<String>, last: u32, json: bool) -> Result<(), Failure> {
-    let entries = client().await?.log(ctx(), LogQuery { session, last }).await??;
+pub async fn log(session: Option<String>, last: u32, json: bool, all: bool, args: ProjectArgs) -> Result<(), Failure> {
+    let entries = client().await?.log(ctx(), LogQuery { session, last, scope: scope(&args), all }).await??;
     if json {
         print_json(&serde_json::json!({ "entries": entries }));
         return Ok(());
@@ -60,13 +61,17 @@ pub async fn seed(list: bool, enable: Option<Option<String>>, disable: Option<Op
         print_json(&report);
         return Ok(());
     }
-    println!("seed pack: {}", if report.pack_enabled { "on" } else { "off" });
+    for note in &report.notes {
+        println!("{note}");
+    }
     if changed && !list {
         return Ok(());
     }
+    println!("seed pack: {} ({} seeds)", if report.pack_enabled { "on" } else { "off" }, report.seeds.len());
     for s in &report.seeds {
+        let cut = s.text.chars().count() > 90;
         let text: String = s.text.chars().take(90).collect();
-        println!("{:<11} {:<28} [{}, {}]{}  {text}...", s.state, s.id, s.category, s.priority, if s.triggers { ", triggers" } else { "" });
+        println!("{:<11} {:<28} [{}, {}]{}  {text}{}", s.state, s.id, s.category, s.priority, if s.triggers { ", triggers" } else { "" }, if cut { "..." } else { "" });
     }
     Ok(())
 }

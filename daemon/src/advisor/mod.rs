@@ -270,12 +270,31 @@ fn retrieved(f: &Found, surface: &HashMap<String, String>) -> Retrieved {
     }
 }
 
+/// A category small enough to score every member of on the hook's path.
+const SMALL_CATEGORY: usize = 256;
+
+/// The most relevant memory of `category` for this event, among the event's projects: scored
+/// member by member for a small category; for a large one, the best among retrieval's own
+/// candidates (a member relevant at all is among the best fifty by keywords or by meaning).
+fn category_pick(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, found: &[Found], words: &str, projects: &[&str], category: &str) -> Option<Found> {
+    let best = |candidates: Vec<Found>| candidates.into_iter().max_by(|a, b| a.relevance.total_cmp(&b.relevance).then_with(|| b.id.cmp(&a.id)));
+    if retrieval.lexical.category_size(category) <= SMALL_CATEGORY {
+        let mut ids = retrieval.lexical.ids_in_category(projects, category);
+        ids.retain(|id| lookup.audible(id));
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        return best(retrieval.score(words, &refs).into_iter().flatten().collect());
+    }
+    best(found.iter().filter(|f| retrieval.lexical.category_of(&f.id) == Some(category) && lookup.audible(&f.id)).cloned().collect())
+}
+
 /// Finds the candidates for an event: memories retrieval found with at least `floor` relevance,
 /// and the memories trigger rules put forward; each with every signal filled in.
 pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'_>, floor: f64, now: OffsetDateTime, half_life_days: f64) -> Vec<Candidate> {
     let words = ask.intent.words.as_str();
     let surface: HashMap<String, String> = crate::text::terms_with_words(words).into_iter().collect();
     let mut out: HashMap<String, Candidate> = HashMap::new();
+    // Retrieval's candidates, once: the category picks below look here first.
+    let found = retrieval.gather(words, ask.projects, CANDIDATES);
 
     // Trigger rules, against the raw input: each names memories, or a category whose most
     // relevant memory for this event it surfaces. Rules are about actions: a look around (a
@@ -286,16 +305,9 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
         for target in &m.rule.spec.surface {
             let (pick, via_category) = match target.strip_prefix("category:") {
                 Some(category) => {
-                    let mut ids = retrieval.lexical.ids_in_category(ask.projects, category.trim());
-                    ids.retain(|id| lookup.audible(id));
-                    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-                    let best = retrieval
-                        .score(words, &refs)
-                        .into_iter()
-                        .flatten()
-                        .max_by(|a, b| a.relevance.total_cmp(&b.relevance).then_with(|| b.id.cmp(&a.id)))
-                        .filter(|f| f.relevance >= ask.min_category_relevance);
-                    (best.map(|f| f.id), Some(category.trim().to_string()))
+                    let category = category.trim();
+                    let best = category_pick(retrieval, lookup, &found, words, ask.projects, category).filter(|f| f.relevance >= ask.min_category_relevance);
+                    (best.map(|f| f.id), Some(category.to_string()))
                 }
                 None => (Some(target.clone()), None),
             };
@@ -326,7 +338,7 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
     }
 
     // Retrieval: only hits that can pass the gate are read from the store.
-    for f in retrieval.gather(words, ask.projects, CANDIDATES) {
+    for f in found {
         if f.relevance < floor {
             continue;
         }

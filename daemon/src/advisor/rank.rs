@@ -8,7 +8,8 @@
 //!    similarity again, so a well-fused item is never dropped by a similarity test.
 //!
 //! The fusion starts from Spark's revised formula, every term its own signal:
-//! - retrieved: `relevance x (1 + outcome_boost + recency_boost) x salience_factor`
+//! - retrieved: `relevance x (1 + outcome_boost + recency_boost) x salience_factor` (x a seed's
+//!   weight, for a seed lesson)
 //! - triggered: `trigger_base x trigger_conf + outcome_boost / 2 + priority_bonus`
 //! - both: the larger of the two.
 //!
@@ -232,16 +233,18 @@ pub fn fuse(c: Candidate, salience: (f64, &str), gates: &Gates) -> Scored {
     let outcome_boost = gates.weight_outcome * (c.effectiveness.clamp(0.0, 1.0) - 0.5) * 2.0;
     let recency_boost = gates.weight_recency * c.recency.clamp(0.0, 1.0);
     let salience_factor = 1.0 - gates.weight_salience.clamp(0.0, 1.0) * (1.0 - salience.0.clamp(0.0, 1.0));
-    let retrieved_score = relevance * (1.0 + outcome_boost + recency_boost) * salience_factor;
+    // A seed yields to the user's own lessons as they accumulate, by what retrieval found; a
+    // rule that matched the action itself speaks at full strength (a critical warning must not
+    // fade because the user wrote many lessons of their own).
+    let seed_weight = c.seed.as_ref().map_or(1.0, |(w, _)| *w);
+    let retrieved_score = relevance * (1.0 + outcome_boost + recency_boost) * salience_factor * seed_weight;
     let trigger_score = c.trigger.as_ref().map(|t| gates.trigger_base * t.confidence + outcome_boost / 2.0 + gates.priority_bonus[priority_index(t.priority)]);
     let score = match (source, trigger_score) {
         (Source::Semantic, _) | (_, None) => retrieved_score,
         (Source::Trigger, Some(t)) => t,
         (Source::Both, Some(t)) => t.max(retrieved_score),
     };
-    // A seed yields to the user's own lessons as they accumulate.
-    let seed_weight = c.seed.as_ref().map_or(1.0, |(w, _)| *w);
-    let score = score * seed_weight;
+
 
     let mut signals = Signals::new();
     signals.insert("relevance".into(), relevance);
@@ -449,6 +452,14 @@ mod tests {
         assert!((kept[1].score - 0.75 * kept[0].score).abs() < 1e-12);
         assert_eq!(kept[1].signals["seed_weight"], 0.75);
         assert!(kept[1].why.contains("seed lesson, weight 0.75 (25 of your own)"), "{}", kept[1].why);
+    }
+
+    #[test]
+    fn a_triggered_seed_keeps_its_strength() {
+        let mut t = trig("seed", Priority::Critical);
+        t.seed = Some((0.5, "many lessons of your own".into()));
+        let (kept, _) = rank(vec![t], LOUD, &gates());
+        assert!((kept[0].score - 1.1).abs() < 1e-12, "{}", kept[0].score);
     }
 
     #[test]

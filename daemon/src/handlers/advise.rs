@@ -151,7 +151,7 @@ fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, 
     } else {
         Vec::new()
     };
-    let (seed_weight, seed_basis) = d.seed_weight();
+    let (seed_weight, seed_basis) = d.seed_weight(&projects);
     let ask = Ask {
         intent,
         salience: salience.clone(),
@@ -187,11 +187,10 @@ fn most_useful(d: &Daemon, project: &str, quiet: &advisor::Quiet, limit: usize) 
     if project == GLOBAL_PROJECT {
         return Vec::new();
     }
-    let mut ids = d.lexical.read().expect("index lock").ids_in_project(project);
-    ids.retain(|id| !quiet.silences(id));
-    ids.sort_unstable_by(|a, b| b.cmp(a));
-    ids.truncate(BRIEF_POOL);
-    let memories: Vec<Memory> = ids.iter().filter_map(|id| d.store.memory(id)).collect();
+    // The project's most recently changed lessons (a bounded pool, newest first), never a scan
+    // of the whole project on the hook's path.
+    let ids: Vec<String> = d.recent.lock().expect("recent lock").newest(project).iter().map(|(_, id)| id.clone()).filter(|id| !quiet.silences(id)).take(BRIEF_POOL).collect();
+    let memories: Vec<Memory> = ids.iter().filter_map(|id| d.store.memory(id)).filter(|m| m.project == project).collect();
     let now = time::OffsetDateTime::now_utc();
     let half_life = d.tuneables().semantic.recency_half_life_days;
     let used = |m: &Memory| (m.worth.times_surfaced + m.now.access_count) as f64;
@@ -221,11 +220,15 @@ fn most_useful(d: &Daemon, project: &str, quiet: &advisor::Quiet, limit: usize) 
         .collect()
 }
 
+/// Session events read back for a brief, newest first: enough for a long session, bounded for the
+/// hook's deadline.
+const SESSION_LOOKBACK: usize = 2000;
+
 /// After compaction: what this session was already told that still matters (the memory is
-/// still there and not muted), the highest-scored first.
-fn told_in_session(d: &Daemon, session: Option<&str>, quiet: &advisor::Quiet, limit: usize) -> Vec<AdviceItem> {
+/// still there, in the session's project or `global`, and not muted), the highest-scored first.
+fn told_in_session(d: &Daemon, session: Option<&str>, project: &str, quiet: &advisor::Quiet, limit: usize) -> Vec<AdviceItem> {
     let Some(session) = session else { return Vec::new() };
-    let events = d.store.session_events(session).unwrap_or_else(|e| {
+    let events = d.store.session_events_newest(session, SESSION_LOOKBACK).unwrap_or_else(|e| {
         tracing::error!(error = %e, "cannot read the session log");
         Vec::new()
     });
@@ -237,7 +240,7 @@ fn told_in_session(d: &Daemon, session: Option<&str>, quiet: &advisor::Quiet, li
     let mut told: Vec<(String, f64)> = best.into_iter().filter(|(id, _)| !quiet.silences(id)).collect();
     told.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     told.into_iter()
-        .filter_map(|(id, score)| d.store.memory(&id).map(|m| (m, score)))
+        .filter_map(|(id, score)| d.store.memory(&id).filter(|m| m.project == project || m.project == GLOBAL_PROJECT).map(|m| (m, score)))
         .take(limit)
         .map(|(m, score)| brief_item(m, score, format!("told earlier in this session (score {score:.2}); repeated after the context was compacted"), [("score".to_string(), score)].into()))
         .collect()
@@ -247,18 +250,14 @@ fn told_in_session(d: &Daemon, session: Option<&str>, quiet: &advisor::Quiet, li
 /// active; then those, the newest first.
 fn changed_since_last_seen(d: &Daemon, session: Option<&str>, project: &str, quiet: &advisor::Quiet, limit: usize) -> Vec<AdviceItem> {
     let (Some(session), false) = (session, project == GLOBAL_PROJECT) else { return Vec::new() };
-    let last_seen = d.store.session_events(session).ok().and_then(|events| events.last().map(|e| e.at.clone()));
-    let Some(last_seen) = last_seen.as_deref().and_then(crate::exchange::parse_timestamp) else { return Vec::new() };
-    let ids = d.lexical.read().expect("index lock").ids_in_project(project);
-    let mut changed: Vec<Memory> = ids
+    let last_seen = d.store.session_events_newest(session, 1).ok().and_then(|mut e| e.pop()).map(|e| e.at);
+    let Some(last_seen) = last_seen else { return Vec::new() };
+    let changed = d.recent.lock().expect("recent lock").changed_since(project, &last_seen);
+    changed
         .iter()
         .filter(|id| !quiet.silences(id))
         .filter_map(|id| d.store.memory(id))
-        .filter(|m| crate::exchange::parse_timestamp(&m.updated_at).is_some_and(|t| t > last_seen))
-        .collect();
-    changed.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
-    changed
-        .into_iter()
+        .filter(|m| m.project == project)
         .take(limit)
         .map(|m| {
             let why = format!("new or changed in this project ({}) since the session was last active", m.updated_at);
@@ -272,7 +271,7 @@ fn changed_since_last_seen(d: &Daemon, session: Option<&str>, project: &str, qui
 fn session_start(d: &Daemon, project: &str, source: &str, session: Option<&str>, limit: usize) -> Vec<AdviceItem> {
     let quiet = d.quiet.read().expect("quiet lock").clone();
     match source {
-        "compact" => told_in_session(d, session, &quiet, limit),
+        "compact" => told_in_session(d, session, project, &quiet, limit),
         "resume" => changed_since_last_seen(d, session, project, &quiet, limit),
         _ => most_useful(d, project, &quiet, limit),
     }
@@ -281,8 +280,10 @@ fn session_start(d: &Daemon, project: &str, source: &str, session: Option<&str>,
 /// The interrupt for a tool call, when interrupts are on, the action is not a look around, and a
 /// critical rule with `interrupt: true` put a lesson forward (said now, or said earlier in the
 /// session: a dangerous command repeated is asked about again).
-fn interrupt(t: &Tuneables, kind: &EventKind, salience: &Salience, considered: &advisor::Considered) -> Option<HookDecision> {
-    if *kind != EventKind::PreToolUse || t.triggers.interrupts == InterruptMode::Off || salience.score < salience::READ_ONLY_CEILING {
+fn interrupt(t: &Tuneables, kind: &EventKind, tool: Option<&str>, salience: &Salience, considered: &advisor::Considered) -> Option<HookDecision> {
+    // Only a command about to run is stopped: an edit that mentions `git reset --hard`, or a
+    // migration file whose `down` drops a table, is advised on, not interrupted.
+    if *kind != EventKind::PreToolUse || tool != Some("Bash") || t.triggers.interrupts == InterruptMode::Off || salience.score < salience::READ_ONLY_CEILING {
         return None;
     }
     let eligible = considered.said.iter().chain(considered.not_said.iter().filter(|(_, v)| !matches!(v, Verdict::Gated(_) | Verdict::Undecided(_))).map(|(s, _)| s));
@@ -297,9 +298,9 @@ fn interrupt(t: &Tuneables, kind: &EventKind, salience: &Salience, considered: &
 /// budget, and cut to what was rendered. With a session, what was said starts its cooldown.
 pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str, session: Option<&str>, patience: Patience, explain: bool) -> Answer {
     let t = d.tuneables();
-    let source = match &subject {
-        Subject::Event(e) => e.source.clone().unwrap_or_else(|| "startup".into()),
-        Subject::Text(_) => "startup".into(),
+    let (source, tool) = match &subject {
+        Subject::Event(e) => (e.source.clone().unwrap_or_else(|| "startup".into()), e.tool_name.clone()),
+        Subject::Text(_) => ("startup".into(), None),
     };
     let parts = subject.parts();
     let mut decision = None;
@@ -311,7 +312,7 @@ pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str,
                 (t.advice.max_items_prompt, t.advice.char_budget_prompt)
             };
             let c = ranked_advice(d, &parts, project, limit, session, patience, explain);
-            decision = interrupt(&t, kind, &parts.1, &c);
+            decision = interrupt(&t, kind, tool.as_deref(), &parts.1, &c);
             let items: Vec<(AdviceItem, String, Option<Scored>)> = c
                 .said
                 .into_iter()
@@ -324,7 +325,12 @@ pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str,
         }
         EventKind::SessionStart => {
             let items = session_start(d, project, &source, session, t.advice.max_items_session_start);
-            (items.into_iter().map(|i| (i, String::new(), None)).collect(), Vec::new(), t.advice.char_budget_session_start)
+            let short = match source.as_str() {
+                "compact" => "told earlier in this session",
+                "resume" => "changed since this session was last active",
+                _ => "one of this project's most useful lessons",
+            };
+            (items.into_iter().map(|i| (i, short.to_string(), None)).collect(), Vec::new(), t.advice.char_budget_session_start)
         }
         // Events that carry no advice in Claude Code's protocol get none here either.
         _ => (Vec::new(), Vec::new(), 0),
@@ -357,7 +363,8 @@ pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str,
 pub fn advised(items: &[AdviceItem]) -> Vec<Advised> {
     items
         .iter()
-        .map(|a| Advised { id: a.id.clone(), score: a.score, path: vec![], text: a.text.clone(), category: a.category.clone(), why: a.why.clone() })
+        // `why` quotes the input a rule matched: what is recorded is redacted like the payload.
+        .map(|a| Advised { id: a.id.clone(), score: a.score, path: vec![], text: a.text.clone(), category: a.category.clone(), why: redact::redact_text(&a.why) })
         .collect()
 }
 
@@ -397,7 +404,7 @@ pub async fn handle(d: &Daemon, req: AdviseRequest) -> Result<Advice, RpcError> 
             intent: Some(redact::redact_text(&answer.intent.words)),
             payload: serde_json::Value::Null,
             advised: advised(&answer.items),
-            decision: answer.decision.as_ref().map(|d| format!("{}: {}", d.permission, d.reason)),
+            decision: answer.decision.as_ref().map(|d| redact::redact_text(&format!("{}: {}", d.permission, d.reason))),
         };
         d.store.append_event(&event).map_err(store_error)?;
         d.store.durable().await;

@@ -1,5 +1,6 @@
-//! `export`: every memory, then every edge, as versioned JSONL, a page at a time.
-//! Cursors are `m:<id>` within memories and `e:<hex key>` within edges.
+//! `export`: every memory, then every edge, then the home's advice state (mutes, the seed
+//! pack), as versioned JSONL, a page at a time. Cursors are `m:<id>` within memories and
+//! `e:<hex key>` within edges.
 
 use cairn_proto::{Page, RpcError};
 
@@ -17,6 +18,24 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
         return None;
     }
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
+}
+
+/// The home's advice state, every list sorted so that an export is the same byte for byte.
+pub fn advice_state(d: &Daemon) -> Result<exchange::AdviceState, RpcError> {
+    let sorted = |set: std::collections::HashSet<String>| {
+        let mut v: Vec<String> = set.into_iter().collect();
+        v.sort();
+        v
+    };
+    let loaded = d.store.seeds_loaded().map_err(store_error)?;
+    let forgotten = loaded.iter().filter(|id| d.store.get_memory(id).ok().flatten().is_none()).cloned().collect();
+    Ok(exchange::AdviceState {
+        seed_pack: d.store.seed_pack().map_err(store_error)?,
+        seeds_loaded: sorted(loaded),
+        seeds_forgotten: sorted(forgotten),
+        seeds_off: sorted(d.store.seeds_off().map_err(store_error)?),
+        muted: sorted(d.store.muted_ids().map_err(store_error)?),
+    })
 }
 
 pub async fn handle(d: &Daemon, after: Option<String>, limit: u32) -> Result<Page<String>, RpcError> {
@@ -44,6 +63,7 @@ pub async fn handle(d: &Daemon, after: Option<String>, limit: u32) -> Result<Pag
             return Ok(Page { items: lines, next: Some(format!("e:{}", hex(&key))) });
         }
     }
+    lines.push(exchange::state_line(&advice_state(d)?));
     Ok(Page { items: lines, next: None })
 }
 

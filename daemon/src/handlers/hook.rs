@@ -51,7 +51,7 @@ pub async fn handle(d: &Daemon, protocol: u32, mut payload: Value) -> Result<Hoo
         intent: intent_text,
         payload,
         advised: recorded_advice,
-        decision: reply.decision.as_ref().map(|d| format!("{}: {}", d.permission, d.reason)),
+        decision: reply.decision.as_ref().map(|d| redact::redact_text(&format!("{}: {}", d.permission, d.reason))),
     };
     d.store.append_event(&record).map_err(store_error)?;
     // Keep the log at its bound as it grows: past it, each new event retires the oldest one.

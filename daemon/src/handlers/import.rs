@@ -57,7 +57,7 @@ pub async fn handle(d: &Daemon, batch: ImportBatch) -> Result<ImportReport, RpcE
                 projected.push(apply_minimal(m, id, current));
             }
             ImportItem::Memory(m) => projected.push((**m).clone()),
-            ImportItem::Edge(_) => {}
+            ImportItem::Edge(_) | ImportItem::State(_) => {}
         }
     }
     let prepared: Prepared = d.prepare(&projected.iter().collect::<Vec<_>>()).await;
@@ -71,6 +71,10 @@ pub async fn handle(d: &Daemon, batch: ImportBatch) -> Result<ImportReport, RpcE
                 }
                 ImportItem::Memory(m) => d.put_memory(&m, &prepared)?.is_some(),
                 ImportItem::Edge(e) => d.store.put_edge(&e).map_err(store_error)?.is_some(),
+                ImportItem::State(state) => {
+                    crate::handlers::seeds::apply_state(d, &state)?;
+                    continue;
+                }
             };
             if updated {
                 report.updated += 1;

@@ -40,7 +40,11 @@ pub async fn handle(d: &Daemon, q: LogQuery) -> Result<Vec<LogEntry>, RpcError> 
     if q.last == 0 || q.last > MAX_LAST {
         return Err(RpcError::Invalid(format!("--last must be between 1 and {MAX_LAST}")));
     }
-    let advised = |e: &SessionEvent| !e.advised.is_empty() || e.decision.is_some();
+    // With a session named, its events wherever they happened unless a project is named too;
+    // otherwise the project's own (the current directory's by default), or every one with --all.
+    let named = q.scope.project.is_some() || q.scope.global;
+    let project = (!q.all && (q.session.is_none() || named)).then(|| d.project_for(&q.scope));
+    let advised = |e: &SessionEvent| (!e.advised.is_empty() || e.decision.is_some()) && project.as_ref().is_none_or(|p| &e.project == p);
     let mut events: Vec<SessionEvent> = match &q.session {
         Some(s) => {
             let all = d.store.session_events(s).map_err(store_error)?;
@@ -115,6 +119,6 @@ mod tests {
         let pre = ev("2026-01-01T00:00:01Z", "PreToolUse", "Edit", None, json!({}));
         let session = vec![pre.clone(), ev("2026-01-01T00:00:02Z", "PostToolUse", "Edit", None, json!({"tool_response": {"success": true}}))];
         assert_eq!(outcome(&pre, &session).as_deref(), Some("succeeded"));
-        assert_eq!(outcome(&pre, &[pre.clone()]), None, "not known yet");
+        assert_eq!(outcome(&pre, std::slice::from_ref(&pre)), None, "not known yet");
     }
 }

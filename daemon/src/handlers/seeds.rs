@@ -54,6 +54,39 @@ pub fn first_start(d: &Daemon) -> Result<(), RpcError> {
     Ok(())
 }
 
+/// Takes on an exported home's advice state (the last line of an export): its mutes, its seeds
+/// turned off, and its seed pack as it was: seeds it never had or had forgotten are taken out
+/// again if this home loaded them by itself (only seeds still as the pack wrote them).
+pub fn apply_state(d: &Daemon, state: &crate::exchange::AdviceState) -> Result<(), RpcError> {
+    let _w = d.write_lock();
+    let loaded: std::collections::HashSet<String> = state.seeds_loaded.iter().cloned().collect();
+    let forgotten: std::collections::HashSet<&String> = state.seeds_forgotten.iter().collect();
+    for seed in seeds::pack() {
+        let pristine = d.store.get_memory(&seed.id).map_err(store_error)?.is_some_and(|m| m.source == SEED_SOURCE);
+        if pristine && (!loaded.contains(&seed.id) || forgotten.contains(&seed.id)) {
+            d.store.remove_memory(&seed.id).map_err(store_error)?;
+            d.lexical.write().expect("index lock").remove(&seed.id);
+            crate::semantic::drop_embedding(d, &seed.id);
+            d.quiet.write().expect("quiet lock").seeds.remove(&seed.id);
+            d.recent.lock().expect("recent lock").forget(&seed.id);
+        }
+    }
+    d.store.set_seeds_loaded(&loaded).map_err(store_error)?;
+    if let Some(on) = state.seed_pack {
+        set_pack(d, on)?;
+    }
+    let mut quiet = d.quiet.write().expect("quiet lock");
+    for id in &state.seeds_off {
+        d.store.set_seed_off(id, true).map_err(store_error)?;
+        quiet.seeds_off.insert(id.clone());
+    }
+    for id in &state.muted {
+        d.store.set_muted(id, true).map_err(store_error)?;
+        quiet.muted.insert(id.clone());
+    }
+    Ok(())
+}
+
 fn report(d: &Daemon) -> Result<SeedReport, RpcError> {
     let quiet = d.quiet.read().expect("quiet lock").clone();
     let loaded = d.store.seeds_loaded().map_err(store_error)?;
@@ -68,17 +101,19 @@ fn report(d: &Daemon) -> Result<SeedReport, RpcError> {
                 Some(_) if !quiet.pack_on => "pack off",
                 Some(_) => "on",
             };
+            // An edited seed is shown as the user wrote it.
+            let text = d.store.memory(&s.id).filter(|m| m.source != SEED_SOURCE).map_or_else(|| s.text.clone(), |m| m.text);
             SeedView {
                 id: s.id.clone(),
                 category: s.category.clone(),
                 priority: crate::advisor::rank::priority_name(s.priority).to_string(),
-                text: s.text.clone(),
+                text,
                 state: state.to_string(),
                 triggers: !s.triggers.is_empty(),
             }
         })
         .collect();
-    Ok(SeedReport { pack_enabled: quiet.pack_on, seeds })
+    Ok(SeedReport { pack_enabled: quiet.pack_on, seeds, notes: Vec::new() })
 }
 
 fn known(id: &str) -> Result<(), RpcError> {
@@ -88,31 +123,54 @@ fn known(id: &str) -> Result<(), RpcError> {
     }
 }
 
+fn is_yours(d: &Daemon, id: &str) -> bool {
+    d.store.memory(id).is_some_and(|m| m.source != SEED_SOURCE)
+}
+
 pub async fn handle(d: &Daemon, action: SeedAction) -> Result<SeedReport, RpcError> {
+    let mut notes = Vec::new();
     match action {
         SeedAction::List => return report(d),
         SeedAction::Enable(None) => {
-            tokio::task::block_in_place(|| {
-                load(d, None)?;
-                set_pack(d, true)
+            let added = tokio::task::block_in_place(|| {
+                let added = load(d, None)?;
+                set_pack(d, true)?;
+                Ok::<_, RpcError>(added)
             })?;
+            notes.push(format!("seed pack on{}", if added > 0 { format!(" ({added} seeds loaded)") } else { String::new() }));
         }
-        SeedAction::Disable(None) => set_pack(d, false)?,
+        SeedAction::Disable(None) => {
+            set_pack(d, false)?;
+            notes.push("seed pack off: its lessons are kept but not said (`cairn seed --enable` turns it on again)".into());
+        }
         SeedAction::Enable(Some(id)) => {
             known(&id)?;
-            tokio::task::block_in_place(|| {
-                load(d, Some(&id))?;
+            let added = tokio::task::block_in_place(|| {
+                let added = load(d, Some(&id))?;
                 d.store.set_seed_off(&id, false).map_err(store_error)?;
-                d.quiet.write().expect("quiet lock").seeds_off.remove(&id);
-                Ok::<_, RpcError>(())
+                d.store.set_muted(&id, false).map_err(store_error)?;
+                let mut quiet = d.quiet.write().expect("quiet lock");
+                quiet.seeds_off.remove(&id);
+                quiet.muted.remove(&id);
+                Ok::<_, RpcError>(added)
             })?;
+            notes.push(format!("{id} on{}", if added > 0 { " (loaded)" } else { "" }));
+            if !d.quiet.read().expect("quiet lock").pack_on && !is_yours(d, &id) {
+                notes.push("the seed pack is off, so it is not said yet: `cairn seed --enable` turns the pack on".into());
+            }
         }
         SeedAction::Disable(Some(id)) => {
             known(&id)?;
+            if is_yours(d, &id) {
+                return Err(RpcError::Invalid(format!("{id} is yours now (you edited it), not the pack's: `cairn mute {id}` keeps it out of advice")));
+            }
             d.store.set_seed_off(&id, true).map_err(store_error)?;
-            d.quiet.write().expect("quiet lock").seeds_off.insert(id);
+            d.quiet.write().expect("quiet lock").seeds_off.insert(id.clone());
+            notes.push(format!("{id} off (kept, not said; `cairn seed --enable {id}` turns it on again)"));
         }
     }
     d.store.durable().await;
-    report(d)
+    let mut r = report(d)?;
+    r.notes = notes;
+    Ok(r)
 }

@@ -49,6 +49,19 @@ impl Store {
         set_flag(&self.seed_state, [LOADED, id.as_bytes()].concat(), true).map(|_| ())
     }
 
+    /// Replaces the set of seeds ever loaded.
+    pub fn set_seeds_loaded(&self, ids: &HashSet<String>) -> Result<(), StoreError> {
+        for id in self.seeds_loaded()? {
+            if !ids.contains(&id) {
+                set_flag(&self.seed_state, [LOADED, id.as_bytes()].concat(), false)?;
+            }
+        }
+        for id in ids {
+            self.mark_seed_loaded(id)?;
+        }
+        Ok(())
+    }
+
     /// Seeds turned off one by one.
     pub fn seeds_off(&self) -> Result<HashSet<String>, StoreError> {
         ids_with_prefix(&self.seed_state, OFF)

@@ -83,6 +83,22 @@ impl Store {
         Ok(out)
     }
 
+    /// One session's newest events, newest first, at most `limit` (the index read backwards).
+    pub fn session_events_newest(&self, session: &str, limit: usize) -> Result<Vec<SessionEvent>, StoreError> {
+        let prefix = [session.as_bytes(), b"\0"].concat();
+        let mut out = Vec::new();
+        for item in self.session_index.scan_prefix(&prefix).rev() {
+            let (key, _) = item?;
+            if let Some(bytes) = self.session_log.get(&key[prefix.len()..])? {
+                out.push(decode(&key, &bytes)?);
+            }
+            if out.len() >= limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
     /// One session's events, oldest first.
     pub fn session_events(&self, session: &str) -> Result<Vec<SessionEvent>, StoreError> {
         let prefix = [session.as_bytes(), b"\0"].concat();

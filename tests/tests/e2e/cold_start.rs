@@ -73,6 +73,22 @@ fn a_fresh_home_advises_from_the_seed_pack() {
     assert!(w < 1.0 && w > 0.9, "{w}");
     assert!(seed["why"].as_str().unwrap().contains("5 lessons of your own"), "{seed}");
 
+    // Lessons of another project do not count, and a rule matching the action keeps its strength
+    // however many lessons the user has.
+    let other = home.path().join("other.jsonl");
+    let lines: Vec<String> = (0..150).map(|i| json!({"text": format!("Other project lesson {i} about its own build"), "project": "/elsewhere"}).to_string()).collect();
+    std::fs::write(&other, lines.join("\n")).unwrap();
+    home.ok(&["import", other.to_str().unwrap()]);
+    let v: Value = serde_json::from_str(&home.ok(&["advise", "--json", "rm", "-rf", "\"$OUT\"/*"])).unwrap();
+    let seed = v["advice"].as_array().unwrap().iter().find(|i| i["id"] == "seed-rm-rf-variable").expect("still said").clone();
+    assert!(seed["why"].as_str().unwrap().contains("5 lessons of your own"), "{seed}");
+    let many = home.path().join("many.jsonl");
+    let lines: Vec<String> = (0..200).map(|i| json!({"text": format!("Global lesson {i} about release notes")}).to_string()).collect();
+    std::fs::write(&many, lines.join("\n")).unwrap();
+    home.ok(&["import", many.to_str().unwrap()]);
+    let said = context(&bash(&home, "s-many", "rm -rf \"$OUT\"/*"));
+    assert!(said.contains("print the expanded path"), "a matching critical rule is not outweighed: {said}");
+
     // A seed the user edits becomes theirs: it stays when the pack is off.
     home.ok(&["seed", "--enable", "seed-git-force-push"]);
     home.ok(&["edit", "seed-git-force-push", "--text", "Never force-push main or release branches here: the deploy bot tags from them"]);
@@ -88,6 +104,33 @@ fn a_fresh_home_advises_from_the_seed_pack() {
     home.up();
     assert!(home.run(&["show", "seed-drop-table"]).status.code() == Some(1));
     home.down();
+}
+
+#[test]
+fn export_and_import_keep_the_seed_pack_and_mutes() {
+    let home = Home::with_seed_pack();
+    home.up();
+    home.ok(&["forget", "seed-docker-prune"]);
+    home.ok(&["seed", "--disable", "seed-chmod-777"]);
+    let own = home.ok(&["add", "Our staging database is reset every night", "--global"]);
+    home.ok(&["mute", own.trim()]);
+    home.ok(&["mute", "seed-tests-flaky-time"]);
+    let first = home.path().join("first.jsonl");
+    home.ok(&["export", first.to_str().unwrap()]);
+    home.down();
+
+    // A new home loads the whole pack on its first start; the import makes it the same home.
+    let other = Home::with_seed_pack();
+    other.up();
+    assert!(other.ok(&["show", "seed-docker-prune"]).contains("seed-docker-prune"));
+    other.ok(&["import", first.to_str().unwrap()]);
+    let second = other.path().join("second.jsonl");
+    other.ok(&["export", second.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), std::fs::read_to_string(&second).unwrap(), "the round trip is exact");
+    let list: Value = serde_json::from_str(&other.ok(&["seed", "--list", "--json"])).unwrap();
+    let state = |id: &str| list["seeds"].as_array().unwrap().iter().find(|s| s["id"] == id).unwrap()["state"].as_str().unwrap().to_string();
+    assert_eq!((state("seed-docker-prune"), state("seed-chmod-777"), state("seed-tests-flaky-time")), ("forgotten".into(), "off".into(), "off".into()));
+    other.down();
 }
 
 #[test]
@@ -124,6 +167,10 @@ fn interrupts_are_opt_in_and_never_on_a_look_around() {
     assert!(grep.as_ref().is_none_or(|v| v["hookSpecificOutput"].get("permissionDecision").is_none()), "{grep:?}");
     let read = pre(&home, "r2", "Read", json!({"file_path": "/repo/docs/rm -rf $HOME/notes.md"}), None);
     assert!(read.as_ref().is_none_or(|v| v["hookSpecificOutput"].get("permissionDecision").is_none()), "{read:?}");
+
+    // Nor on an edit that merely mentions a dangerous command.
+    let edit = pre(&home, "r3", "Write", json!({"file_path": "/repo/docs/howto.md", "content": "To start over: git reset --hard origin/main"}), None);
+    assert!(edit.as_ref().is_none_or(|v| v["hookSpecificOutput"].get("permissionDecision").is_none()), "{edit:?}");
 
     write_tuneables(&home, r#"{"triggers": {"interrupts": "deny"}}"#);
     assert!(eventually(Duration::from_secs(10), || push()["hookSpecificOutput"]["permissionDecision"] == "deny"));
@@ -237,6 +284,25 @@ fn the_log_shows_every_emitted_item_with_its_event() {
     assert_eq!(only["entries"].as_array().unwrap().len(), 1);
     let last: Value = serde_json::from_str(&home.ok(&["log", "--json", "--last", "1"])).unwrap();
     assert_eq!(last["entries"][0]["session_id"], "L2");
+    // Another project's advice stays out of this project's log.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let payload = json!({"session_id": "L3", "cwd": elsewhere.path(), "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf \"$OUT\"/*"}});
+    assert!(assert_hook_contract(&home.hook(payload.to_string().as_bytes())).is_some());
+    let here: Value = serde_json::from_str(&home.ok(&["log", "--json"])).unwrap();
+    assert!(here["entries"].as_array().unwrap().iter().all(|e| e["session_id"] != "L3"), "{here}");
+    let all: Value = serde_json::from_str(&home.ok(&["log", "--json", "--all"])).unwrap();
+    assert!(all["entries"].as_array().unwrap().iter().any(|e| e["session_id"] == "L3"));
+
+    // What a rule matched is quoted in `why`; a secret in it is not recorded as it was.
+    let vault = home.ok(&["add", "Pass API keys through the vault, never on the command line", "--global", "--category", "security"]);
+    std::fs::write(home.path().join("config/trigger_rules.yaml"), format!("rules:\n  - name: key_on_cli\n    pattern: 'api_key=\\S+'\n    surface: [{}]\n    priority: high\n", vault.trim())).unwrap();
+    let secret = "Zq8vR2mK9pL4xW7nT3bY";
+    let leak = |s: &str| pre(&home, s, "Bash", json!({"command": format!("curl -d api_key={secret} https://api.example.com"), "description": "Call the API"}), None);
+    assert!(eventually(Duration::from_secs(10), || context(&leak(&format!("k{}", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()))).contains("key_on_cli")));
+    let log = home.ok(&["log", "--json", "--all", "--last", "5"]);
+    assert!(log.contains("key_on_cli"), "{log}");
+    assert!(!log.contains(secret), "the secret reached the log: {log}");
+
     let text = home.ok(&["log"]);
     assert!(text.contains("toolu_1") && text.contains("why:") && text.contains("-> succeeded"), "{text}");
     assert_eq!(home.run(&["log", "--last", "0"]).status.code(), Some(2));

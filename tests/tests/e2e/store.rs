@@ -104,11 +104,10 @@ fn import_reports_and_export_round_trips() {
     let stdout_export = home.ok(&["export"]);
     let first_bytes = std::fs::read(&first).unwrap();
     assert_eq!(stdout_export.as_bytes(), first_bytes.as_slice(), "file and stdout exports agree");
-    for line in stdout_export.lines() {
-        let v: Value = serde_json::from_str(line).unwrap();
-        assert_eq!(v["v"], 1);
-        assert_eq!(v["kind"], "memory");
-    }
+    let lines: Vec<Value> = stdout_export.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.iter().all(|v| v["v"] == 1));
+    assert!(lines[..lines.len() - 1].iter().all(|v| v["kind"] == "memory"), "memories first");
+    assert_eq!(lines.last().unwrap()["kind"], "state", "the home's advice state last");
     home.down();
 
     let fresh = Home::new();
