@@ -80,6 +80,8 @@ pub struct LexicalIndex {
     lengths: Vec<f64>,
     project_ids: HashMap<String, u32>,
     category_ids: HashMap<String, u32>,
+    /// Category names by interned id.
+    category_names: Vec<String>,
     /// Members per interned category (in every project), and per interned project.
     category_sizes: Vec<usize>,
     project_sizes: Vec<usize>,
@@ -137,8 +139,7 @@ impl LexicalIndex {
     /// The category of the memory `id`.
     pub fn category_of(&self, id: &str) -> Option<&str> {
         let slot = *self.slots.get(id)?;
-        let cid = self.categories[slot];
-        self.category_ids.iter().find(|(_, c)| **c == cid).map(|(name, _)| name.as_str())
+        self.category_names.get(self.categories[slot] as usize).map(String::as_str)
     }
 
     /// Ids of the memories of `category` among `projects`.
@@ -176,6 +177,7 @@ impl LexicalIndex {
         let category = *self.category_ids.entry(doc.category.to_string()).or_insert(next_category);
         if category as usize == self.category_sizes.len() {
             self.category_sizes.push(0);
+            self.category_names.push(doc.category.to_string());
         }
         self.category_sizes[category as usize] += 1;
         if project as usize >= self.project_sizes.len() {

@@ -26,6 +26,11 @@ pub struct ConfigState {
     pub unknown_keys: Vec<String>,
     pub rules: TriggerRules,
     pub rules_error: Option<String>,
+    /// The rules in force, built once per change of either file: cairn's built-in rules (unless
+    /// turned off) and the user's, and the same with the seed pack's. Kept, not rebuilt per
+    /// event: a compiled pattern keeps its matching state warm between events.
+    pub effective_rules: std::sync::Arc<Vec<crate::triggers::TriggerRule>>,
+    pub effective_rules_with_seeds: std::sync::Arc<Vec<crate::triggers::TriggerRule>>,
 }
 
 impl ConfigState {
@@ -34,7 +39,17 @@ impl ConfigState {
         let mut state = ConfigState::default();
         state.reload_tuneables(tuneables);
         state.reload_rules(rules);
+        // Even with both files bad, cairn's own rules apply.
+        state.refresh_effective();
         state
+    }
+
+    fn refresh_effective(&mut self) {
+        let base = crate::triggers::effective(&self.rules.rules, self.tuneables.triggers.builtin_rules);
+        let mut with_seeds = base.clone();
+        with_seeds.extend(crate::seeds::rules().iter().cloned());
+        self.effective_rules = std::sync::Arc::new(base);
+        self.effective_rules_with_seeds = std::sync::Arc::new(with_seeds);
     }
 
     /// Re-reads `tuneables.json`; keeps the current settings when it is bad.
@@ -48,6 +63,7 @@ impl ConfigState {
                 self.tuneables_file = loaded.file_value;
                 self.unknown_keys = loaded.unknown_keys;
                 self.tuneables_error = None;
+                self.refresh_effective();
             }
             Err(e) => {
                 tracing::error!(error = %e, "tuneables.json rejected; the last good settings stay in force");
@@ -65,6 +81,7 @@ impl ConfigState {
                 }
                 self.rules = rules;
                 self.rules_error = None;
+                self.refresh_effective();
             }
             Err(e) => {
                 tracing::error!(error = %e, "trigger_rules.yaml rejected; the last good rules stay in force");

@@ -141,15 +141,12 @@ fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, 
     let policy = policy(&t, limit);
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
     let rules = if t.triggers.enabled {
-        let mut rules = crate::triggers::effective(&d.config.read().expect("config lock").rules.rules, t.triggers.builtin_rules);
-        // The seed pack's own patterns, while the pack is on (a seed turned off or muted is
+        // The seed pack's own patterns join while the pack is on (a seed turned off or muted is
         // kept out by the lookup below).
-        if d.quiet.read().expect("quiet lock").pack_on {
-            rules.extend(crate::seeds::rules().iter().cloned());
-        }
-        rules
+        let config = d.config.read().expect("config lock");
+        if d.quiet.read().expect("quiet lock").pack_on { config.effective_rules_with_seeds.clone() } else { config.effective_rules.clone() }
     } else {
-        Vec::new()
+        std::sync::Arc::new(Vec::new())
     };
     let (seed_weight, seed_basis) = d.seed_weight(&projects);
     let ask = Ask {

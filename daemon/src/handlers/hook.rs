@@ -31,8 +31,9 @@ pub async fn handle(d: &Daemon, protocol: u32, mut payload: Value) -> Result<Hoo
     let mut intent_text = None;
     if event.kind.advises() {
         let started = std::time::Instant::now();
-        // Embedding and ranking are CPU work: let the runtime move other tasks off this thread.
-        let said = tokio::task::block_in_place(|| answer(d, &event.kind, Subject::Event(&event), &project, event.session_id.as_deref(), Patience::Hook, false));
+        // A few milliseconds of work, run in place: handing the thread over (block_in_place)
+        // costs more than it saves at this size, and the hook never waits on a lock here.
+        let said = answer(d, &event.kind, Subject::Event(&event), &project, event.session_id.as_deref(), Patience::Hook, false);
         tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, items = said.items.len(), "advice");
         reply.additional_context = said.context;
         reply.decision = said.decision.clone();
