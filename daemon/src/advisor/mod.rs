@@ -277,14 +277,21 @@ const SMALL_CATEGORY: usize = 256;
 /// member by member for a small category; for a large one, the best among retrieval's own
 /// candidates (a member relevant at all is among the best fifty by keywords or by meaning).
 fn category_pick(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, found: &[Found], words: &str, projects: &[&str], category: &str) -> Option<Found> {
-    let best = |candidates: Vec<Found>| candidates.into_iter().max_by(|a, b| a.relevance.total_cmp(&b.relevance).then_with(|| b.id.cmp(&a.id)));
-    if retrieval.lexical.category_size(category) <= SMALL_CATEGORY {
-        let mut ids = retrieval.lexical.ids_in_category(projects, category);
-        ids.retain(|id| lookup.audible(id));
-        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-        return best(retrieval.score(words, &refs).into_iter().flatten().collect());
-    }
-    best(found.iter().filter(|f| retrieval.lexical.category_of(&f.id) == Some(category) && lookup.audible(&f.id)).cloned().collect())
+    let mut ids = if retrieval.lexical.category_size(category) <= SMALL_CATEGORY {
+        retrieval.lexical.ids_in_category(projects, category)
+    } else {
+        found.iter().filter(|f| retrieval.lexical.category_of(&f.id) == Some(category)).map(|f| f.id.clone()).collect()
+    };
+    ids.retain(|id| lookup.audible(id));
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    retrieval.score(words, &refs).into_iter().flatten().max_by(|a, b| a.relevance.total_cmp(&b.relevance).then_with(|| b.id.cmp(&a.id)))
+}
+
+/// A rule's name as words a lesson might use: `secret_in_input` is "secret input". Words that
+/// name the category itself are left out: every member of the category would match them.
+fn rule_words(name: &str, category: &str) -> String {
+    let category: Vec<String> = crate::text::terms(category);
+    crate::text::terms_with_words(name).into_iter().filter(|(term, _)| !category.contains(term)).map(|(_, word)| word).collect::<Vec<_>>().join(" ")
 }
 
 /// Finds the candidates for an event: memories retrieval found with at least `floor` relevance,
@@ -306,7 +313,10 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
             let (pick, via_category) = match target.strip_prefix("category:") {
                 Some(category) => {
                     let category = category.trim();
-                    let best = category_pick(retrieval, lookup, &found, words, ask.projects, category).filter(|f| f.relevance >= ask.min_category_relevance);
+                    // The event's own words pick first; when none of the category is relevant
+                    // enough to them, the rule's name says what is going on ("secret in input").
+                    let pick = |words: &str| category_pick(retrieval, lookup, &found, words, ask.projects, category).filter(|f| f.relevance >= ask.min_category_relevance);
+                    let best = pick(words).or_else(|| Some(rule_words(&m.rule.spec.name, category)).filter(|w| !w.is_empty()).and_then(|w| pick(&format!("{words} {w}"))));
                     (best.map(|f| f.id), Some(category.to_string()))
                 }
                 None => (Some(target.clone()), None),
@@ -461,6 +471,21 @@ mod tests {
         assert_eq!(out.said[0].candidate.id, "force", "{:?}", out.said.iter().map(|s| &s.why).collect::<Vec<_>>());
         assert!(out.said[0].why.starts_with("trigger force_push (critical) on `git push --force"), "{}", out.said[0].why);
         assert!(out.said.iter().chain(out.not_said.iter().map(|(s, _)| s)).all(|s| s.candidate.id != "elsewhere"), "another project's memory never surfaces");
+    }
+
+    #[test]
+    fn a_category_pick_reads_the_rule_name_as_what_is_going_on() {
+        // The intent shares no word with either lesson; the rule's name says a secret is in the
+        // input, and the lesson about secrets is the one its category pick surfaces.
+        let (index, lookup) = setup(&[
+            memory("tokens", "global", "Validate session tokens on the server, never trust the client", "security"),
+            memory("secrets", "global", "Secrets never go in source files; read them from the environment", "security"),
+        ]);
+        let rules = TriggerRules::parse("rules:\n  - name: secret_in_input\n    pattern: 'sk_test_'\n    surface: [category:security]\n    priority: high\n", "t.yaml").unwrap().rules;
+        let out = run(&index, &lookup, "new Stripe instance", "new Stripe('sk_test_abc123')", &rules, PUSH);
+        assert_eq!(out.said.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["secrets"]);
+        assert_eq!(rule_words("secret_in_input", "security"), "secret input");
+        assert_eq!(rule_words("production_deploy", "deployment"), "production");
     }
 
     #[test]

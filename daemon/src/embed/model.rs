@@ -143,6 +143,10 @@ impl Embedder {
                 .map_err(e)?
                 .with_inter_threads(1)
                 .map_err(e)?
+                // A worker that spins after each run holds a core the hook's own process and the
+                // daemon's other threads need; on a small machine that costs more than it saves.
+                .with_intra_op_spinning(false)
+                .map_err(e)?
                 .commit_from_file(&spec.model)
                 .map_err(|e| e.to_string())
         };
