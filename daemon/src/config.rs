@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[derive(Default)]
 pub struct Tuneables {
     pub semantic: Semantic,
     pub triggers: Triggers,
@@ -220,17 +221,6 @@ impl Default for StoreSettings {
     }
 }
 
-impl Default for Tuneables {
-    fn default() -> Self {
-        Tuneables {
-            semantic: Semantic::default(),
-            triggers: Triggers::default(),
-            advice: AdviceLimits::default(),
-            sessions: Sessions::default(),
-            store: StoreSettings::default(),
-        }
-    }
-}
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ConfigError {

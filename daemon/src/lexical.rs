@@ -93,9 +93,12 @@ pub struct LexicalIndex {
     total_length: f64,
 }
 
+/// Scoring scratch: (score, matched-term bits) per slot, plus the slots touched.
+type Scratch = (Vec<(f64, u64)>, Vec<u32>);
+
 thread_local! {
-    /// Per-thread scoring scratch: (score, matched-term bits) per slot, plus the slots touched.
-    static SCRATCH: std::cell::RefCell<(Vec<(f64, u64)>, Vec<u32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+    /// Per thread: scoring a query reuses its buffers instead of allocating per slot.
+    static SCRATCH: std::cell::RefCell<Scratch> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 impl LexicalIndex {

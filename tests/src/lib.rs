@@ -236,3 +236,14 @@ pub fn eventually(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     }
     cond()
 }
+
+/// The median of timings (sorts them).
+pub fn median(v: &mut [Duration]) -> Duration {
+    percentile(v, 0.5)
+}
+
+/// The `p` quantile of timings, nearest rank (sorts them).
+pub fn percentile(v: &mut [Duration], p: f64) -> Duration {
+    v.sort();
+    v[((v.len() as f64 * p) as usize).min(v.len() - 1)]
+}

@@ -204,9 +204,12 @@ pub fn uninstall(target: Target) -> Result<(), Failure> {
     Ok(())
 }
 
+/// One settings file's cairn hooks as (event, command) pairs, or why it could not be read.
+pub type Installed = Result<Vec<(String, String)>, String>;
+
 /// What is installed where; used by `status` and `doctor`. Each file once, even when the
 /// project's settings are the user's (run from the home folder).
-pub fn report() -> Vec<(PathBuf, Result<Vec<(String, String)>, String>)> {
+pub fn report() -> Vec<(PathBuf, Installed)> {
     let mut paths: Vec<PathBuf> = [Target::User, Target::Project].into_iter().filter_map(|t| settings_path(t).ok()).collect();
     paths.dedup_by(|a, b| resolve(a) == resolve(b));
     paths

@@ -331,6 +331,13 @@ fn main() {
     }
 }
 
+/// What setting `t` does on the held-out half.
+fn held_out(world: &World, events: &[Event], held_events: &[&Event], t: &Tuneables) -> Metrics {
+    let said = decide_all(events, &gather_all(world, events, t, true, true), t);
+    let held: Vec<&Said> = events.iter().zip(&said).filter(|(e, _)| !e.tune).map(|(_, s)| s).collect();
+    measure(held_events, &held)
+}
+
 /// Searches the thresholds and weights on the tune half: the most hits among settings that
 /// meet the targets there (emit accuracy at least 0.85, harmful emit rate at most 0.10), fewer
 /// noisy answers breaking ties; then shows what the choice does on the held-out half.
@@ -390,10 +397,7 @@ fn tune(world: &World, events: &[Event], base: &Tuneables) {
             continue;
         }
         best_hit = m.hit_rate;
-        let candidates = gather_all(world, events, t, true, true);
-        let said = decide_all(events, &candidates, t);
-        let held: Vec<&Said> = events.iter().zip(&said).filter(|(e, _)| !e.tune).map(|(_, s)| s).collect();
-        let h = measure(&held_events, &held);
+        let h = held_out(world, events, &held_events, t);
         let s = &t.semantic;
         println!(
             "  pareto: tune acc {:.2} hit {:.2} harm {:.2} | held acc {:.2} hit {:.2} harm {:.2} noise {:.2} | sim {:.2} fusion {:.2} sal {:.2} rel {:.2} w {:.2} {:.2}-{:.2} cat {:.2}",
@@ -402,10 +406,7 @@ fn tune(world: &World, events: &[Event], base: &Tuneables) {
         );
     }
     for (m, t) in tried.iter().take(5) {
-        let candidates = gather_all(world, events, t, true, true);
-        let said = decide_all(events, &candidates, t);
-        let held: Vec<&Said> = events.iter().zip(&said).filter(|(e, _)| !e.tune).map(|(_, s)| s).collect();
-        let h = measure(&held_events, &held);
+        let h = held_out(world, events, &held_events, t);
         let s = &t.semantic;
         println!(
             "  min_similarity {:.2} min_fusion_score {:.2} weight_salience {:.2} min_relative_score {:.2} weight_similarity {:.2} floor {:.2} ceiling {:.2}: tune hit {:.2} acc {:.2} harm {:.2} noise {:.2} | held out hit {:.2} acc {:.2} harm {:.2} noise {:.2}",

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cairn_proto::{CairnClient, Scope, SearchRequest};
-use cairn_tests::{cairn_bin, eventually, Home};
+use cairn_tests::{cairn_bin, eventually, median, percentile, Home};
 use serde_json::{json, Value};
 
 const VERBS: &[&str] = &["run", "check", "avoid", "prefer", "review", "rotate", "pin", "cache", "validate", "document", "lint", "profile", "retry", "log", "split", "migrate", "encrypt", "mock", "bench", "vendor"];
@@ -44,15 +44,6 @@ fn time_process(cmd: &mut Command, payload: &[u8]) -> (Duration, bool) {
     (started.elapsed(), !out.stdout.is_empty())
 }
 
-fn median(v: &mut [Duration]) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn percentile(v: &mut [Duration], p: f64) -> Duration {
-    v.sort();
-    v[((v.len() as f64 * p) as usize).min(v.len() - 1)]
-}
 
 fn p99(v: &mut [Duration]) -> Duration {
     percentile(v, 0.99)

@@ -24,6 +24,7 @@ use cairn_daemon::embed::{Embedder, ModelSpec};
 use cairn_daemon::hybrid::{Evidence, Fusion};
 use cairn_daemon::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
 use cairn_daemon::vectors::VectorIndex;
+use cairn_tests::{median, percentile};
 use serde_json::Value;
 
 const DEV: &[&str] = &["26", "30", "41", "42", "43"];
@@ -119,15 +120,6 @@ fn recall(ranked: &[String], evidence: &HashSet<String>, k: usize) -> f64 {
     hit as f64 / evidence.len() as f64
 }
 
-fn median(v: &mut [Duration]) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn percentile(v: &mut [Duration], p: f64) -> Duration {
-    v.sort();
-    v[((v.len() as f64 * p) as usize).min(v.len() - 1)]
-}
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0

@@ -257,12 +257,11 @@ fn service_files() {
     let text = std::fs::read_to_string(&plist).unwrap();
     assert!(text.contains(&format!("<string>{}</string>", daemon.display())));
     assert!(text.contains("<key>KeepAlive</key>"));
-    if let Ok(out) = std::process::Command::new("python3").args(["-c", "import plistlib,sys; d=plistlib.load(open(sys.argv[1],'rb')); print(d['Label'], d['ProgramArguments'][0], d['EnvironmentVariables']['CAIRN_HOME'])"]).arg(&plist).output() {
-        if out.status.success() {
+    if let Ok(out) = std::process::Command::new("python3").args(["-c", "import plistlib,sys; d=plistlib.load(open(sys.argv[1],'rb')); print(d['Label'], d['ProgramArguments'][0], d['EnvironmentVariables']['CAIRN_HOME'])"]).arg(&plist).output()
+        && out.status.success() {
             let printed = String::from_utf8_lossy(&out.stdout);
             assert!(printed.contains("dev.cairn.cairnd") && printed.contains(&daemon.display().to_string()), "{printed}");
         }
-    }
     assert!(cairn_as_user(&home, None, &["service", "uninstall", "--kind", "launchd"]).status.success());
     assert!(!plist.exists());
 }
