@@ -18,8 +18,8 @@ use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 const MANIFEST: &str = "manifest.json";
 const MANIFEST_VERSION: u32 = 1;
-/// Candidates the graph search keeps while it walks; above the default for better recall.
-const EXPANSION_SEARCH: usize = 128;
+/// Candidates the graph search keeps while it walks (at least the number asked for).
+const EXPANSION_SEARCH: usize = 64;
 
 #[derive(Debug, thiserror::Error)]
 pub enum VectorError {
