@@ -287,11 +287,20 @@ fn category_pick(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, found: &
     retrieval.score(words, &refs).into_iter().flatten().max_by(|a, b| a.relevance.total_cmp(&b.relevance).then_with(|| b.id.cmp(&a.id)))
 }
 
-/// A rule's name as words a lesson might use: `secret_in_input` is "secret input". Words that
-/// name the category itself are left out: every member of the category would match them.
+/// Words of rule names that say where a rule looks, not what it is about.
+const WHERE_WORDS: &[&str] = &["call", "command", "content", "file", "input", "tool"];
+
+/// A rule's name as words a lesson might use: `secret_in_input` is "secret". Words that name the
+/// category itself are left out (every member of the category would match them), and so are
+/// words that say where the rule looks ("command", "input").
 fn rule_words(name: &str, category: &str) -> String {
     let category: Vec<String> = crate::text::terms(category);
-    crate::text::terms_with_words(name).into_iter().filter(|(term, _)| !category.contains(term)).map(|(_, word)| word).collect::<Vec<_>>().join(" ")
+    crate::text::terms_with_words(name)
+        .into_iter()
+        .filter(|(term, word)| !category.contains(term) && !WHERE_WORDS.contains(&word.as_str()))
+        .map(|(_, word)| word)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Finds the candidates for an event: memories retrieval found with at least `floor` relevance,
@@ -484,7 +493,8 @@ mod tests {
         let rules = TriggerRules::parse("rules:\n  - name: secret_in_input\n    pattern: 'sk_test_'\n    surface: [category:security]\n    priority: high\n", "t.yaml").unwrap().rules;
         let out = run(&index, &lookup, "new Stripe instance", "new Stripe('sk_test_abc123')", &rules, PUSH);
         assert_eq!(out.said.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["secrets"]);
-        assert_eq!(rule_words("secret_in_input", "security"), "secret input");
+        assert_eq!(rule_words("secret_in_input", "security"), "secret");
+        assert_eq!(rule_words("destructive_command", "destructive"), "");
         assert_eq!(rule_words("production_deploy", "deployment"), "production");
     }
 
