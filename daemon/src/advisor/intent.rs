@@ -127,9 +127,10 @@ pub fn intent(event: &HookEvent) -> Intent {
         "Bash" => {
             let description = squash(field(input, "description"));
             let gist = command_gist(field(input, "command"));
-            // Claude Code describes each command in words: the model reads those best, and a short
-            // text embeds fast (the model costs ~0.2 ms a word); the command goes to keyword search.
-            let meaning = if description.is_empty() { gist.clone() } else { description.clone() };
+            // Claude Code describes each command in words: the model reads those best; the start
+            // of the command keeps what it acts on (a trigger's category pick needs it: "Clean"
+            // alone says nothing of a recursive delete).
+            let meaning = if description.is_empty() { gist.clone() } else { format!("{description}: {}", clip(&gist, 60)) };
             Intent::of(join(&[&description, &gist]), meaning)
         }
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => {
@@ -211,7 +212,7 @@ mod tests {
     fn bash_reads_description_and_command() {
         let i = intent(&ev("Bash", json!({"command": "pwd", "description": "Print working directory"})));
         assert_eq!(i.words, "Print working directory pwd");
-        assert_eq!(i.meaning, "Print working directory");
+        assert_eq!(i.meaning, "Print working directory: pwd");
         let i = intent(&ev("Bash", json!({"command": "git push --force origin main"})));
         assert_eq!((i.words.as_str(), i.meaning.as_str()), ("git push --force origin main", "git push --force origin main"));
     }
