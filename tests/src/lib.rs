@@ -247,3 +247,8 @@ pub fn percentile(v: &mut [Duration], p: f64) -> Duration {
     v.sort();
     v[((v.len() as f64 * p) as usize).min(v.len() - 1)]
 }
+
+/// The `additionalContext` a hook answer carried, or "" for no answer or none in it.
+pub fn additional_context(answer: &Option<Value>) -> String {
+    answer.as_ref().and_then(|v| v["hookSpecificOutput"]["additionalContext"].as_str()).unwrap_or_default().to_string()
+}

@@ -323,7 +323,7 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
                 Some(category) => {
                     let category = category.trim();
                     // The event's own words pick first; when none of the category is relevant
-                    // enough to them, the rule's name says what is going on ("secret in input").
+                    // enough to them, the rule's name says what is going on ("secret").
                     let pick = |words: &str| category_pick(retrieval, lookup, &found, words, ask.projects, category).filter(|f| f.relevance >= ask.min_category_relevance);
                     let best = pick(words).or_else(|| Some(rule_words(&m.rule.spec.name, category)).filter(|w| !w.is_empty()).and_then(|w| pick(&format!("{words} {w}"))));
                     (best.map(|f| f.id), Some(category.to_string()))

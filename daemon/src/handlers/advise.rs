@@ -140,11 +140,13 @@ fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, 
     let t = d.tuneables();
     let policy = policy(&t, limit);
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
+    // One snapshot of what the user keeps quiet serves the rules and the lookup alike.
+    let quiet = d.quiet.read().expect("quiet lock").clone();
     let rules = if t.triggers.enabled {
         // The seed pack's own patterns join while the pack is on (a seed turned off or muted is
         // kept out by the lookup below).
         let config = d.config.read().expect("config lock");
-        if d.quiet.read().expect("quiet lock").pack_on { config.effective_rules_with_seeds.clone() } else { config.effective_rules.clone() }
+        if quiet.pack_on { config.effective_rules_with_seeds.clone() } else { config.effective_rules.clone() }
     } else {
         std::sync::Arc::new(Vec::new())
     };
@@ -163,7 +165,6 @@ fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, 
     let now = Instant::now();
     let wall = time::OffsetDateTime::now_utc();
     let cooldown = Duration::from_secs(t.advice.cooldown_s);
-    let quiet = d.quiet.read().expect("quiet lock").clone();
     let lookup = Audible { lookup: &d.store, quiet: &quiet };
     with_retrieval(d, &intent.meaning, patience, |retrieval| {
         // Explaining reads the near misses too; otherwise only what can pass the gate is read.
@@ -263,14 +264,15 @@ fn changed_since_last_seen(d: &Daemon, session: Option<&str>, project: &str, qui
         .collect()
 }
 
-/// The session-start brief for `source` (startup, clear, compact, resume). Cooldowns do not
-/// apply: each of these starts a context that has not seen the lessons.
-fn session_start(d: &Daemon, project: &str, source: &str, session: Option<&str>, limit: usize) -> Vec<AdviceItem> {
+/// The session-start brief for `source` (startup, clear, compact, resume), with the short reason
+/// shown beside each item. Cooldowns do not apply: each of these starts a context that has not
+/// seen the lessons.
+fn session_start(d: &Daemon, project: &str, source: &str, session: Option<&str>, limit: usize) -> (Vec<AdviceItem>, &'static str) {
     let quiet = d.quiet.read().expect("quiet lock").clone();
     match source {
-        "compact" => told_in_session(d, session, project, &quiet, limit),
-        "resume" => changed_since_last_seen(d, session, project, &quiet, limit),
-        _ => most_useful(d, project, &quiet, limit),
+        "compact" => (told_in_session(d, session, project, &quiet, limit), "told earlier in this session"),
+        "resume" => (changed_since_last_seen(d, session, project, &quiet, limit), "changed since this session was last active"),
+        _ => (most_useful(d, project, &quiet, limit), "one of this project's most useful lessons"),
     }
 }
 
@@ -321,12 +323,7 @@ pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str,
             (items, c.not_said, budget)
         }
         EventKind::SessionStart => {
-            let items = session_start(d, project, &source, session, t.advice.max_items_session_start);
-            let short = match source.as_str() {
-                "compact" => "told earlier in this session",
-                "resume" => "changed since this session was last active",
-                _ => "one of this project's most useful lessons",
-            };
+            let (items, short) = session_start(d, project, &source, session, t.advice.max_items_session_start);
             (items.into_iter().map(|i| (i, short.to_string(), None)).collect(), Vec::new(), t.advice.char_budget_session_start)
         }
         // Events that carry no advice in Claude Code's protocol get none here either.

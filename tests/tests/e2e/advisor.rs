@@ -13,10 +13,6 @@ fn bash(home: &Home, session: &str, command: &str, description: &str) -> Option<
     assert_hook_contract(&home.hook(payload.to_string().as_bytes()))
 }
 
-fn context(v: &Value) -> String {
-    v["hookSpecificOutput"]["additionalContext"].as_str().unwrap_or_default().to_string()
-}
-
 #[test]
 fn a_destructive_command_gets_the_destructive_lesson_and_pwd_gets_none() {
     model_dir();
@@ -26,8 +22,9 @@ fn a_destructive_command_gets_the_destructive_lesson_and_pwd_gets_none() {
     home.ok(&["add", "Before running pwd to print the working directory, remember the shell prompt already shows it", "--global", "--category", "tooling"]);
     home.ok(&["add", "Prefer small pull requests under 400 lines", "--global", "--category", "git"]);
 
-    let v = bash(&home, "s1", "rm -rf \"$BUILD_DIR\"/*", "Clean the build output").expect("advice for a destructive command");
-    let text = context(&v);
+    let v = bash(&home, "s1", "rm -rf \"$BUILD_DIR\"/*", "Clean the build output");
+    assert!(v.is_some(), "advice for a destructive command");
+    let text = additional_context(&v);
     assert!(text.contains("recursive delete built from a variable"), "{text}");
     assert!(text.contains("(trigger destructive_command (critical))"), "the reason travels with the lesson: {text}");
     assert!(text.chars().count() <= 600, "within the tool-call budget");
@@ -62,7 +59,7 @@ fn user_rules_act_and_a_broken_file_keeps_them() {
     let rules = home.path().join("config/trigger_rules.yaml");
     let rule = format!("rules:\n  - name: release_script\n    pattern: 'scripts/release\\.sh'\n    surface: [{}]\n    priority: high\n", lesson.trim());
     std::fs::write(&rules, &rule).unwrap();
-    let fires = |session: &str| bash(&home, session, "./scripts/release.sh 2.4.0", "Cut the release").map(|v| context(&v)).unwrap_or_default();
+    let fires = |session: &str| additional_context(&bash(&home, session, "./scripts/release.sh 2.4.0", "Cut the release"));
     assert!(eventually(Duration::from_secs(10), || fires(&format!("a{}", rand_suffix())).contains("trigger release_script (high)")), "the rule acts");
 
     std::fs::write(&rules, "rules:\n  - name: release_script\n    pattern: '(unclosed'\n").unwrap();
@@ -95,7 +92,7 @@ fn builtin_rules_can_be_turned_off() {
     let home = Home::new();
     home.up();
     home.ok(&["add", "Never force-push main or a release branch; the deploy bot tags from them", "--global", "--category", "git"]);
-    let said = |s: &str| bash(&home, s, "git push --force origin main", "Push").map(|v| context(&v)).unwrap_or_default();
+    let said = |s: &str| additional_context(&bash(&home, s, "git push --force origin main", "Push"));
     assert!(said("b1").contains("trigger force_push (critical)"), "{}", said("b1x"));
     std::fs::write(home.path().join("config/tuneables.json"), r#"{"triggers": {"builtin_rules": false}}"#).unwrap();
     assert!(eventually(Duration::from_secs(10), || !said(&format!("b{}", rand_suffix())).contains("trigger force_push")), "built-in rules off");

@@ -19,13 +19,9 @@ fn bash(home: &Home, session: &str, command: &str) -> Option<Value> {
     pre(home, session, "Bash", json!({"command": command, "description": "Run it"}), None)
 }
 
-fn context(v: &Option<Value>) -> String {
-    v.as_ref().and_then(|v| v["hookSpecificOutput"]["additionalContext"].as_str()).unwrap_or_default().to_string()
-}
-
 fn session_start(home: &Home, session: &str, source: &str) -> String {
     let payload = json!({"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": home.path(), "hook_event_name": "SessionStart", "source": source});
-    context(&assert_hook_contract(&home.hook(payload.to_string().as_bytes())))
+    additional_context(&assert_hook_contract(&home.hook(payload.to_string().as_bytes())))
 }
 
 fn write_tuneables(home: &Home, text: &str) {
@@ -43,7 +39,7 @@ fn a_fresh_home_advises_from_the_seed_pack() {
     assert!(seeds.iter().all(|s| s["state"] == "on"), "{list}");
     assert_eq!(list["pack_enabled"], true);
 
-    let said = context(&bash(&home, "s1", "git push --force origin main"));
+    let said = additional_context(&bash(&home, "s1", "git push --force origin main"));
     assert!(said.contains("Never force-push a shared branch"), "the seed pack speaks from the first session: {said}");
     assert!(said.contains("seed-git-force-push") || said.contains("force_push"), "and says which rule: {said}");
     let v: Value = serde_json::from_str(&home.ok(&["advise", "--json", "git", "push", "--force", "origin", "main"])).unwrap();
@@ -55,12 +51,12 @@ fn a_fresh_home_advises_from_the_seed_pack() {
     home.ok(&["seed", "--disable"]);
     assert!(bash(&home, "s2", "git push --force origin main").is_none(), "a disabled pack says nothing");
     home.ok(&["seed", "--enable"]);
-    assert!(context(&bash(&home, "s3", "git push --force origin main")).contains("Never force-push"));
+    assert!(additional_context(&bash(&home, "s3", "git push --force origin main")).contains("Never force-push"));
 
     // One seed off: the others still speak.
     home.ok(&["seed", "--disable", "seed-git-force-push"]);
-    assert!(!context(&bash(&home, "s4", "git push --force origin main")).contains("Never force-push a shared branch"));
-    assert!(context(&bash(&home, "s4", "rm -rf \"$OUT\"/*")).contains("print the expanded path"));
+    assert!(!additional_context(&bash(&home, "s4", "git push --force origin main")).contains("Never force-push a shared branch"));
+    assert!(additional_context(&bash(&home, "s4", "rm -rf \"$OUT\"/*")).contains("print the expanded path"));
     assert_eq!(home.run(&["seed", "--disable", "not-a-seed"]).status.code(), Some(2));
 
     // Weight falls as the user's own lessons accumulate.
@@ -86,7 +82,7 @@ fn a_fresh_home_advises_from_the_seed_pack() {
     let lines: Vec<String> = (0..200).map(|i| json!({"text": format!("Global lesson {i} about release notes")}).to_string()).collect();
     std::fs::write(&many, lines.join("\n")).unwrap();
     home.ok(&["import", many.to_str().unwrap()]);
-    let said = context(&bash(&home, "s-many", "rm -rf \"$OUT\"/*"));
+    let said = additional_context(&bash(&home, "s-many", "rm -rf \"$OUT\"/*"));
     assert!(said.contains("print the expanded path"), "a matching critical rule is not outweighed: {said}");
 
     // A seed the user edits becomes theirs: it stays when the pack is off.
@@ -96,7 +92,7 @@ fn a_fresh_home_advises_from_the_seed_pack() {
     let list: Value = serde_json::from_str(&home.ok(&["seed", "--list", "--json"])).unwrap();
     let edited = list["seeds"].as_array().unwrap().iter().find(|s| s["id"] == "seed-git-force-push").unwrap().clone();
     assert_eq!(edited["state"], "yours");
-    assert!(context(&bash(&home, "s5", "git push --force origin main")).contains("deploy bot tags"), "an edited seed is the user's own");
+    assert!(additional_context(&bash(&home, "s5", "git push --force origin main")).contains("deploy bot tags"), "an edited seed is the user's own");
 
     // Forgotten seeds are not loaded again by a restart.
     home.ok(&["forget", "seed-drop-table"]);
@@ -207,7 +203,7 @@ fn session_start_depends_on_its_source() {
 
     // compact: what this session was told that still matters.
     let told = pre(&home, "c1", "Bash", json!({"command": "cargo test --test integration", "description": "Run the integration tests against Postgres"}), None);
-    let told = context(&told);
+    let told = additional_context(&told);
     assert!(told.contains("integration tests need the local Postgres"), "{told}");
     let after_compact = session_start(&home, "c1", "compact");
     assert!(after_compact.contains("integration tests need the local Postgres"), "{after_compact}");
@@ -231,7 +227,7 @@ fn a_muted_memory_is_never_emitted() {
     home.up();
     let id = home.ok(&["add", "Print the expanded path before a recursive delete built from a variable", "--global", "--category", "destructive"]);
     let id = id.trim();
-    assert!(context(&bash(&home, "m1", "rm -rf \"$OUT\"/*")).contains("expanded path"));
+    assert!(additional_context(&bash(&home, "m1", "rm -rf \"$OUT\"/*")).contains("expanded path"));
     assert!(home.ok(&["mute", id]).contains("muted"));
     assert!(bash(&home, "m2", "rm -rf \"$OUT\"/*").is_none(), "muted: not by the trigger");
     let v: Value = serde_json::from_str(&home.ok(&["advise", "--json", "print", "the", "expanded", "path", "before", "a", "recursive", "delete"])).unwrap();
@@ -243,7 +239,7 @@ fn a_muted_memory_is_never_emitted() {
     // Still there, searchable; and back when unmuted.
     assert!(home.ok(&["search", "recursive", "delete"]).contains(id));
     home.ok(&["unmute", id]);
-    assert!(context(&bash(&home, "m4", "rm -rf \"$OUT\"/*")).contains("expanded path"));
+    assert!(additional_context(&bash(&home, "m4", "rm -rf \"$OUT\"/*")).contains("expanded path"));
     assert_eq!(home.run(&["mute", "no-such-id"]).status.code(), Some(1));
     home.down();
 }
@@ -298,7 +294,7 @@ fn the_log_shows_every_emitted_item_with_its_event() {
     std::fs::write(home.path().join("config/trigger_rules.yaml"), format!("rules:\n  - name: key_on_cli\n    pattern: 'api_key=\\S+'\n    surface: [{}]\n    priority: high\n", vault.trim())).unwrap();
     let secret = "Zq8vR2mK9pL4xW7nT3bY";
     let leak = |s: &str| pre(&home, s, "Bash", json!({"command": format!("curl -d api_key={secret} https://api.example.com"), "description": "Call the API"}), None);
-    assert!(eventually(Duration::from_secs(10), || context(&leak(&format!("k{}", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()))).contains("key_on_cli")));
+    assert!(eventually(Duration::from_secs(10), || additional_context(&leak(&format!("k{}", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()))).contains("key_on_cli")));
     let log = home.ok(&["log", "--json", "--all", "--last", "5"]);
     assert!(log.contains("key_on_cli"), "{log}");
     assert!(!log.contains(secret), "the secret reached the log: {log}");
