@@ -143,9 +143,13 @@ impl Embedder {
                 .map_err(e)?
                 .with_inter_threads(1)
                 .map_err(e)?
-                // A worker that spins after each run holds a core the hook's own process and the
-                // daemon's other threads need; on a small machine that costs more than it saves.
-                .with_intra_op_spinning(false)
+                // Workers spin while a run lasts (waking a sleeping one for each of the model's
+                // ~100 parallel steps costs ~1.5 ms a query here) and stop when it ends: a worker
+                // spinning after a run holds a core the hook's own process and the daemon's other
+                // threads need.
+                .with_intra_op_spinning(true)
+                .map_err(e)?
+                .with_config_entry("session.force_spinning_stop", "1")
                 .map_err(e)?
                 .commit_from_file(&spec.model)
                 .map_err(|e| e.to_string())
