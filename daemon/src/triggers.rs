@@ -146,9 +146,10 @@ impl TriggerRules {
 
 /// Rules cairn applies without any file: destructive commands (a recursive delete of a path from a
 /// variable, a glob, home, root or a parent folder; a hard reset; dropping tables; deleting
-/// cluster resources or infrastructure), secrets in the input, force-pushing a shared branch
-/// (main, master, trunk, develop, release*, prod*, or the current branch when none is named),
-/// and deployment.
+/// cluster resources or infrastructure), secrets in the input, a secret from the environment
+/// printed (echoed to the terminal or a file, not piped into the command that needs it), a
+/// database client pointed at production, force-pushing a shared branch (main, master, trunk,
+/// develop, release*, prod*, or the current branch when none is named), and deployment.
 /// A rule of the user's with the same name replaces one of these; `triggers.builtin_rules: false`
 /// turns them all off.
 pub const BUILTIN: &str = r#"
@@ -160,6 +161,14 @@ rules:
   - name: secret_in_input
     pattern: '\b[spr]k_(live|test)_[0-9a-z]{8,}|\bsk-(proj-|ant-)?[0-9A-Za-z_-]{20,}|\bAKIA[0-9A-Z]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bgh[pousr]_[0-9A-Za-z]{20,}|\bxox[abprs]-[0-9A-Za-z-]{10,}|\b\w*(api[_-]?key|secret|passw(or)?d|access[_-]?token|auth[_-]?token)\w*["'']?\s*[:=]\s*["''][^"''\s$]{8,}["'']|\b\w*(api[_-]?key|secret|passw(or)?d|token)\w*\s*=\s*[A-Za-z0-9/+_.-]{6,}[0-9][A-Za-z0-9/+_.-]{4,}'
     surface: [category:security]
+    priority: high
+  - name: secret_printed
+    pattern: '\b(echo|printf)\b[^\n;&|]*\$\{?\w*(token|secret|passw(or)?d|api[_-]?key|private[_-]?key|credentials?)\w*\}?[^\n;&|]*($|[;&\n])'
+    surface: [category:security]
+    priority: high
+  - name: production_database
+    pattern: '\b(psql|mysql|mariadb|mongosh?|redis-cli|pg_dump|pg_restore|sqlcmd|clickhouse-client)\b[^\n;&|]*(\$\{?\w*prod\w*|\bprod(uction)?\b|\w-prod\b|\bprod-\w)'
+    surface: [category:database]
     priority: high
   - name: force_push
     pattern: '\bgit\s+push\b[^;&|\n]*\s(--force|--force-with-lease|-f)\b([^;&|\n]*\b(main|master|trunk|develop|release[\w/.-]*|prod\w*|production)\b|(\s+[\w.-]+)?\s*($|[;&|\n]))|\bgit\s+push\b[^;&|\n]*\s\+(main|master|trunk|develop|release[\w/.-]*|prod\w*)\b'
@@ -283,6 +292,21 @@ mod tests {
         }
         for raw in ["kubectl apply -f k8s/prod", "helm upgrade shop ./chart", "terraform apply", "npm run deploy -- --env production", "fly deploy"] {
             assert_eq!(hit(raw), vec!["production_deploy"], "{raw}");
+        }
+        // A secret from the environment printed where it stays (a log, the terminal), not piped
+        // into the command that needs it.
+        for raw in ["echo \"token: $DEPLOY_TOKEN\" >> deploy.log && ./deploy.sh", "echo $GITHUB_TOKEN", "printf '%s\\n' \"${DB_PASSWORD}\" > creds.txt"] {
+            assert_eq!(hit(raw), vec!["secret_printed"], "{raw}");
+        }
+        for raw in ["echo $GITHUB_TOKEN | gh auth login --with-token", "echo \"deploying $VERSION\"", "echo \"$API_KEY\" | docker login --password-stdin"] {
+            assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
+        }
+        // A database client pointed at production; a local or staging one is not.
+        for raw in ["psql \"$PROD_DATABASE_URL\" -f migrate.sql", "mysql -h db-prod -e 'select 1'", "psql -h prod-db.internal shop", "redis-cli -h cache.production.internal FLUSHALL"] {
+            assert_eq!(hit(raw), vec!["production_database"], "{raw}");
+        }
+        for raw in ["psql postgres://localhost:5432/shop_dev -c 'select 1'", "psql \"$STAGING_DATABASE_URL\"", "mysql -u root shop_test", "psql -f products.sql"] {
+            assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
         }
         for raw in ["ls -la", "git push origin feature-x", "rm notes.txt", "kubectl get pods", "terraform plan", "api_key = os.environ['API_KEY']", "git status"] {
             assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
