@@ -345,8 +345,18 @@ fn tune(world: &World, events: &[Event], base: &Tuneables) {
     let tune_events: Vec<&Event> = events.iter().filter(|e| e.tune).collect();
     let held_events: Vec<&Event> = events.iter().filter(|e| !e.tune).collect();
     let mut tried: Vec<(Metrics, Tuneables)> = Vec::new();
-    for weight_similarity in [0.5, 0.7, 0.9] {
-        for (floor, ceiling, category_floor) in [(0.15, 0.9, 0.2), (0.2, 0.7, 0.2), (0.25, 0.65, 0.2), (0.15, 0.9, 0.3), (0.2, 0.7, 0.3)] {
+    // The fusion's weight, floor and ceiling are shared with `search` and were tuned on LoCoMo;
+    // `--keep-fusion` holds them at their defaults and searches the advice knobs only.
+    let keep = flag("--keep-fusion");
+    let s = &base.semantic;
+    let weights: Vec<f64> = if keep { vec![s.weight_similarity] } else { vec![0.5, 0.7, 0.9] };
+    let spans: Vec<(f64, f64, f64)> = if keep {
+        [0.15, 0.2, 0.3].iter().map(|&c| (s.similarity_floor, s.similarity_ceiling, c)).collect()
+    } else {
+        vec![(0.15, 0.9, 0.2), (0.2, 0.7, 0.2), (0.25, 0.65, 0.2), (0.15, 0.9, 0.3), (0.2, 0.7, 0.3)]
+    };
+    for weight_similarity in weights {
+        for &(floor, ceiling, category_floor) in &spans {
             let mut t = base.clone();
             t.triggers.min_category_relevance = category_floor;
             t.semantic.weight_similarity = weight_similarity;
@@ -376,9 +386,10 @@ fn tune(world: &World, events: &[Event], base: &Tuneables) {
         let best = tried.iter().filter(|(m, _)| m.harmful_emit_rate <= harm + 1e-9 && m.emitted > 0).max_by(|a, b| a.0.emit_accuracy.total_cmp(&b.0.emit_accuracy).then(a.0.hit_rate.total_cmp(&b.0.hit_rate)));
         if let Some((m, t)) = best {
             let s = &t.semantic;
+            let h = held_out(world, events, &held_events, t);
             println!(
-                "  frontier harm <= {harm:.2}: accuracy {:.2} hit {:.2} noise {:.2} (min_similarity {:.2} min_fusion_score {:.2} weight_salience {:.2} min_relative {:.2} w_sim {:.2} {:.2}-{:.2} category floor {:.2})",
-                m.emit_accuracy, m.hit_rate, m.noise_burden, s.min_similarity, s.min_fusion_score, s.weight_salience, s.min_relative_score, s.weight_similarity, s.similarity_floor, s.similarity_ceiling, t.triggers.min_category_relevance
+                "  frontier harm <= {harm:.2}: accuracy {:.2} hit {:.2} noise {:.2} | held acc {:.2} hit {:.2} harm {:.2} noise {:.2} | min_similarity {:.2} min_fusion_score {:.2} weight_salience {:.2} min_relative {:.2} w_sim {:.2} {:.2}-{:.2} category floor {:.2}",
+                m.emit_accuracy, m.hit_rate, m.noise_burden, h.emit_accuracy, h.hit_rate, h.harmful_emit_rate, h.noise_burden, s.min_similarity, s.min_fusion_score, s.weight_salience, s.min_relative_score, s.weight_similarity, s.similarity_floor, s.similarity_ceiling, t.triggers.min_category_relevance
             );
         }
     }

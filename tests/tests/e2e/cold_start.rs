@@ -187,6 +187,10 @@ fn interrupts_are_opt_in_and_never_on_a_look_around() {
 fn session_start_depends_on_its_source() {
     model_dir();
     let home = Home::new();
+    // What a session was told is the subject here: a lower decision bar than the default lets a
+    // test run (a routine action) be told the project's test lesson.
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    std::fs::write(home.path().join("config/tuneables.json"), r#"{"semantic": {"min_fusion_score": 0.6}}"#).unwrap();
     home.up();
     let project = home.path().to_str().unwrap().to_string();
     let a = home.ok(&["add", "In this project the integration tests need the local Postgres from `make db`", "--project", &project, "--category", "testing"]);

@@ -274,7 +274,7 @@ fn advice_count(home: &Home) -> usize {
     // Words, not a `git push --force` command line: that would fire the force_push trigger,
     // which no relevance threshold holds back.
     // Not every word is in the lesson, so its relevance (about 0.8) sits between the strict
-    // settings below and the default gate.
+    // settings below and the test's baseline.
     let v: Value = serde_json::from_str(&home.ok(&["advise", "--json", "--global", "force", "push", "my", "feature", "branch", "to", "main", "today"])).unwrap();
     v["advice"].as_array().unwrap().len()
 }
@@ -284,8 +284,13 @@ fn live_config_changes_and_broken_files() {
     let home = Home::new();
     home.up();
     home.ok(&["add", "Never force-push to main; open a pull request instead", "--global", "--category", "git"]);
-    assert_eq!(advice_count(&home), 1);
+    // The test's own baseline, a decision bar the lesson clears (its score, about 0.79 without
+    // the model, sits just under the default bar): what is tested is how settings change.
     let tuneables = home.path().join("config/tuneables.json");
+    let baseline = r#"{"semantic": {"min_fusion_score": 0.6}}"#;
+    std::fs::create_dir_all(tuneables.parent().unwrap()).unwrap();
+    std::fs::write(&tuneables, baseline).unwrap();
+    assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 1), "the baseline applies");
 
     // A change takes effect without a restart.
     std::fs::write(&tuneables, "// stricter\n{\"semantic\": {\"min_similarity\": 0.99}}\n").unwrap();
@@ -313,7 +318,7 @@ fn live_config_changes_and_broken_files() {
     assert!(home.ok(&["config", "show"]).contains("rule force (critical)"), "the old rules stay");
 
     // Fixed files are picked up again.
-    std::fs::write(&tuneables, "{}").unwrap();
+    std::fs::write(&tuneables, baseline).unwrap();
     std::fs::write(&rules, "rules: []\n").unwrap();
     assert!(eventually(Duration::from_secs(10), || home.status()["config"] == "ok"));
     assert_eq!(advice_count(&home), 1);
@@ -328,18 +333,18 @@ fn live_config_changes_and_broken_files() {
     std::fs::remove_dir_all(home.path().join("config")).unwrap();
     std::fs::create_dir_all(home.path().join("config")).unwrap();
     std::thread::sleep(Duration::from_millis(400));
-    std::fs::write(&tuneables, "{}").unwrap();
+    std::fs::write(&tuneables, baseline).unwrap();
     assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 1), "edits after the folder came back apply");
 
     // A symlinked config file: a change at its target counts.
     let target = home.path().join("my-tuneables.json");
-    std::fs::write(&target, "{}").unwrap();
+    std::fs::write(&target, baseline).unwrap();
     std::fs::remove_file(&tuneables).unwrap();
     std::os::unix::fs::symlink(&target, &tuneables).unwrap();
     std::thread::sleep(Duration::from_millis(400));
     std::fs::write(&target, r#"{"semantic": {"min_similarity": 0.97}}"#).unwrap();
     assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 0), "a change at the symlink's target applies");
-    std::fs::write(&target, "{}").unwrap();
+    std::fs::write(&target, baseline).unwrap();
     assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 1));
 
     // config init writes commented files that parse, and keeps existing ones.
