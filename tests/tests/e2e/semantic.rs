@@ -1,6 +1,6 @@
-//! The semantic engine with the real model: meaning over words, batches that agree with single
-//! texts, long texts, the index surviving a crash, project isolation, a missing or tampered
-//! model, reindex, and a model change.
+//! The semantic engine with the real model: meaning over words, the hook's query embedded,
+//! batches that agree with single texts, long texts, the index surviving a crash, project
+//! isolation, a missing or tampered model, reindex, and a model change.
 
 use std::time::Duration;
 
@@ -66,6 +66,29 @@ fn meaning_beats_missing_words() {
     // The plain-text form says the same.
     let text = home.ok(&["search", "edit", "authentication", "code"]);
     assert!(text.contains(token.trim()) && text.contains("similarity"), "{text}");
+    home.down();
+}
+
+#[test]
+fn the_hook_embeds_its_query() {
+    model_dir();
+    let home = Home::new();
+    home.up();
+    let lesson = home.ok(&["add", "Never force-push to main; open a pull request instead", "--global", "--category", "git"]);
+    // The hook never waits for the model: once it is loaded, the hook's own answer carries the
+    // semantic part of the lesson's relevance (a new session each time, so no cooldown).
+    let mut n = 0;
+    let mut last = String::new();
+    let embedded = eventually(Duration::from_secs(30), || {
+        n += 1;
+        let payload = serde_json::json!({"session_id": format!("s{n}"), "cwd": home.path(), "hook_event_name": "UserPromptSubmit", "prompt": "please force push my branch to main"});
+        last = additional_context(&assert_hook_contract(&home.hook(payload.to_string().as_bytes())));
+        last.contains("semantic 0.")
+    });
+    assert!(embedded, "the hook's answer shows the query's similarity: {last}");
+    assert!(last.contains("Never force-push to main"), "{last}");
+    let logged = home.ok(&["log", "--json"]);
+    assert!(logged.contains(lesson.trim()), "what the hook said is in the log: {logged}");
     home.down();
 }
 
