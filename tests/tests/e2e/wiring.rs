@@ -293,7 +293,7 @@ fn live_config_changes_and_broken_files() {
     assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 1), "the baseline applies");
 
     // A change takes effect without a restart.
-    std::fs::write(&tuneables, "// stricter\n{\"semantic\": {\"min_similarity\": 0.99}}\n").unwrap();
+    std::fs::write(&tuneables, "// stricter\n{\"semantic\": {\"min_similarity\": 0.99, \"min_fusion_score\": 0.6}}\n").unwrap();
     assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 0), "live change applied");
     let shown: Value = serde_json::from_str(&home.ok(&["config", "show", "--json"])).unwrap();
     let setting = shown["settings"].as_array().unwrap().iter().find(|s| s["key"] == "semantic.min_similarity").unwrap().clone();
@@ -303,9 +303,13 @@ fn live_config_changes_and_broken_files() {
     assert_eq!(default["source"], "default");
 
     // A broken file keeps the last good settings, and says where it is broken.
-    std::fs::write(&tuneables, "{\n  \"semantic\": {\"min_similarity\": 0.2,}\n").unwrap();
+    // (Were it read in part, its gate of 0.2 with the baseline's bar would let the lesson through.)
+    std::fs::write(&tuneables, "{\n  \"semantic\": {\"min_fusion_score\": 0.6, \"min_similarity\": 0.2,}\n").unwrap();
     assert!(eventually(Duration::from_secs(10), || home.status()["config"].as_str().unwrap().contains("line 2")), "{}", home.status());
     assert_eq!(advice_count(&home), 0, "the last good (strict) settings stay in force");
+    let shown: Value = serde_json::from_str(&home.ok(&["config", "show", "--json"])).unwrap();
+    let setting = shown["settings"].as_array().unwrap().iter().find(|s| s["key"] == "semantic.min_similarity").unwrap().clone();
+    assert_eq!(setting["value"], 0.99, "the last good file's value, not the default");
     let out = home.run(&["doctor"]);
     assert!(stdout(&out).contains("FAIL  config") && stdout(&out).contains("line 2"), "{}", stdout(&out));
 
