@@ -25,6 +25,8 @@ fn session_start(home: &Home, session: &str, source: &str) -> String {
 }
 
 fn write_tuneables(home: &Home, text: &str) {
+    // Before the first start the folder is not there yet.
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
     std::fs::write(home.path().join("config/tuneables.json"), text).unwrap();
 }
 
@@ -189,8 +191,7 @@ fn session_start_depends_on_its_source() {
     let home = Home::new();
     // What a session was told is the subject here: a lower decision bar than the default lets a
     // test run (a routine action) be told the project's test lesson.
-    std::fs::create_dir_all(home.path().join("config")).unwrap();
-    std::fs::write(home.path().join("config/tuneables.json"), r#"{"semantic": {"min_fusion_score": 0.6}}"#).unwrap();
+    write_tuneables(&home, r#"{"semantic": {"min_fusion_score": 0.6}}"#);
     home.up();
     let project = home.path().to_str().unwrap().to_string();
     let a = home.ok(&["add", "In this project the integration tests need the local Postgres from `make db`", "--project", &project, "--category", "testing"]);

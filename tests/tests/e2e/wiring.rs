@@ -288,7 +288,6 @@ fn live_config_changes_and_broken_files() {
     // the model, sits just under the default bar): what is tested is how settings change.
     let tuneables = home.path().join("config/tuneables.json");
     let baseline = r#"{"semantic": {"min_fusion_score": 0.6}}"#;
-    std::fs::create_dir_all(tuneables.parent().unwrap()).unwrap();
     std::fs::write(&tuneables, baseline).unwrap();
     assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 1), "the baseline applies");
 
