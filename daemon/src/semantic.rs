@@ -319,8 +319,10 @@ impl Semantic {
         if let Some(v) = self.cache.lock().expect("cache lock").get(text) {
             return Ok(Some(v.clone()));
         }
+        let started = Instant::now();
         let vectors = if wait { Some(embedder.embed(&[text])?) } else { embedder.try_embed(&[text])? };
         let Some(mut vectors) = vectors else { return Ok(None) };
+        tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, chars = text.len(), "query embedded");
         let v = Arc::new(vectors.remove(0));
         self.cache.lock().expect("cache lock").put(text.to_string(), v.clone());
         Ok(Some(v))

@@ -147,7 +147,8 @@ impl TriggerRules {
 /// Rules cairn applies without any file: destructive commands (a recursive delete of a path from a
 /// variable, a glob, home, root or a parent folder; a hard reset; dropping tables; deleting
 /// cluster resources or infrastructure), secrets in the input, a secret from the environment
-/// printed (echoed to the terminal or a file, not piped into the command that needs it), a
+/// printed (echoed to the terminal or a file, not piped into the command that needs it), a file
+/// that holds secrets (`.env`, a private key, a credentials file) staged for a commit, a
 /// database client pointed at production, force-pushing a shared branch (main, master, trunk,
 /// develop, release*, prod*, or the current branch when none is named), and deployment.
 /// A rule of the user's with the same name replaces one of these; `triggers.builtin_rules: false`
@@ -164,6 +165,10 @@ rules:
     priority: high
   - name: secret_printed
     pattern: '\b(echo|printf)\b[^\n;&|]*\$\{?\w*(token|secret|passw(or)?d|api[_-]?key|private[_-]?key|credentials?)\w*\}?[^\n;&|]*($|[;&\n])'
+    surface: [category:security]
+    priority: high
+  - name: secret_committed
+    pattern: '\bgit\s+add\b[^\n;&|]*[\s/]((\.env(\.(local|prod\w*|dev\w*|staging|test))?)|[\w.-]*\.(pem|p12|pfx|jks|keystore)|id_(rsa|dsa|ecdsa|ed25519)|credentials\.json|service-account[\w.-]*\.json|\.npmrc|\.pypirc|\.netrc)(\s|$|[;&|\n])'
     surface: [category:security]
     priority: high
   - name: production_database
@@ -299,6 +304,13 @@ mod tests {
             assert_eq!(hit(raw), vec!["secret_printed"], "{raw}");
         }
         for raw in ["echo $GITHUB_TOKEN | gh auth login --with-token", "echo \"deploying $VERSION\"", "echo \"$API_KEY\" | docker login --password-stdin"] {
+            assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
+        }
+        // A file that holds secrets staged for a commit; a template of one is not.
+        for raw in ["git add .env && git commit -m 'add env'", "git add .env config/", "git add apps/api/.env.production", "git add certs/server.pem", "git add ~/.ssh/id_ed25519", "git add keys/service-account.json"] {
+            assert_eq!(hit(raw), vec!["secret_committed"], "{raw}");
+        }
+        for raw in ["git add .env.example", "git add src/env.ts", "git add .envrc.sample docs/", "git add -A", "cat .env", "git add README.md && git commit -m 'document .env'"] {
             assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
         }
         // A database client pointed at production; a local or staging one is not.
