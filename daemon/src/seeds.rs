@@ -138,6 +138,10 @@ mod tests {
             ("npm install left-pad@latest", "seed-deps-pin"),
             ("sudo npm install -g typescript", "seed-deps-no-sudo"),
             ("terraform apply -auto-approve", "seed-terraform-plan"),
+            // Global options before the subcommand.
+            ("kubectl -n checkout delete pod web-1", "seed-k8s-context"),
+            ("terraform -chdir=envs/shared destroy", "seed-terraform-destroy"),
+            ("terraform -chdir=envs/prod apply", "seed-terraform-plan"),
         ];
         for (raw, seed) in cases {
             assert!(fired(raw).contains(&seed.to_string()), "{raw}: {:?}", fired(raw));
@@ -149,6 +153,8 @@ mod tests {
             "rm notes.txt",
             "npm install",
             "kubectl get pods",
+            "kubectl -n checkout get pods",
+            "terraform -chdir=envs/shared plan",
             "git restore --staged .",
             "rm -rf build && ls /tmp",
             "psql -c \"UPDATE users SET active=false WHERE id=3\"",

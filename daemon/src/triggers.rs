@@ -156,7 +156,7 @@ impl TriggerRules {
 pub const BUILTIN: &str = r#"
 rules:
   - name: destructive_command
-    pattern: '\brm\s+(-\w+\s+)*-\w*(rf|fr)\w*(\s+[^\s;&|]+)*?\s+["'']?([/~]|[^\s;&|]*[$*]|[^\s;&|]*\.\.)|\bgit\s+(reset\s+--hard|clean\s+-\w*f)|\b(drop|truncate)\s+(table|database|schema)\b|\bdelete\s+from\s+\w+\s*(;|$)|\bkubectl\s+delete\b|\bterraform\s+destroy\b|\bhelm\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)\b'
+    pattern: '\brm\s+(-\w+\s+)*-\w*(rf|fr)\w*(\s+[^\s;&|]+)*?\s+["'']?([/~]|[^\s;&|]*[$*]|[^\s;&|]*\.\.)|\bgit\s+(reset\s+--hard|clean\s+-\w*f)|\b(drop|truncate)\s+(table|database|schema)\b|\bdelete\s+from\s+\w+\s*(;|$)|\bkubectl\b[^\n;&|]*?\sdelete\b|\bterraform(\s+-\S+)*\s+destroy\b|\bterraform(\s+-\S+)*\s+apply\b[^\n;&|]*\s-destroy\b|\bhelm\b[^\n;&|]*?\s(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)\b'
     surface: [category:destructive]
     priority: critical
   - name: secret_in_input
@@ -180,7 +180,7 @@ rules:
     surface: [category:git]
     priority: critical
   - name: production_deploy
-    pattern: '\bdeploy\w*\b[^\n]*\b(prod|production|live)\b|\bkubectl\s+(apply|rollout)\b|\bhelm\s+(upgrade|install)\b|\bterraform\s+apply\b|\bfly\s+deploy\b|\bvercel\b[^\n]*--prod\b|\bserverless\s+deploy\b'
+    pattern: '\bdeploy\w*\b[^\n]*\b(prod|production|live)\b|\bkubectl\b[^\n;&|]*?\s(apply|rollout)\b|\bhelm\b[^\n;&|]*?\s(upgrade|install)\b|\bterraform(\s+-\S+)*\s+apply\b|\bfly\s+deploy\b|\bvercel\b[^\n]*--prod\b|\bserverless\s+deploy\b'
     surface: [category:deployment]
     priority: high
 "#;
@@ -268,6 +268,15 @@ mod tests {
         for raw in ["rm -rf $BUILD_DIR/", "rm -fr ~/tmp", "rm -rf \"$DIST\"/*", "rm -rf /var/lib/app", "rm -rf ../shared", "git reset --hard HEAD~2", "psql -c 'DROP TABLE users'", "kubectl delete ns checkout", "terraform destroy -auto-approve"] {
             assert_eq!(hit(raw), vec!["destructive_command"], "{raw}");
         }
+        // Global options before the subcommand do not hide it.
+        for raw in ["terraform -chdir=envs/shared destroy", "kubectl -n analytics delete pvc --all", "kubectl --context prod-eu delete deployment api", "helm -n checkout uninstall shop"] {
+            assert_eq!(hit(raw), vec!["destructive_command"], "{raw}");
+        }
+        // A destroy run through apply is both a deployment and a destruction.
+        assert_eq!(hit("terraform -chdir=envs/shared apply -destroy"), vec!["destructive_command", "production_deploy"]);
+        for raw in ["kubectl get pods -n checkout", "kubectl logs api-7f9 | grep delete", "helm list -n checkout", "terraform -chdir=envs/shared plan"] {
+            assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
+        }
         for raw in ["git push --force origin main", "git push -f", "git push origin +main", "git push --force-with-lease", "git push -f origin release/2.4", "git push --force origin"] {
             assert_eq!(hit(raw), vec!["force_push"], "{raw}");
         }
@@ -295,7 +304,7 @@ mod tests {
         ] {
             assert_eq!(hit(raw), vec!["secret_in_input"], "{raw}");
         }
-        for raw in ["kubectl apply -f k8s/prod", "helm upgrade shop ./chart", "terraform apply", "npm run deploy -- --env production", "fly deploy"] {
+        for raw in ["kubectl apply -f k8s/prod", "helm upgrade shop ./chart", "terraform apply", "npm run deploy -- --env production", "fly deploy", "terraform -chdir=envs/prod apply", "kubectl --context prod-eu apply -f k8s/", "helm -n shop upgrade --install shop ./chart"] {
             assert_eq!(hit(raw), vec!["production_deploy"], "{raw}");
         }
         // A secret from the environment printed where it stays (a log, the terminal), not piped
