@@ -1,6 +1,6 @@
-//! The advisor through the real hook: built-in trigger rules on a destructive command, silence on
-//! a look around, rules of the user's own (kept when a later save is broken), explain, and the
-//! reason shown with each lesson.
+//! The advisor through the real hook: built-in trigger rules on a destructive command and on a
+//! secrets file staged for commit, silence on a look around, rules of the user's own (kept when a
+//! later save is broken), explain, and the reason shown with each lesson.
 
 use std::time::Duration;
 
@@ -47,6 +47,23 @@ fn a_destructive_command_gets_the_destructive_lesson_and_pwd_gets_none() {
     // And the same advice is not repeated within the session.
     assert!(bash(&home, "s1", "rm -rf \"$BUILD_DIR\"/*", "Clean the build output").is_none(), "cooldown");
     assert!(bash(&home, "s2", "rm -rf \"$BUILD_DIR\"/*", "Clean the build output").is_some(), "another session hears it");
+    home.down();
+}
+
+#[test]
+fn a_secrets_file_staged_for_commit_gets_the_security_lesson_and_its_template_none() {
+    model_dir();
+    let home = Home::new();
+    home.up();
+    home.ok(&["add", "Never commit .env files; secrets live in the vault and are injected at runtime", "--global", "--category", "security"]);
+    home.ok(&["add", "Commit messages follow Conventional Commits so the release tooling can pick the version", "--global", "--category", "git"]);
+
+    let text = additional_context(&bash(&home, "c1", "git add apps/web/.env.production && git commit -m 'prod env'", "Commit the production environment"));
+    assert!(text.contains("Never commit .env files"), "{text}");
+    assert!(text.contains("trigger secret_committed"), "the rule is named in the reason: {text}");
+    // A template of the file holds no secrets: the rule stays quiet about it.
+    let template = bash(&home, "c2", "git add .env.example", "Add the env template");
+    assert!(!additional_context(&template).contains("secret_committed"), "{template:?}");
     home.down();
 }
 
