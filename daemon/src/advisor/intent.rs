@@ -106,6 +106,20 @@ fn change_gist(text: &str) -> String {
     clip(&squash(text), CHANGE_CHARS).trim().to_string()
 }
 
+/// Most words kept of what an edit takes out.
+const MAX_REMOVED_WORDS: usize = 8;
+
+/// Words an edit takes out: in the old text, in none of the new (repeats included; the caller
+/// keeps each once). The new text alone hides what an edit is about when it is a removal (a
+/// timeout dropped from a call, a signature check replaced by a bare decode).
+fn removed_words(old: &str, new: &str) -> Vec<String> {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| w.chars().count() >= 3 && !w.chars().all(|c| c.is_ascii_digit())).map(str::to_string).collect()
+    };
+    let kept: std::collections::HashSet<String> = words(new).iter().map(|w| w.to_lowercase()).collect();
+    words(old).into_iter().filter(|w| !kept.contains(&w.to_lowercase())).collect()
+}
+
 /// The text arguments of a tool input, for tools cairn has no special reading of.
 fn text_arguments(input: &Value, per_value: usize) -> Vec<String> {
     match input {
@@ -136,18 +150,24 @@ pub fn intent(event: &HookEvent) -> Intent {
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => {
             let path = [field(input, "file_path"), field(input, "notebook_path")].concat();
             let mut change = [field(input, "new_string"), field(input, "content"), field(input, "new_source")].concat();
+            let mut removed = removed_words(field(input, "old_string"), field(input, "new_string"));
             if let Some(edits) = input.get("edits").and_then(Value::as_array) {
                 for e in edits {
                     change.push(' ');
                     change.push_str(field(e, "new_string"));
+                    removed.extend(removed_words(field(e, "old_string"), field(e, "new_string")));
                 }
             }
+            let mut seen = std::collections::HashSet::new();
+            removed.retain(|w| seen.insert(w.to_lowercase()));
+            removed.truncate(MAX_REMOVED_WORDS);
             let verb = match tool {
                 "Write" => "write",
                 "NotebookEdit" => "edit notebook",
                 _ => "edit",
             };
-            Intent::same(join(&[verb, &format!("{}:", path_gist(&path)), &change_gist(&change)]))
+            let removes = if removed.is_empty() { String::new() } else { format!("(removes {})", removed.join(" ")) };
+            Intent::same(join(&[verb, &format!("{}:", path_gist(&path)), &removes, &change_gist(&change)]))
         }
         "Read" => Intent::same(join(&["read", &path_gist(field(input, "file_path"))])),
         "Grep" => Intent::same(join(&["search code for", field(input, "pattern"), "in", &path_gist(field(input, "path")), field(input, "glob")])),
@@ -239,6 +259,25 @@ mod tests {
         assert_eq!(i.words, "write r/.env: API_KEY=abc");
         let i = intent(&ev("NotebookEdit", json!({"notebook_path": "/n/eda.ipynb", "new_source": "df.describe()"})));
         assert_eq!(i.words, "edit notebook n/eda.ipynb: df.describe()");
+    }
+
+    #[test]
+    fn an_edit_says_what_it_takes_out() {
+        // A removal is invisible in the new text alone.
+        let i = intent(&ev("Edit", json!({"file_path": "/w/src/clients/shipping.ts",
+            "old_string": "const res = await http.get(url, { params, timeout: 5000 });",
+            "new_string": "const res = await http.get(url, { params });"})));
+        assert_eq!(i.words, "edit src/clients/shipping.ts: (removes timeout) const res = await http.get(url, { params });");
+        assert!(i.meaning.contains("removes timeout"), "{}", i.meaning);
+        // Across the edits of a MultiEdit, each word once, case aside; short words and numbers
+        // say nothing.
+        let i = intent(&ev("MultiEdit", json!({"file_path": "/a/b/c.py", "edits": [
+            {"old_string": "verify_jwt(token, KEY)", "new_string": "decode(token)"},
+            {"old_string": "Verify_JWT(x) or 42", "new_string": "x"}]})));
+        assert_eq!(i.words, "edit a/b/c.py: (removes verify_jwt KEY) decode(token) x");
+        // Nothing taken out, nothing said.
+        let i = intent(&ev("Edit", json!({"file_path": "/a/x.rs", "old_string": "retry(3)", "new_string": "retry(3).await"})));
+        assert_eq!(i.words, "edit a/x.rs: retry(3).await");
     }
 
     #[test]
