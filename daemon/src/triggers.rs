@@ -156,7 +156,7 @@ impl TriggerRules {
 pub const BUILTIN: &str = r#"
 rules:
   - name: destructive_command
-    pattern: '\brm\s+(-\w+\s+)*-\w*(rf|fr)\w*(\s+[^\s;&|]+)*?\s+["'']?([/~]|[^\s;&|]*[$*]|[^\s;&|]*\.\.)|\bgit\s+(reset\s+--hard|clean\s+-\w*f)|\b(drop|truncate)\s+(table|database|schema)\b|\bdelete\s+from\s+\w+\s*(;|$)|\bkubectl\b[^\n;&|]*?\sdelete\b|\bterraform(\s+-\S+)*\s+destroy\b|\bterraform(\s+-\S+)*\s+apply\b[^\n;&|]*\s-destroy\b|\bhelm\b[^\n;&|]*?\s(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)\b'
+    pattern: '\brm\s+(-\w+\s+)*-\w*(rf|fr)\w*(\s+[^\s;&|]+)*?\s+["'']?([/~]|[^\s;&|]*[$*]|[^\s;&|]*\.\.)|\bgit\s+(reset\s+--hard|clean\s+-\w*f)|\b(drop|truncate)\s+(table|database|schema)\b|\bdelete\s+from\s+\w+\s*(;|$)|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+delete\b|\bterraform(\s+-\S+)*\s+destroy\b|\bterraform(\s+-\S+)*\s+apply\b[^\n;&|]*\s-destroy\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)\b'
     surface: [category:destructive]
     priority: critical
   - name: secret_in_input
@@ -180,7 +180,7 @@ rules:
     surface: [category:git]
     priority: critical
   - name: production_deploy
-    pattern: '\bdeploy\w*\b[^\n]*\b(prod|production|live)\b|\bkubectl\b[^\n;&|]*?\s(apply|rollout)\b|\bhelm\b[^\n;&|]*?\s(upgrade|install)\b|\bterraform(\s+-\S+)*\s+apply\b|\bfly\s+deploy\b|\bvercel\b[^\n]*--prod\b|\bserverless\s+deploy\b'
+    pattern: '\bdeploy\w*\b[^\n]*\b(prod|production|live)\b|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(apply|rollout)\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(upgrade|install)\b|\bterraform(\s+-\S+)*\s+apply\b|\bfly\s+deploy\b|\bvercel\b[^\n]*--prod\b|\bserverless\s+deploy\b'
     surface: [category:deployment]
     priority: high
 "#;
@@ -274,7 +274,7 @@ mod tests {
         }
         // A destroy run through apply is both a deployment and a destruction.
         assert_eq!(hit("terraform -chdir=envs/shared apply -destroy"), vec!["destructive_command", "production_deploy"]);
-        for raw in ["kubectl get pods -n checkout", "kubectl logs api-7f9 | grep delete", "helm list -n checkout", "terraform -chdir=envs/shared plan"] {
+        for raw in ["kubectl get pods -n checkout", "kubectl logs api-7f9 | grep delete", "kubectl get pod delete-me-7f9", "kubectl -n x describe job apply-migrations", "helm list -n checkout", "helm status uninstall-test", "terraform -chdir=envs/shared plan"] {
             assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
         }
         for raw in ["git push --force origin main", "git push -f", "git push origin +main", "git push --force-with-lease", "git push -f origin release/2.4", "git push --force origin"] {

@@ -29,12 +29,12 @@ const CLASSES: &[Class] = &[
     Class {
         score: 1.0,
         reason: "destroys data or history",
-        pattern: r"\brm\s+(-\w*[rf]\w*\s+)*-\w*[rf]|\bgit\s+(reset\s+--hard|clean\s+-\w*f|push\s+.*(--force|\s-f\b|\s\+\w)|branch\s+-D|checkout\s+--\s+\.|restore\s+\.)|\b(drop|truncate)\s+(table|database|schema)|\bdelete\s+from\b|\bkubectl\b[^\n;&|]*?\sdelete\b|\bterraform(\s+-\S+)*\s+destroy\b|\bhelm\b[^\n;&|]*?\s(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)|\bmkfs|\bdd\s+if=|\bchmod\s+-R\s+777|\bshred\b",
+        pattern: r"\brm\s+(-\w*[rf]\w*\s+)*-\w*[rf]|\bgit\s+(reset\s+--hard|clean\s+-\w*f|push\s+.*(--force|\s-f\b|\s\+\w)|branch\s+-D|checkout\s+--\s+\.|restore\s+\.)|\b(drop|truncate)\s+(table|database|schema)|\bdelete\s+from\b|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+delete\b|\bterraform(\s+-\S+)*\s+destroy\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)|\bmkfs|\bdd\s+if=|\bchmod\s+-R\s+777|\bshred\b",
     },
     Class {
         score: 0.9,
         reason: "changes something shared (remote, production, database)",
-        pattern: r"\bgit\s+push\b|\bdeploy|\bkubectl\b[^\n;&|]*?\s(apply|rollout|scale|set|patch|edit|replace|exec)\b|\bhelm\b[^\n;&|]*?\s(install|upgrade|rollback)\b|\bterraform(\s+-\S+)*\s+(apply|import|state)\b|\bdocker\s+push\b|\b(npm|pnpm|yarn|cargo|twine|gem)\s+publish\b|\bpsql\b|\bmysql\b|\bmongo(sh)?\b|\bredis-cli\b|\b(alter|update|insert\s+into|create\s+(table|index))\b|\bmigrat|\balembic\s+upgrade\b|\bgh\s+(pr\s+merge|release)\b|\bfly\s+|\bvercel\b|\baws\s+\w+\s+(delete|put|create|update|rm|cp|sync)|\bgcloud\b.*\b(delete|deploy|create)\b|\bssh\b|\bscp\b|\brsync\b",
+        pattern: r"\bgit\s+push\b|\bdeploy|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(apply|rollout|scale|set|patch|edit|replace|exec)\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(install|upgrade|rollback)\b|\bterraform(\s+-\S+)*\s+(apply|import|state)\b|\bdocker\s+push\b|\b(npm|pnpm|yarn|cargo|twine|gem)\s+publish\b|\bpsql\b|\bmysql\b|\bmongo(sh)?\b|\bredis-cli\b|\b(alter|update|insert\s+into|create\s+(table|index))\b|\bmigrat|\balembic\s+upgrade\b|\bgh\s+(pr\s+merge|release)\b|\bfly\s+|\bvercel\b|\baws\s+\w+\s+(delete|put|create|update|rm|cp|sync)|\bgcloud\b.*\b(delete|deploy|create)\b|\bssh\b|\bscp\b|\brsync\b",
     },
     Class {
         score: 0.7,
@@ -49,7 +49,7 @@ const CLASSES: &[Class] = &[
     Class {
         score: 0.15,
         reason: "looks around (read only)",
-        pattern: r"^\s*(ls|ll|cat|pwd|echo|head|tail|less|more|wc|grep|rg|ag|find|fd|tree|which|whereis|type|file|stat|du|df|env|printenv|whoami|id|date|uname|ps|top|history|jq|diff|sort|uniq|cut|awk)\b|\bgit\s+(status|log|diff|show|branch|remote|fetch|blame|describe|rev-parse|ls-files|config\s+--get)\b|\bkubectl(\s+(-n|--namespace|--context)(\s+|=)\S+)*\s+(get|describe|logs|top|explain|config\s+(get|current))\b|\bterraform(\s+-\S+)*\s+(plan|show|validate|fmt|output)\b|\bdocker\s+(ps|images|logs|inspect)\b|\b(npm|pnpm|yarn)\s+(ls|list|outdated|view|why)\b|\bcargo\s+(check|tree|metadata|search)\b|\bgh\s+(pr|issue)\s+(list|view|status|diff)\b",
+        pattern: r"^\s*(ls|ll|cat|pwd|echo|head|tail|less|more|wc|grep|rg|ag|find|fd|tree|which|whereis|type|file|stat|du|df|env|printenv|whoami|id|date|uname|ps|top|history|jq|diff|sort|uniq|cut|awk)\b|\bgit\s+(status|log|diff|show|branch|remote|fetch|blame|describe|rev-parse|ls-files|config\s+--get)\b|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(get|describe|logs|top|explain|config\s+(get|current))\b|\bterraform(\s+-\S+)*\s+(plan|show|validate|fmt|output)\b|\bdocker\s+(ps|images|logs|inspect)\b|\b(npm|pnpm|yarn)\s+(ls|list|outdated|view|why)\b|\bcargo\s+(check|tree|metadata|search)\b|\bgh\s+(pr|issue)\s+(list|view|status|diff)\b",
     },
 ];
 
@@ -144,7 +144,7 @@ mod tests {
     #[test]
     fn commands_rank_by_consequence() {
         let s = |c: &str| of_command(c).score;
-        for c in ["ls -la", "pwd", "git status", "git log --oneline -5", "cat README.md | head", "kubectl get pods -n x", "terraform plan", "kubectl -n x get pods", "kubectl --context=prod-eu describe pod a", "terraform -chdir=envs/shared plan"] {
+        for c in ["ls -la", "pwd", "git status", "git log --oneline -5", "cat README.md | head", "kubectl get pods -n x", "terraform plan", "kubectl -n x get pods", "kubectl --context=prod-eu describe pod a", "kubectl describe pod patch-runner", "kubectl get pod delete-me", "terraform -chdir=envs/shared plan"] {
             assert!(s(c) < 0.2, "{c}: {}", s(c));
         }
         for c in ["cargo test", "npm run build", "pytest -q"] {
