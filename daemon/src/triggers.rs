@@ -156,7 +156,7 @@ impl TriggerRules {
 pub const BUILTIN: &str = r#"
 rules:
   - name: destructive_command
-    pattern: '\brm\s+(-\w+\s+)*-\w*(rf|fr)\w*(\s+[^\s;&|]+)*?\s+["'']?([/~]|[^\s;&|]*[$*]|[^\s;&|]*\.\.)|\bgit\s+(reset\s+--hard|clean\s+-\w*f)|\b(drop|truncate)\s+(table|database|schema)\b|\bdelete\s+from\s+\w+\s*(;|$)|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+delete\b|\bterraform(\s+-\S+)*\s+destroy\b|\bterraform(\s+-\S+)*\s+apply\b[^\n;&|]*\s-destroy\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)\b'
+    pattern: '\brm\s+(-\w+\s+)*-\w*(rf|fr)\w*(\s+[^\s;&|]+)*?\s+["'']?([/~]|[^\s;&|]*[$*]|[^\s;&|]*\.\.)|\bgit\s+(reset\s+--hard|clean\s+-\w*f)|\b(drop|truncate)\s+(table|database|schema)\b|\bdelete\s+from\s+\w+\s*(;|$)|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+delete\b|\bterraform(\s+-\S+)*\s+(destroy|apply\b[^\n;&|]*\s-destroy)\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)\b'
     surface: [category:destructive]
     priority: critical
   - name: secret_in_input
@@ -168,7 +168,7 @@ rules:
     surface: [category:security]
     priority: high
   - name: secret_committed
-    pattern: '\bgit\s+add\b[^\n;&|]*[\s/]((\.env(\.(local|prod\w*|dev\w*|staging|test))?)|[\w.-]*\.(pem|p12|pfx|jks|keystore)|id_(rsa|dsa|ecdsa|ed25519)|credentials\.json|service-account[\w.-]*\.json|\.npmrc|\.pypirc|\.netrc)(\s|$|[;&|\n])'
+    pattern: '\bgit\s+add\b[^\n;&|]*[\s/](\.env(\.(local|prod\w*|dev\w*|staging|test))?|[\w.-]*\.(pem|p12|pfx|jks|keystore)|id_(rsa|dsa|ecdsa|ed25519)|credentials\.json|service-account[\w.-]*\.json|\.npmrc|\.pypirc|\.netrc)(\s|$|[;&|\n])'
     surface: [category:security]
     priority: high
   - name: production_database
