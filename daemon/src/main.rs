@@ -5,8 +5,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use cairn_daemon::state::{ConfigState, Daemon};
-use cairn_daemon::{jobs, live_config, logging, pidfile::{PidFile, PidFileError}, semantic, server, store::Store};
+use cairn_daemon::app::{self, Daemon};
+use cairn_daemon::config::{live, LiveConfig};
+use cairn_daemon::process::pidfile::{PidFile, PidFileError};
+use cairn_daemon::process::logging;
+use cairn_daemon::rpc::server;
+use cairn_daemon::semantic::embed;
+use cairn_daemon::store::Store;
 use cairn_proto::{paths::create_private_dir, Mode, Paths};
 use clap::Parser;
 
@@ -59,21 +64,21 @@ fn run(args: Args) -> anyhow::Result<()> {
     let pidfile = PidFile::acquire(&paths.pidfile)?;
     logging::init(&paths.logs_dir).context("cannot open the log file")?;
 
-    let config = ConfigState::load(&paths.tuneables_file(), &paths.trigger_rules_file());
+    let config = Arc::new(LiveConfig::load(&paths.config_dir, &paths.tuneables_file(), &paths.trigger_rules_file()));
     let mode = if args.lite { Mode::Lite } else { Mode::Full };
 
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let socket = paths.socket.clone();
     let served = runtime.block_on(async move {
-        let cache = config.tuneables.store.cache_mb * 1024 * 1024;
+        let cache = config.tuneables().store.cache_mb * 1024 * 1024;
         let store = Store::open(&paths.data_dir.join("store"), cache)?;
         let listener = server::bind(&paths)?;
-        let daemon = Arc::new(Daemon::new(paths.clone(), mode, store, config)?);
+        let daemon = Arc::new(Daemon::new(paths.clone(), mode, store, config.clone(), embed::onnx_loader())?);
         // A new home starts with the seed pack (unless CAIRN_SEED_PACK=off).
-        if let Err(e) = cairn_daemon::handlers::seeds::first_start(&daemon) {
+        if let Err(e) = app::seeds::first_start(&daemon) {
             tracing::error!(error = %e, "cannot load the seed pack; `cairn seed --enable` tries again");
         }
-        tracing::info!(pid = std::process::id(), mode = mode.as_str(), memories = daemon.store.memory_count(), socket = %paths.socket.display(), "cairnd started");
+        tracing::info!(pid = std::process::id(), mode = mode.as_str(), memories = daemon.memories().count(), socket = %paths.socket.display(), "cairnd started");
 
         let signals = daemon.clone();
         tokio::spawn(async move {
@@ -81,17 +86,12 @@ fn run(args: Args) -> anyhow::Result<()> {
             let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else { return };
             tokio::select! { _ = term.recv() => {}, _ = int.recv() => {} }
             tracing::info!("signal received; shutting down");
-            signals.shutdown.cancel();
+            signals.shutdown().cancel();
         });
-        semantic::spawn_worker(&daemon);
-        // The full daemon loads the model right away (in the background: it answers meanwhile,
-        // by keywords); --lite loads it on first use.
-        if mode == Mode::Full && daemon.tuneables().semantic.enabled {
-            daemon.semantic.request_load();
-        }
-        jobs::spawn(daemon.clone());
+        daemon.start();
+        app::periodic::spawn(&daemon);
         // Live config is a convenience: without a watcher cairn still runs, on the settings it read.
-        let _watch = match live_config::watch(daemon.clone()) {
+        let _watch = match live::watch(&config) {
             Ok(w) => Some(w),
             Err(e) => {
                 tracing::warn!(error = %e, "cannot watch the config folder; changes apply at restart");
@@ -100,12 +100,9 @@ fn run(args: Args) -> anyhow::Result<()> {
         };
 
         server::serve(daemon.clone(), listener).await;
-        tokio::task::block_in_place(|| {
-            semantic::stop_worker(&daemon);
-            let _ = semantic::save_now(&daemon);
-        });
+        tokio::task::block_in_place(|| daemon.stop());
         // Served: the socket is ours to remove, even if the last flush fails.
-        anyhow::Ok(daemon.store.flush())
+        anyhow::Ok(daemon.store().flush())
     });
     // Every task goes with the runtime, and with the last of them the store closes. Only then is
     // the socket removed and the pidfile let go: a client that sees both gone may start anew.

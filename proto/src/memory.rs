@@ -3,6 +3,13 @@
 //!
 //! Every field of the design's Data section exists from the first schema version so that later
 //! features fill fields instead of migrating records. Timestamps are RFC 3339 strings in UTC.
+//!
+//! Reserved fields: cairn writes a memory's identity (id, project, text, context, category,
+//! source, tags, times). The layers that fill the rest come with later releases, and until then
+//! these fields keep their starting values and nothing presents them as computed:
+//! `why` with temporal intelligence (causality), `now` and `next` with the memory tiers and
+//! prediction, `worth` with the learning loop (outcomes, then the quality gate), `node_weight`
+//! with feedback on the memory graph.
 
 use serde::{Deserialize, Serialize};
 
@@ -25,21 +32,32 @@ pub struct Memory {
     pub tags: Vec<String>,
     pub created_at: String,
     pub updated_at: String,
-    /// Why it exists (Wake layer 1).
+    /// Why it exists (Wake layer 1). Reserved: filled by temporal intelligence (causality).
     #[serde(default)]
     pub why: Why,
-    /// How relevant it is now (Wake layer 2).
+    /// How relevant it is now (Wake layer 2). Reserved: filled by the memory tiers.
     #[serde(default)]
     pub now: Now,
-    /// What is expected next (Wake layer 3).
+    /// What is expected next (Wake layer 3). Reserved: filled by prediction.
     #[serde(default)]
     pub next: Next,
-    /// What it has proven to be worth (Spark).
+    /// What it has proven to be worth (Spark). Reserved: filled by the learning loop; until then
+    /// every memory is at its prior.
     #[serde(default)]
     pub worth: Worth,
-    /// Node weight in the memory graph, lowered by not-useful feedback.
+    /// Node weight in the memory graph, lowered by not-useful feedback. Reserved: 1 until the
+    /// memory graph's feedback.
     #[serde(default = "default_node_weight")]
     pub node_weight: f64,
+}
+
+impl Memory {
+    /// A compact one-line view for listings.
+    pub fn one_line(&self) -> String {
+        let text: String = self.text.chars().take(100).collect();
+        let ellipsis = if self.text.chars().count() > 100 { "..." } else { "" };
+        format!("{}  [{}] ({})  {}{}", self.id, self.category, self.project, text, ellipsis)
+    }
 }
 
 fn default_node_weight() -> f64 {
@@ -61,11 +79,10 @@ pub struct Why {
 }
 
 /// Recency tier of a memory (Wake layer 2).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// Touched within the hour.
-    #[default]
     Active,
     /// Within a day.
     Recent,
@@ -77,8 +94,10 @@ pub enum Tier {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Now {
-    #[serde(default)]
-    pub tier: Tier,
+    /// The memory's tier, once the temporal layer has computed one; absent until then (stores
+    /// from before schema 2 said `active` for every memory without computing it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
     #[serde(default)]
     pub last_accessed: Option<String>,
     #[serde(default)]
@@ -110,7 +129,7 @@ pub struct Worth {
     /// Posterior mean of a Beta(1, 1) prior: a new memory starts at 0.5.
     #[serde(default = "default_effectiveness")]
     pub effectiveness: f64,
-    /// Quality-gate scores, once the memory has been judged.
+    /// Quality-gate scores, once the memory has been judged (the quality gate comes with capture).
     #[serde(default)]
     pub quality: Option<Quality>,
     #[serde(default)]

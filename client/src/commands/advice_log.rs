@@ -4,7 +4,7 @@
 use cairn_proto::{LogQuery, SeedAction};
 
 use super::{client, ctx, print_json, scope, Failure};
-use crate::ProjectArgs;
+use crate::cli::ProjectArgs;
 
 pub async fn log(session: Option<String>, last: u32, json: bool, all: bool, args: ProjectArgs) -> Result<(), Failure> {
     let entries = client().await?.log(ctx(), LogQuery { session, last, scope: scope(&args), all }).await??;
@@ -13,7 +13,7 @@ pub async fn log(session: Option<String>, last: u32, json: bool, all: bool, args
         return Ok(());
     }
     if entries.is_empty() {
-        println!("no advice given yet");
+        outln!("no advice given yet");
     }
     for e in &entries {
         let tool = match (&e.tool_name, &e.tool_use_id) {
@@ -22,16 +22,16 @@ pub async fn log(session: Option<String>, last: u32, json: bool, all: bool, args
             _ => String::new(),
         };
         let outcome = e.outcome.as_deref().map(|o| format!(" -> {o}")).unwrap_or_default();
-        println!("{}  session {}  {}{tool}{outcome}", e.at, e.session_id, e.event);
+        outln!("{}  session {}  {}{tool}{outcome}", e.at, e.session_id, e.event);
         if let Some(intent) = e.intent.as_deref().filter(|i| !i.is_empty()) {
-            println!("  intent: {intent}");
+            outln!("  intent: {intent}");
         }
         if let Some(d) = &e.decision {
-            println!("  interrupt: {d}");
+            outln!("  interrupt: {d}");
         }
         for item in &e.items {
-            println!("  [{}] {} (score {:.2}): {}", item.category, item.id, item.score, item.text);
-            println!("    why: {}", item.why);
+            outln!("  [{}] {} (score {:.2}): {}", item.category, item.id, item.score, item.text);
+            outln!("    why: {}", item.why);
         }
     }
     Ok(())
@@ -40,9 +40,9 @@ pub async fn log(session: Option<String>, last: u32, json: bool, all: bool, args
 pub async fn mute(id: String, muted: bool) -> Result<(), Failure> {
     let m = client().await?.mute(ctx(), id, muted).await??;
     if muted {
-        println!("muted {}: kept out of advice (still listed, searchable and exported); `cairn unmute {}` lets it back", m.id, m.id);
+        outln!("muted {}: kept out of advice (still listed, searchable and exported); `cairn unmute {}` lets it back", m.id, m.id);
     } else {
-        println!("unmuted {}", m.id);
+        outln!("unmuted {}", m.id);
     }
     Ok(())
 }
@@ -62,16 +62,16 @@ pub async fn seed(list: bool, enable: Option<Option<String>>, disable: Option<Op
         return Ok(());
     }
     for note in &report.notes {
-        println!("{note}");
+        outln!("{note}");
     }
     if changed && !list {
         return Ok(());
     }
-    println!("seed pack: {} ({} seeds)", if report.pack_enabled { "on" } else { "off" }, report.seeds.len());
+    outln!("seed pack: {} ({} seeds)", if report.pack_enabled { "on" } else { "off" }, report.seeds.len());
     for s in &report.seeds {
         let cut = s.text.chars().count() > 90;
         let text: String = s.text.chars().take(90).collect();
-        println!("{:<11} {:<28} [{}, {}]{}  {text}{}", s.state, s.id, s.category, s.priority, if s.triggers { ", triggers" } else { "" }, if cut { "..." } else { "" });
+        outln!("{:<11} {:<28} [{}, {}]{}  {text}{}", s.state, s.id, s.category, s.priority, if s.triggers { ", triggers" } else { "" }, if cut { "..." } else { "" });
     }
     Ok(())
 }

@@ -5,14 +5,14 @@ use std::path::PathBuf;
 use cairn_proto::AdviseRequest;
 
 use super::{client, ctx, print_json, scope, Failure};
-use crate::ProjectArgs;
+use crate::cli::ProjectArgs;
 
 #[allow(clippy::too_many_arguments)]
 pub async fn advise(text: Vec<String>, hook_input: Option<PathBuf>, json: bool, limit: Option<u32>, session: Option<String>, explain: bool, args: ProjectArgs) -> Result<(), Failure> {
     let hook_input = match hook_input {
         Some(path) => {
             let raw = std::fs::read_to_string(&path).map_err(|e| Failure::new(1, format!("cannot read {}: {e}", path.display())))?;
-            let value = crate::input::read_first_value(raw.as_bytes())
+            let value = crate::hook::input::read_first_value(raw.as_bytes())
                 .map_err(|e| Failure::new(2, format!("{} is not a JSON hook payload: {e}", path.display())))?
                 .ok_or_else(|| Failure::new(2, format!("{} is empty", path.display())))?;
             Some(value)
@@ -28,19 +28,19 @@ pub async fn advise(text: Vec<String>, hook_input: Option<PathBuf>, json: bool, 
         print_json(&advice);
         return Ok(());
     }
-    println!("intent:   {}", advice.intent);
-    println!("project:  {}", advice.project);
-    println!("salience: {:.2} ({})", advice.salience, advice.salience_reason);
+    outln!("intent:   {}", advice.intent);
+    outln!("project:  {}", advice.project);
+    outln!("salience: {:.2} ({})", advice.salience, advice.salience_reason);
     if advice.advice.is_empty() {
-        println!("no advice worth giving");
+        outln!("no advice worth giving");
     }
     for item in &advice.advice {
-        println!("\n[{}] {} (score {:.2}, {})\n  {}\n  why: {}", item.category, item.id, item.score, item.source, item.text, item.why);
+        outln!("\n[{}] {} (score {:.2}, {})\n  {}\n  why: {}", item.category, item.id, item.score, item.source, item.text, item.why);
     }
     if explain {
-        println!("\nconsidered and not said: {}", if advice.considered.is_empty() { "nothing" } else { "" });
+        outln!("\nconsidered and not said: {}", if advice.considered.is_empty() { "nothing" } else { "" });
         for c in &advice.considered {
-            println!("  [{}] {} (score {:.2}): {}\n    {}\n    why: {}", c.category, c.id, c.score, c.verdict, c.text, c.why);
+            outln!("  [{}] {} (score {:.2}): {}\n    {}\n    why: {}", c.category, c.id, c.score, c.verdict.as_deref().unwrap_or(""), c.text, c.why);
         }
     }
     Ok(())

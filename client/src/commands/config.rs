@@ -8,7 +8,7 @@ use std::time::Duration;
 use cairn_proto::Paths;
 
 use super::{client, ctx, print_json, scope, Failure};
-use crate::ProjectArgs;
+use crate::cli::ProjectArgs;
 
 pub async fn show(json: bool) -> Result<(), Failure> {
     let report = client().await?.config_show(ctx()).await?;
@@ -17,38 +17,41 @@ pub async fn show(json: bool) -> Result<(), Failure> {
         return Ok(());
     }
     if report.tuneables_state == "ok" {
-        println!("{}: ok", report.tuneables_file);
+        outln!("{}: ok", report.tuneables_file);
     } else {
-        println!("{}", report.tuneables_state);
-        println!("  (the last good settings below stay in force until the file is fixed)");
+        outln!("{}", report.tuneables_state);
+        outln!("  (the last good settings below stay in force until the file is fixed)");
     }
     let width = report.settings.iter().map(|s| s.key.len()).max().unwrap_or(0);
     for s in &report.settings {
-        println!("  {:width$} = {:<8} ({})", s.key, s.value.to_string(), s.source);
+        outln!("  {:width$} = {:<8} ({})", s.key, s.value.to_string(), s.source);
+    }
+    if !report.renamed_keys.is_empty() {
+        outln!("  renamed keys, read under their new names: {}", report.renamed_keys.join("; "));
     }
     if !report.unknown_keys.is_empty() {
-        println!("  unknown keys, kept and ignored: {}", report.unknown_keys.join(", "));
+        outln!("  unknown keys, kept and ignored: {}", report.unknown_keys.join(", "));
     }
     if report.rules_state == "ok" {
-        println!("{}: ok", report.rules_file);
+        outln!("{}: ok", report.rules_file);
     } else {
-        println!("{}", report.rules_state);
-        println!("  (the last good rules below stay in force until the file is fixed)");
+        outln!("{}", report.rules_state);
+        outln!("  (the last good rules below stay in force until the file is fixed)");
     }
     if report.rules.is_empty() {
-        println!("  no trigger rules from this file");
+        outln!("  no trigger rules from this file");
     }
     for r in &report.rules {
         let kind = if r.learned { "learned" } else { "rule" };
         let interrupt = if r.interrupt { ", interrupts" } else { "" };
-        println!("  {kind} {} ({}{interrupt}): /{}/ -> {}", r.name, r.priority, r.pattern, r.surface.join(", "));
+        outln!("  {kind} {} ({}{interrupt}): /{}/ -> {}", r.name, r.priority, r.pattern, r.surface.join(", "));
     }
     Ok(())
 }
 
 pub async fn init(force: bool) -> Result<(), Failure> {
     for line in client().await?.config_init(ctx(), force).await?? {
-        println!("{line}");
+        outln!("{line}");
     }
     Ok(())
 }
@@ -60,9 +63,9 @@ pub async fn pause(args: ProjectArgs, paused: bool) -> Result<(), Failure> {
     let c = client().await?;
     let project = if paused { c.pause(ctx(), scope(&args)).await?? } else { c.resume(ctx(), scope(&args)).await?? };
     if paused {
-        println!("paused {project}: no advice, and nothing recorded, until `cairn resume`");
+        outln!("paused {project}: no advice, and nothing recorded, until `cairn resume`");
     } else {
-        println!("resumed {project}");
+        outln!("resumed {project}");
     }
     Ok(())
 }
@@ -75,7 +78,7 @@ pub fn logs(lines: usize, follow: bool) -> Result<(), Failure> {
     let mut text = String::new();
     file.read_to_string(&mut text)?;
     let all: Vec<&str> = text.lines().collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::print::Out::new();
     for line in &all[all.len().saturating_sub(lines)..] {
         writeln!(out, "{line}")?;
     }

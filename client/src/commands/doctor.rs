@@ -14,14 +14,14 @@ struct Report {
 
 impl Report {
     fn ok(&mut self, what: &str, detail: impl AsRef<str>) {
-        println!("ok    {what}: {}", detail.as_ref());
+        outln!("ok    {what}: {}", detail.as_ref());
     }
     fn warn(&mut self, what: &str, detail: impl AsRef<str>, fix: impl AsRef<str>) {
-        println!("warn  {what}: {} -> {}", detail.as_ref(), fix.as_ref());
+        outln!("warn  {what}: {} -> {}", detail.as_ref(), fix.as_ref());
     }
     fn fail(&mut self, what: &str, detail: impl AsRef<str>, fix: impl AsRef<str>) {
         self.failed += 1;
-        println!("FAIL  {what}: {} -> {}", detail.as_ref(), fix.as_ref());
+        outln!("FAIL  {what}: {} -> {}", detail.as_ref(), fix.as_ref());
     }
 }
 
@@ -113,7 +113,7 @@ pub async fn doctor() -> Result<(), Failure> {
         .and_then(|s| s.model_info.as_ref())
         .filter(|m| std::path::Path::new(&m.model_file) != cairn_proto::model::MODEL.in_dir(&paths.models_dir));
     match own_model {
-        Some(m) => r.ok("model files", format!("a model of your own: {} (semantic.embedding_model)", m.model_file)),
+        Some(m) => r.ok("model files", format!("a model of your own: {} (model.embedding_model)", m.model_file)),
         None => model_files(&mut r, &paths),
     }
     if let Some(s) = &status {
@@ -122,13 +122,16 @@ pub async fn doctor() -> Result<(), Failure> {
         } else {
             r.fail("config", &s.config, "fix the file at that line; the last good settings stay in force meanwhile");
         }
+        if !s.renamed_config_keys.is_empty() {
+            r.warn("config", format!("renamed keys: {}", s.renamed_config_keys.join("; ")), "rename them in tuneables.json as each says (they work meanwhile)");
+        }
         if !s.unknown_config_keys.is_empty() {
             r.warn("config", format!("unknown keys: {}", s.unknown_config_keys.join(", ")), "check their spelling (`cairn config show`)");
         }
         if let Some(m) = &s.model_info {
             r.ok("model", format!("{} loaded ({} dimensions) from {}", m.name, m.dimension, m.model_file));
         } else if s.model.starts_with("off") {
-            r.warn("model", &s.model, "set semantic.enabled to true for retrieval by meaning");
+            r.warn("model", &s.model, "set model.enabled to true for retrieval by meaning");
         }
         let ix = &s.index;
         match &s.job {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use cairn_proto::{ImportBatch, ImportLine, ImportReport};
 
 use super::{client, ctx, Failure};
-use crate::ProjectArgs;
+use crate::cli::ProjectArgs;
 
 /// Lines per request: each batch is embedded as one, so it is kept small enough to answer well
 /// within the request's patience and to show progress often.
@@ -43,18 +43,18 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
             total.updated += report.updated;
             total.rejected.extend(report.rejected);
             if progress {
-                eprint!("\rimported {} lines ({} added, {} updated, {} rejected)", n + 1, total.added, total.updated, total.rejected.len());
+                err!("\rimported {} lines ({} added, {} updated, {} rejected)", n + 1, total.added, total.updated, total.rejected.len());
             }
         }
     }
     if progress {
-        eprintln!();
+        errln!();
     }
     total.rejected.sort_by_key(|r| r.line);
     for r in &total.rejected {
-        eprintln!("{}: line {}: {}", file.display(), r.line, r.reason);
+        errln!("{}: line {}: {}", file.display(), r.line, r.reason);
     }
-    println!("{} added, {} updated, {} rejected", total.added, total.updated, total.rejected.len());
+    outln!("{} added, {} updated, {} rejected", total.added, total.updated, total.rejected.len());
     Ok(())
 }
 
@@ -73,7 +73,7 @@ async fn export_to(file: Option<&std::path::Path>) -> Result<(), Failure> {
     let mut out: Box<dyn Write> = match file {
         // Written beside the target and renamed, so a failed export never leaves half a file.
         Some(path) => Box::new(tempfile_beside(path)?),
-        None => Box::new(std::io::stdout().lock()),
+        None => Box::new(crate::print::Out::new()),
     };
     let mut after = None;
     let mut count = 0;
@@ -92,7 +92,7 @@ async fn export_to(file: Option<&std::path::Path>) -> Result<(), Failure> {
     drop(out);
     if let Some(path) = file {
         std::fs::rename(partial(path), path)?;
-        eprintln!("exported {count} records to {}", path.display());
+        errln!("exported {count} records to {}", path.display());
     }
     Ok(())
 }

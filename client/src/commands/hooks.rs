@@ -145,7 +145,7 @@ pub fn install(target: Target) -> Result<(), Failure> {
     let mut value = existing.unwrap_or_else(|| Value::Object(Default::default()));
     let (changed, created) = settings::install(&mut value, &settings::hook_command(&cairn), timeout_s()).map_err(|e| describe_error(&path, e))?;
     if changed == 0 {
-        println!("cairn's hooks are already installed in {}", shown.display());
+        outln!("cairn's hooks are already installed in {}", shown.display());
         return Ok(());
     }
     if let Some(dir) = path.parent() {
@@ -159,9 +159,9 @@ pub fn install(target: Target) -> Result<(), Failure> {
     }
     save_records(&records)?;
     let saved = write(&path, &value)?;
-    println!("installed cairn's hooks for {} events in {}", settings::EVENTS.len(), shown.display());
+    outln!("installed cairn's hooks for {} events in {}", settings::EVENTS.len(), shown.display());
     if let Some(b) = saved {
-        println!("backup of the previous file: {}", b.display());
+        outln!("backup of the previous file: {}", b.display());
     }
     Ok(())
 }
@@ -170,7 +170,7 @@ pub fn uninstall(target: Target) -> Result<(), Failure> {
     let shown = settings_path(target)?;
     let path = resolve(&shown);
     let Some(mut value) = read(&path)? else {
-        println!("no settings file at {}; nothing to remove", shown.display());
+        outln!("no settings file at {}; nothing to remove", shown.display());
         return Ok(());
     };
     let mut records = load_records();
@@ -178,7 +178,7 @@ pub fn uninstall(target: Target) -> Result<(), Failure> {
     let record = records.get(&key);
     let removed = settings::uninstall(&mut value, record.map(|r| &r.created)).map_err(|e| describe_error(&path, e))?;
     if removed == 0 {
-        println!("no cairn hooks in {}", shown.display());
+        outln!("no cairn hooks in {}", shown.display());
         return Ok(());
     }
     let emptied = value.as_object().is_some_and(|o| o.is_empty());
@@ -191,12 +191,12 @@ pub fn uninstall(target: Target) -> Result<(), Failure> {
         {
             let _ = std::fs::remove_dir(dir);
         }
-        println!("removed {removed} cairn hooks and the settings file cairn had created, {}", shown.display());
+        outln!("removed {removed} cairn hooks and the settings file cairn had created, {}", shown.display());
     } else {
         let saved = write(&path, &value)?;
-        println!("removed {removed} cairn hooks from {}", shown.display());
+        outln!("removed {removed} cairn hooks from {}", shown.display());
         if let Some(b) = saved {
-            println!("backup of the previous file: {}", b.display());
+            outln!("backup of the previous file: {}", b.display());
         }
     }
     records.remove(&key);
@@ -234,21 +234,21 @@ pub fn plugin_enabled() -> bool {
 
 pub fn status() -> Result<(), Failure> {
     if plugin_enabled() {
-        println!("the cairn plugin is enabled in Claude Code (its hooks come from the plugin)");
+        outln!("the cairn plugin is enabled in Claude Code (its hooks come from the plugin)");
     }
     for (path, found) in report() {
         match found {
-            Err(e) => println!("{}: {e}", path.display()),
-            Ok(list) if list.is_empty() => println!("{}: no cairn hooks", path.display()),
+            Err(e) => outln!("{}: {e}", path.display()),
+            Ok(list) if list.is_empty() => outln!("{}: no cairn hooks", path.display()),
             Ok(list) => {
                 let missing: Vec<&str> = settings::EVENTS.iter().map(|(e, _)| *e).filter(|e| !list.iter().any(|(ev, _)| ev == e)).collect();
-                println!("{}: cairn hooks for {} events{}", path.display(), list.len(), if missing.is_empty() { String::new() } else { format!(" (missing: {})", missing.join(", ")) });
+                outln!("{}: cairn hooks for {} events{}", path.display(), list.len(), if missing.is_empty() { String::new() } else { format!(" (missing: {})", missing.join(", ")) });
                 let mut commands: Vec<&str> = list.iter().map(|(_, c)| c.as_str()).collect();
                 commands.dedup();
                 for c in commands {
                     let binary = c.strip_suffix(" hook").unwrap_or(c).trim_matches('\'');
                     let state = if Path::new(binary).is_file() { "" } else { "  (binary not found: run `cairn hooks install` again)" };
-                    println!("  runs: {c}{state}");
+                    outln!("  runs: {c}{state}");
                 }
             }
         }

@@ -35,7 +35,7 @@ pub async fn up(lite: bool) -> Result<(), Failure> {
     let paths = Paths::from_env()?;
     match running_status(&paths).await {
         Ok(s) => {
-            println!("cairn is already running ({})", describe(&s));
+            outln!("cairn is already running ({})", describe(&s));
             return Ok(());
         }
         Err(ClientError::NotRunning(_)) => {}
@@ -48,7 +48,7 @@ pub async fn up(lite: bool) -> Result<(), Failure> {
     loop {
         match running_status(&paths).await {
             Ok(s) => {
-                println!("cairn is up ({})", describe(&s));
+                outln!("cairn is up ({})", describe(&s));
                 return Ok(());
             }
             Err(e @ ClientError::ProtocolMismatch { .. }) => return Err(e.into()),
@@ -59,7 +59,7 @@ pub async fn up(lite: bool) -> Result<(), Failure> {
                 // Another daemon holds this home: one starting (another `up`, a hook's autostart)
                 // will answer soon; one on its way out lets go soon. Wait, then try again.
                 if let Ok(s) = running_status(&paths).await {
-                    println!("cairn is already running ({})", describe(&s));
+                    outln!("cairn is already running ({})", describe(&s));
                     return Ok(());
                 }
                 tokio::time::sleep(POLL).await;
@@ -117,7 +117,7 @@ pub async fn down() -> Result<(), Failure> {
             let _ = client.shutdown(ctx()).await;
         }
         Err(ClientError::NotRunning(_)) if !daemon_alive(&paths) => {
-            println!("cairn is not running");
+            outln!("cairn is not running");
             return Ok(());
         }
         Err(e) => {
@@ -136,7 +136,7 @@ pub async fn down() -> Result<(), Failure> {
         }
         tokio::time::sleep(POLL).await;
     }
-    println!("cairn stopped");
+    outln!("cairn stopped");
     Ok(())
 }
 
@@ -152,28 +152,31 @@ pub async fn status(json: bool) -> Result<(), Failure> {
         return Ok(());
     }
     let uptime = Duration::from_secs(s.uptime_s);
-    println!("cairnd {} (protocol {}), pid {}, up {}, mode {}", s.version, s.protocol, s.pid, human(uptime), s.mode.as_str());
-    println!("home:       {}", s.home);
-    println!("data:       {}", s.data_dir);
-    println!("socket:     {}", s.socket);
-    println!("memories:   {}", s.memories);
-    println!("sessions:   {} events logged", s.session_events);
-    println!("config:     {}", s.config);
+    outln!("cairnd {} (protocol {}), pid {}, up {}, mode {}", s.version, s.protocol, s.pid, human(uptime), s.mode.as_str());
+    outln!("home:       {}", s.home);
+    outln!("data:       {}", s.data_dir);
+    outln!("socket:     {}", s.socket);
+    outln!("memories:   {}", s.memories);
+    outln!("sessions:   {} events logged", s.session_events);
+    outln!("config:     {}", s.config);
+    if !s.renamed_config_keys.is_empty() {
+        outln!("            renamed keys, read under their new names: {}", s.renamed_config_keys.join("; "));
+    }
     if !s.unknown_config_keys.is_empty() {
-        println!("            unknown keys, kept and ignored: {}", s.unknown_config_keys.join(", "));
+        outln!("            unknown keys, kept and ignored: {}", s.unknown_config_keys.join(", "));
     }
     if !s.paused.is_empty() {
-        println!("paused:     {}", s.paused.join(", "));
+        outln!("paused:     {}", s.paused.join(", "));
     }
-    println!("model:      {}", s.model);
+    outln!("model:      {}", s.model);
     if let Some(m) = &s.model_info {
-        println!("            {} ({} dimensions, fingerprint {})", m.name, m.dimension, m.fingerprint);
+        outln!("            {} ({} dimensions, fingerprint {})", m.name, m.dimension, m.fingerprint);
     }
     let ix = &s.index;
     if !ix.loaded {
-        println!("index:      not loaded (it loads with the model)");
+        outln!("index:      not loaded (it loads with the model)");
     } else {
-        println!(
+        outln!(
         "index:      {} of {} memories embedded and indexed{}{}",
         ix.indexed,
         ix.memories,
@@ -187,11 +190,11 @@ pub async fn status(json: bool) -> Result<(), Failure> {
             (None, true) => format!("finished in {:.1}s", job.elapsed_ms as f64 / 1000.0),
             (None, false) => format!("{} {}/{}", job.phase, job.done, job.total),
         };
-        println!("job:        {} ({}), {state}", job.kind, job.started_at);
+        outln!("job:        {} ({}), {state}", job.kind, job.started_at);
     }
     match &s.last_hook_miss {
-        Some(last) => println!("hook misses: {} (last at {last})", s.hook_misses),
-        None => println!("hook misses: {}", s.hook_misses),
+        Some(last) => outln!("hook misses: {} (last at {last})", s.hook_misses),
+        None => outln!("hook misses: {}", s.hook_misses),
     }
     Ok(())
 }

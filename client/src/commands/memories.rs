@@ -3,32 +3,39 @@
 use cairn_proto::{ListQuery, Memory, MemoryEdit, NewMemory};
 
 use super::{client, ctx, print_json, scope, Failure};
-use crate::ProjectArgs;
+use crate::cli::ProjectArgs;
 
 pub async fn add(text: String, category: Option<String>, tags: Vec<String>, context: Option<String>, args: ProjectArgs) -> Result<(), Failure> {
     let c = client().await?;
     let memory = c.add(ctx(), NewMemory { text, category, tags, context, source: Some("user".into()), scope: scope(&args) }).await??;
-    println!("{}", memory.id);
+    outln!("{}", memory.id);
     Ok(())
 }
 
 fn print_memory(m: &Memory) {
-    println!("id:         {}", m.id);
-    println!("project:    {}", m.project);
-    println!("category:   {}", m.category);
-    println!("source:     {}", m.source);
+    outln!("id:         {}", m.id);
+    outln!("project:    {}", m.project);
+    outln!("category:   {}", m.category);
+    outln!("source:     {}", m.source);
     if !m.tags.is_empty() {
-        println!("tags:       {}", m.tags.join(", "));
+        outln!("tags:       {}", m.tags.join(", "));
     }
-    println!("created:    {}", m.created_at);
-    println!("updated:    {}", m.updated_at);
-    println!("tier:       {:?}", m.now.tier);
-    println!("worth:      surfaced {}, helpful {}, unhelpful {}, effectiveness {:.2}", m.worth.times_surfaced, m.worth.helpful, m.worth.unhelpful, m.worth.effectiveness);
+    outln!("created:    {}", m.created_at);
+    outln!("updated:    {}", m.updated_at);
+    // Only what was computed: the tier and the outcome counts come with later releases, and a
+    // record imported from elsewhere may carry them.
+    if let Some(tier) = m.now.tier {
+        outln!("tier:       {}", serde_json::to_value(tier).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default());
+    }
+    let w = &m.worth;
+    if w.times_surfaced + w.helpful + w.unhelpful > 0 {
+        outln!("worth:      surfaced {}, helpful {}, unhelpful {}, effectiveness {:.2}", w.times_surfaced, w.helpful, w.unhelpful, w.effectiveness);
+    }
     if !m.context.is_empty() {
-        println!("context:    {}", m.context);
+        outln!("context:    {}", m.context);
     }
-    println!();
-    println!("{}", m.text);
+    outln!();
+    outln!("{}", m.text);
 }
 
 pub async fn show(id: String, json: bool) -> Result<(), Failure> {
@@ -39,13 +46,13 @@ pub async fn show(id: String, json: bool) -> Result<(), Failure> {
 
 pub async fn edit(id: String, text: Option<String>, category: Option<String>, tags: Option<Vec<String>>, context: Option<String>) -> Result<(), Failure> {
     let memory = client().await?.edit(ctx(), MemoryEdit { id, text, category, tags, context }).await??;
-    println!("{}", memory.id);
+    outln!("{}", memory.id);
     Ok(())
 }
 
 pub async fn forget(id: String) -> Result<(), Failure> {
     let memory = client().await?.forget(ctx(), id).await??;
-    println!("forgot {}", memory.id);
+    outln!("forgot {}", memory.id);
     Ok(())
 }
 
@@ -61,7 +68,7 @@ pub async fn list(args: ProjectArgs, all: bool, json: bool) -> Result<(), Failur
             memories.extend(page.items);
         } else {
             for m in &page.items {
-                println!("{}", m.one_line());
+                outln!("{}", m.one_line());
             }
         }
         match page.next {

@@ -16,7 +16,7 @@ pub mod setup;
 use cairn_proto::{CairnClient, Paths, Scope};
 
 use crate::connect::{self, ClientError};
-use crate::ProjectArgs;
+use crate::cli::ProjectArgs;
 
 pub struct Failure {
     pub code: i32,
@@ -104,5 +104,5 @@ pub fn ctx() -> tarpc::context::Context {
 }
 
 pub fn print_json(value: &impl serde::Serialize) {
-    println!("{}", serde_json::to_string_pretty(value).expect("answers serialise"));
+    outln!("{}", serde_json::to_string_pretty(value).expect("answers serialise"));
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use cairn_proto::{JobProgress, SearchRequest};
 
 use super::{client, ctx, print_json, scope, Failure};
-use crate::ProjectArgs;
+use crate::cli::ProjectArgs;
 
 pub async fn search(text: Vec<String>, k: Option<u32>, json: bool, args: ProjectArgs) -> Result<(), Failure> {
     let text = text.join(" ");
@@ -20,16 +20,16 @@ pub async fn search(text: Vec<String>, k: Option<u32>, json: bool, args: Project
         return Ok(());
     }
     if found.mode != "hybrid" {
-        eprintln!("(keywords only: the embedding model is not loaded; see `cairn status`)");
+        errln!("(keywords only: the embedding model is not loaded; see `cairn status`)");
     }
     if found.results.is_empty() {
-        println!("nothing found");
+        outln!("nothing found");
     }
     for (i, r) in found.results.iter().enumerate() {
         let similarity = r.similarity.map_or_else(|| "-".to_string(), |s| format!("{s:.2}"));
-        println!("{:>2}. [{}] {} ({})  score {:.2}  similarity {similarity}  bm25 {:.2}", i + 1, r.category, r.id, r.project, r.score, r.bm25);
-        println!("    {}", r.text);
-        println!("    why: {}", r.why);
+        outln!("{:>2}. [{}] {} ({})  score {:.2}  similarity {similarity}  bm25 {:.2}", i + 1, r.category, r.id, r.project, r.score, r.bm25);
+        outln!("    {}", r.text);
+        outln!("    why: {}", r.why);
     }
     Ok(())
 }
@@ -47,9 +47,9 @@ pub async fn reindex() -> Result<(), Failure> {
         let now = line(&progress);
         if now != last {
             if tty {
-                eprint!("\r\x1b[2K{now}");
+                err!("\r\x1b[2K{now}");
             } else {
-                eprintln!("{now}");
+                errln!("{now}");
             }
             last = now;
         }
@@ -57,12 +57,12 @@ pub async fn reindex() -> Result<(), Failure> {
         progress = c.job(ctx(), Some(progress.id)).await?.ok_or_else(|| Failure::new(1, "the reindex job vanished (did cairnd restart?)"))?;
     }
     if tty {
-        eprintln!();
+        errln!();
     }
     match progress.error {
         Some(e) => Err(Failure::new(1, format!("reindex failed: {e}"))),
         None => {
-            println!("reindexed {} memories in {:.1}s", progress.total, progress.elapsed_ms as f64 / 1000.0);
+            outln!("reindexed {} memories in {:.1}s", progress.total, progress.elapsed_ms as f64 / 1000.0);
             Ok(())
         }
     }

@@ -109,12 +109,12 @@ pub fn install(kind: Kind) -> Result<(), Failure> {
         std::fs::create_dir_all(dir).map_err(|e| Failure::new(1, format!("cannot create {}: {e}", dir.display())))?;
     }
     std::fs::write(&path, text).map_err(|e| Failure::new(1, format!("cannot write {}: {e}", path.display())))?;
-    println!("wrote {}", path.display());
-    println!("it runs {} in the foreground and restarts it when it fails", daemon.display());
-    println!("if cairn is running from `cairn up`, stop it first with `cairn down`, then enable the service:");
+    outln!("wrote {}", path.display());
+    outln!("it runs {} in the foreground and restarts it when it fails", daemon.display());
+    outln!("if cairn is running from `cairn up`, stop it first with `cairn down`, then enable the service:");
     match kind {
-        Kind::Systemd => println!("  systemctl --user daemon-reload && systemctl --user enable --now {UNIT}"),
-        Kind::Launchd => println!("  launchctl bootstrap gui/{} {}", uid(), path.display()),
+        Kind::Systemd => outln!("  systemctl --user daemon-reload && systemctl --user enable --now {UNIT}"),
+        Kind::Launchd => outln!("  launchctl bootstrap gui/{} {}", uid(), path.display()),
     }
     Ok(())
 }
@@ -122,7 +122,7 @@ pub fn install(kind: Kind) -> Result<(), Failure> {
 pub fn uninstall(kind: Kind) -> Result<(), Failure> {
     let path = file_path(kind)?;
     if !path.exists() {
-        println!("no service installed at {}", path.display());
+        outln!("no service installed at {}", path.display());
         return Ok(());
     }
     // Stop and unregister first, so no running service is left without its file.
@@ -131,39 +131,39 @@ pub fn uninstall(kind: Kind) -> Result<(), Failure> {
         Kind::Launchd => manager("launchctl", &["bootout", &format!("gui/{}", uid()), &path.display().to_string()]),
     };
     if let Some(Err(e)) = &stopped {
-        println!("note: the service manager said: {e}");
+        outln!("note: the service manager said: {e}");
     }
     std::fs::remove_file(&path).map_err(|e| Failure::new(1, format!("cannot remove {}: {e}", path.display())))?;
     if kind == Kind::Systemd {
         let _ = manager("systemctl", &["--user", "daemon-reload"]);
     }
-    println!("removed {}", path.display());
+    outln!("removed {}", path.display());
     Ok(())
 }
 
 pub fn status(kind: Kind) -> Result<(), Failure> {
     let path = file_path(kind)?;
     let Ok(text) = std::fs::read_to_string(&path) else {
-        println!("no service installed (would be {}); install it with `cairn service install`", path.display());
+        outln!("no service installed (would be {}); install it with `cairn service install`", path.display());
         return Ok(());
     };
-    println!("installed: {}", path.display());
+    outln!("installed: {}", path.display());
     let binary = match kind {
         Kind::Systemd => text.lines().find_map(|l| l.strip_prefix("ExecStart=")).map(|v| v.trim_matches('"').to_string()),
         Kind::Launchd => text.split("<string>").nth(2).and_then(|s| s.split("</string>").next()).map(|s| s.replace("&amp;", "&")),
     };
     if let Some(b) = binary {
         let state = if Path::new(&b).is_file() { "" } else { " (not found: run `cairn service install` again)" };
-        println!("runs:      {b}{state}");
+        outln!("runs:      {b}{state}");
     }
     let state = match kind {
         Kind::Systemd => manager("systemctl", &["--user", "is-active", UNIT]),
         Kind::Launchd => manager("launchctl", &["print", &format!("gui/{}/{LABEL}", uid())]).map(|r| r.map(|_| "loaded".to_string())),
     };
     match state {
-        Some(Ok(s)) => println!("state:     {s}"),
-        Some(Err(e)) if !e.is_empty() => println!("state:     {e}"),
-        _ => println!("state:     unknown (no service manager answered)"),
+        Some(Ok(s)) => outln!("state:     {s}"),
+        Some(Err(e)) if !e.is_empty() => outln!("state:     {e}"),
+        _ => outln!("state:     unknown (no service manager answered)"),
     }
     Ok(())
 }

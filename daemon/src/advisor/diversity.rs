@@ -8,15 +8,18 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::rank::{Scored, Verdict};
+use super::explain::Verdict;
+use super::fuse::Scored;
+use crate::base::text;
+use crate::retrieval::similarity::cosine;
 
 /// How similar two memories are: embedding cosine, else the overlap of their terms.
 pub fn similarity(a: &Scored, b: &Scored) -> f64 {
     match (&a.candidate.vector, &b.candidate.vector) {
-        (Some(x), Some(y)) => crate::embed::pool::cosine(x, y) as f64,
+        (Some(x), Some(y)) => cosine(x, y) as f64,
         _ => {
-            let ta: HashSet<String> = crate::text::terms(&a.candidate.text).into_iter().collect();
-            let tb: HashSet<String> = crate::text::terms(&b.candidate.text).into_iter().collect();
+            let ta: HashSet<String> = text::terms(&a.candidate.text).into_iter().collect();
+            let tb: HashSet<String> = text::terms(&b.candidate.text).into_iter().collect();
             let union = ta.union(&tb).count();
             if union == 0 { 0.0 } else { ta.intersection(&tb).count() as f64 / union as f64 }
         }
@@ -76,7 +79,11 @@ pub fn cap_categories(items: Vec<Scored>, caps: &HashMap<String, usize>, default
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::advisor::rank::{fuse, Candidate, Gates, Retrieved};
+    use crate::advisor::candidate::Candidate;
+    use crate::advisor::fuse::fuse;
+    use crate::advisor::policy::Gates;
+    use crate::config::Tuneables;
+    use crate::retrieval::Hit;
 
     fn item(id: &str, category: &str, score_hint: f64, vector: Vec<f32>) -> Scored {
         let c = Candidate {
@@ -84,7 +91,7 @@ mod tests {
             text: format!("text of {id}"),
             category: category.into(),
             project: "p".into(),
-            retrieved: Some(Retrieved { lexical: score_hint, cosine: None, bm25: 1.0, matched_words: vec!["w".into(), "x".into()], query_terms: 2 }),
+            hit: Some(Hit::by_words(id.into(), 1.0, score_hint, vec!["w".into(), "x".into()], 2)),
             trigger: None,
             effectiveness: 0.5,
             recency: 0.0,
@@ -92,7 +99,7 @@ mod tests {
             found: true,
             seed: None,
         };
-        fuse(c, (1.0, "test"), &Gates { weight_recency: 0.0, ..Gates::default() })
+        fuse(c, (1.0, "test"), &Gates { weight_recency: 0.0, ..Gates::from_settings(&Tuneables::default()) })
     }
 
     fn unit(v: &[f32]) -> Vec<f32> {

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::event::{EventKind, HookEvent};
+use crate::base::event::{EventKind, HookEvent};
 
 /// Longest intent kept, in characters.
 const MAX_INTENT_CHARS: usize = 400;

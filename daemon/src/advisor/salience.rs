@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
 
-use crate::event::{EventKind, HookEvent};
+use crate::base::event::{EventKind, HookEvent};
 
 /// Salience below this is a look around (read only): trigger rules and interrupts leave it be.
 pub const READ_ONLY_CEILING: f64 = 0.2;

@@ -1,36 +1,28 @@
-//! The durable store: sled trees for memories, edges, the session log and metadata, with a
-//! schema version. Records are JSON so that added fields need no migration.
+//! Layer 5, the durable store: sled trees for memories, edges, the session log, embeddings,
+//! what is kept quiet, and metadata, with a schema version. Records are JSON so that added fields
+//! need no migration.
 //!
 //! Invariant: a memory write is acknowledged to a client only after [`Store::durable`] returns,
 //! so an acknowledged write survives `kill -9` of the daemon. Hook events are the exception by
 //! design: their flush starts as the hook is answered ([`Store::durable_soon`]), because the hook
 //! path never waits on a disk.
 
+pub mod codec;
 pub mod commit;
+pub mod embeddings;
 pub mod quiet;
 pub mod schema;
 pub mod sessions;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use cairn_proto::{Edge, Memory};
-use serde::de::DeserializeOwned;
 
+use codec::{decode, encode};
+pub use codec::StoreError;
 use commit::Committer;
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("cannot open the store at {path}: {source}")]
-    Open { path: PathBuf, source: sled::Error },
-    #[error("store error: {0}")]
-    Sled(#[from] sled::Error),
-    #[error("store is corrupt: {0}")]
-    Corrupt(String),
-    #[error("the store was written by a newer cairn (schema {found}; this cairn reads up to {supported}); upgrade cairn")]
-    TooNew { found: u32, supported: u32 },
-}
 
 pub struct Store {
     db: sled::Db,
@@ -55,36 +47,7 @@ pub struct Store {
 /// How long to wait for the store's lock held by a daemon that is exiting.
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T, StoreError> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| StoreError::Corrupt(format!("record {:?}: {e}", String::from_utf8_lossy(key))))
-}
 
-fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
-    serde_json::to_vec(value).expect("records serialise")
-}
-
-/// The bookkeeping of one stored embedding; the vector sits beside it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct EmbeddingRecord {
-    /// The vector's key in the semantic index; new for every embedding, never reused.
-    pub key: u64,
-    pub project: String,
-    /// The model that made the vector.
-    pub fingerprint: String,
-    /// Hash of the text that was embedded, to tell a stale vector from a current one.
-    pub text_hash: String,
-}
-
-const RECORD_PREFIX: &[u8] = b"m\0";
-const VECTOR_PREFIX: &[u8] = b"v\0";
-/// The next embedding key, kept with every embedding written so that a key is never reused,
-/// even after the memory holding the highest one is deleted.
-const NEXT_KEY: &[u8] = b"n\0next";
-
-fn prefixed(prefix: &[u8], id: &str) -> Vec<u8> {
-    [prefix, id.as_bytes()].concat()
-}
 
 fn edge_key(source: &str, target: &str, kind: &str) -> Vec<u8> {
     [source.as_bytes(), b"\0", target.as_bytes(), b"\0", kind.as_bytes()].concat()
@@ -199,53 +162,6 @@ impl Store {
         })
     }
 
-    /// Stores a memory's embedding, record and vector together (one atomic batch).
-    pub fn put_embedding(&self, id: &str, record: &EmbeddingRecord, vector: &[f32]) -> Result<(), StoreError> {
-        let bytes: Vec<u8> = vector.iter().flat_map(|x| half::f16::from_f32(*x).to_le_bytes()).collect();
-        let mut batch = sled::Batch::default();
-        batch.insert(prefixed(RECORD_PREFIX, id), encode(record));
-        batch.insert(prefixed(VECTOR_PREFIX, id), bytes);
-        // Keys are handed out in rising order under the daemon's write lock.
-        batch.insert(NEXT_KEY, &(record.key + 1).to_be_bytes());
-        self.embeddings.apply_batch(batch)?;
-        Ok(())
-    }
-
-    /// The lowest embedding key never handed out (0 in a store without embeddings).
-    pub fn next_embedding_key(&self) -> Result<u64, StoreError> {
-        Ok(self.embeddings.get(NEXT_KEY)?.and_then(|b| <[u8; 8]>::try_from(b.as_ref()).ok()).map_or(0, u64::from_be_bytes))
-    }
-
-    pub fn remove_embedding(&self, id: &str) -> Result<(), StoreError> {
-        let mut batch = sled::Batch::default();
-        batch.remove(prefixed(RECORD_PREFIX, id));
-        batch.remove(prefixed(VECTOR_PREFIX, id));
-        self.embeddings.apply_batch(batch)?;
-        Ok(())
-    }
-
-    pub fn embedding_record(&self, id: &str) -> Result<Option<EmbeddingRecord>, StoreError> {
-        let key = prefixed(RECORD_PREFIX, id);
-        self.embeddings.get(&key)?.map(|bytes| decode(&key, &bytes)).transpose()
-    }
-
-    pub fn embedding_vector(&self, id: &str) -> Result<Option<Vec<f32>>, StoreError> {
-        let Some(bytes) = self.embeddings.get(prefixed(VECTOR_PREFIX, id))? else { return Ok(None) };
-        if bytes.len() % 2 != 0 {
-            return Err(StoreError::Corrupt(format!("embedding of {id}: {} bytes is not a vector", bytes.len())));
-        }
-        Ok(Some(bytes.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32()).collect()))
-    }
-
-    /// Every embedding record with its memory id, in id order (vectors are not read).
-    pub fn embedding_records(&self) -> impl Iterator<Item = Result<(String, EmbeddingRecord), StoreError>> + '_ {
-        self.embeddings.scan_prefix(RECORD_PREFIX).map(|item| {
-            let (key, value) = item?;
-            let id = String::from_utf8_lossy(&key[RECORD_PREFIX.len()..]).into_owned();
-            Ok((id, decode(&key, &value)?))
-        })
-    }
-
     /// Projects paused by the user (no advice, nothing recorded).
     pub fn paused_projects(&self) -> Result<Vec<String>, StoreError> {
         self.paused.iter().keys().map(|k| Ok(String::from_utf8_lossy(&k?).into_owned())).collect()
@@ -253,7 +169,7 @@ impl Store {
 
     pub fn set_paused(&self, project: &str, paused: bool) -> Result<bool, StoreError> {
         let changed = if paused {
-            self.paused.insert(project.as_bytes(), crate::exchange::now().as_bytes())?.is_none()
+            self.paused.insert(project.as_bytes(), crate::base::clock::now().as_bytes())?.is_none()
         } else {
             self.paused.remove(project.as_bytes())?.is_some()
         };
@@ -276,17 +192,5 @@ impl Store {
             let (key, value) = item?;
             Ok((key.to_vec(), decode(&key, &value)?))
         })
-    }
-}
-
-impl crate::advisor::MemoryLookup for Store {
-    fn memory(&self, id: &str) -> Option<Memory> {
-        match self.get_memory(id) {
-            Ok(m) => m,
-            Err(e) => {
-                tracing::error!(error = %e, id, "cannot read memory");
-                None
-            }
-        }
     }
 }

@@ -4,7 +4,8 @@
 
 use std::collections::HashSet;
 
-use super::{Store, StoreError};
+use super::codec::StoreError;
+use super::Store;
 
 const PACK: &[u8] = b"pack";
 const LOADED: &[u8] = b"loaded\0";

@@ -1,18 +1,34 @@
 //! The store's schema version and the migrations that bring an older store up to date.
 //! Every release that changes how records are laid out adds a migration here.
 
-use super::StoreError;
+use super::codec::{decode, encode, StoreError};
 
 /// Schema this build writes.
-pub const CURRENT: u32 = 1;
+pub const CURRENT: u32 = 2;
 
 const KEY: &[u8] = b"schema_version";
 
 /// A step from version `to - 1` to `to`.
 pub type Migration = fn(&sled::Db) -> Result<(), StoreError>;
 
-/// Migrations in order; the first release has none.
-pub const MIGRATIONS: &[(u32, Migration)] = &[];
+/// Migrations in order.
+pub const MIGRATIONS: &[(u32, Migration)] = &[(2, drop_uncomputed_tiers)];
+
+/// Schema 2: a memory's tier is absent until the temporal layer computes one. The first
+/// releases wrote `"tier": "active"` into every memory without computing anything, so the
+/// stored tiers are taken out (every other field, known or not, is kept as it was).
+fn drop_uncomputed_tiers(db: &sled::Db) -> Result<(), StoreError> {
+    let memories = db.open_tree("memories")?;
+    for item in memories.iter() {
+        let (key, bytes) = item?;
+        let mut record: serde_json::Value = decode(&key, &bytes)?;
+        let removed = record.get_mut("now").and_then(|now| now.as_object_mut()).and_then(|now| now.remove("tier"));
+        if removed.is_some() {
+            memories.insert(&key, encode(&record))?;
+        }
+    }
+    Ok(())
+}
 
 pub fn read(meta: &sled::Tree) -> Result<Option<u32>, StoreError> {
     match meta.get(KEY)? {
@@ -90,6 +106,22 @@ mod tests {
         db.remove("ran3").unwrap();
         ensure(&db, &meta, 3, steps).unwrap();
         assert!(db.get("ran3").unwrap().is_none(), "already migrated");
+    }
+
+    #[test]
+    fn schema_2_takes_out_the_tiers_never_computed() {
+        let (_d, db) = db();
+        let meta = db.open_tree("meta").unwrap();
+        write(&meta, 1).unwrap();
+        let memories = db.open_tree("memories").unwrap();
+        let v1 = r#"{"id":"a","project":"global","text":"t","category":"git","source":"user","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","now":{"tier":"active","last_accessed":null,"access_count":0},"future":1}"#;
+        memories.insert("a", v1).unwrap();
+        assert_eq!(ensure(&db, &meta, CURRENT, MIGRATIONS).unwrap(), 2);
+        let after: serde_json::Value = serde_json::from_slice(&memories.get("a").unwrap().unwrap()).unwrap();
+        assert!(after["now"].get("tier").is_none(), "{after}");
+        assert_eq!((after["now"]["access_count"].clone(), after["future"].clone(), after["text"].clone()), (0.into(), 1.into(), "t".into()), "the rest is kept");
+        let memory: cairn_proto::Memory = serde_json::from_value(after).unwrap();
+        assert_eq!(memory.now.tier, None);
     }
 
     #[test]

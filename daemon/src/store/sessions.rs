@@ -1,16 +1,18 @@
-//! The session log: what happened in each agent session (events, tool calls, the advice given
-//! and the path that reached it), kept for a bounded time and count.
+//! The session log: what happened in each agent session (events, tool calls, the advice given),
+//! kept for a bounded time and count.
 //!
 //! Events are keyed by ULID, so the log is in time order and pruning walks from the front; a
 //! secondary index (session id, ULID) finds one session's events.
 
 use std::sync::atomic::Ordering;
 
+use cairn_proto::AdviceItem;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ulid::Ulid;
 
-use super::{decode, encode, Store, StoreError};
+use super::codec::{decode, encode, StoreError};
+use super::Store;
 
 /// One recorded hook event.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -27,27 +29,12 @@ pub struct SessionEvent {
     pub intent: Option<String>,
     /// The payload as received, truncated by the hook and redacted by the daemon.
     pub payload: Value,
+    /// What was said (text, reason and signals as they were then, the reason redacted).
     #[serde(default)]
-    pub advised: Vec<Advised>,
+    pub advised: Vec<AdviceItem>,
     /// An interrupt's decision (`ask: ...`, `deny: ...`), when the answer carried one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<String>,
-}
-
-/// A memory given as advice, with its score, the activation path that reached it, and what was
-/// said (text and reason, as they were then).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Advised {
-    pub id: String,
-    pub score: f64,
-    #[serde(default)]
-    pub path: Vec<String>,
-    #[serde(default)]
-    pub text: String,
-    #[serde(default)]
-    pub category: String,
-    #[serde(default)]
-    pub why: String,
 }
 
 fn index_key(session: &str, id: &Ulid) -> Vec<u8> {
@@ -144,7 +131,7 @@ mod tests {
 
     fn event(session: &str) -> SessionEvent {
         SessionEvent {
-            at: crate::exchange::now(),
+            at: crate::base::clock::now(),
             session_id: session.into(),
             event: "PostToolUse".into(),
             project: "/p".into(),
@@ -155,6 +142,16 @@ mod tests {
             advised: vec![],
             decision: None,
         }
+    }
+
+    #[test]
+    fn records_of_the_first_schema_still_read() {
+        // Advice as the first releases recorded it: no signals, no source.
+        let old = r#"{"at":"2026-11-20T10:00:00.000Z","session_id":"s","event":"PreToolUse","project":"/p","payload":null,
+            "advised":[{"id":"m1","score":0.91,"path":[],"text":"Never force-push","category":"git","why":"trigger force_push"}]}"#;
+        let e: SessionEvent = serde_json::from_str(old).unwrap();
+        assert_eq!((e.advised[0].id.as_str(), e.advised[0].score, e.advised[0].why.as_str()), ("m1", 0.91, "trigger force_push"));
+        assert!(e.advised[0].signals.is_empty() && e.advised[0].source.is_empty());
     }
 
     #[tokio::test]

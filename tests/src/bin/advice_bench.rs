@@ -18,17 +18,23 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use cairn_daemon::advisor::candidate::Candidate;
+use cairn_daemon::advisor::choose::choose;
+use cairn_daemon::advisor::format;
+use cairn_daemon::advisor::gather::{gather, Ask};
 use cairn_daemon::advisor::intent::{intent, raw_input};
-use cairn_daemon::advisor::rank::Gates;
+use cairn_daemon::advisor::policy::{limits, Policy};
 use cairn_daemon::advisor::salience::salience;
-use cairn_daemon::advisor::{choose, format, gather, Ask, Candidate, Policy, Retrieval, SemanticQuery};
+use cairn_daemon::app::advice::RAW_INPUT_CHARS;
+use cairn_daemon::base::event::HookEvent;
+use cairn_daemon::config::rules::{self, TriggerRule};
 use cairn_daemon::config::Tuneables;
-use cairn_daemon::embed::pool::cosine;
-use cairn_daemon::embed::{embedding_text, Embedder, ModelSpec};
-use cairn_daemon::event::{EventKind, HookEvent};
-use cairn_daemon::hybrid::Fusion;
-use cairn_daemon::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
-use cairn_daemon::vectors::VectorIndex;
+use cairn_daemon::retrieval::hybrid::Fusion;
+use cairn_daemon::retrieval::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
+use cairn_daemon::retrieval::similarity::cosine;
+use cairn_daemon::retrieval::vectors::VectorIndex;
+use cairn_daemon::retrieval::{Retrieval, SemanticQuery};
+use cairn_daemon::semantic::embed::{embedding_text, Embedder, ModelSpec};
 use cairn_proto::Memory;
 use serde_json::Value;
 
@@ -116,59 +122,37 @@ struct World {
     queries: Vec<(Vec<f32>, Vec<f32>)>,
 }
 
-fn limits(t: &Tuneables, kind: &EventKind) -> (usize, usize) {
-    if *kind == EventKind::PreToolUse { (t.advice.max_items_tool, t.advice.char_budget_tool) } else { (t.advice.max_items_prompt, t.advice.char_budget_prompt) }
-}
-
-fn policy_of(t: &Tuneables, limit: usize) -> Policy {
-    let s = &t.semantic;
-    let b = &t.triggers.priority_bonus;
-    Policy {
-        gates: Gates {
-            min_similarity: s.min_similarity,
-            min_fusion_score: s.min_fusion_score,
-            min_matched_terms: s.min_matched_terms,
-            weight_outcome: s.weight_outcome,
-            weight_recency: s.weight_recency,
-            weight_salience: s.weight_salience,
-            trigger_base: t.triggers.base_score,
-            priority_bonus: [b.critical, b.high, b.normal, b.background],
-            fusion: Fusion { weight_similarity: s.weight_similarity, similarity_floor: s.similarity_floor, similarity_ceiling: s.similarity_ceiling },
-        },
-        mmr_lambda: s.mmr_lambda,
-        mmr_duplicate: s.mmr_duplicate_similarity,
-        min_relative_score: s.min_relative_score,
-        default_category_cap: s.category_caps.get("default").copied().unwrap_or(2),
-        category_caps: s.category_caps.iter().filter(|(k, _)| k.as_str() != "default").map(|(k, v)| (k.clone(), *v)).collect(),
-        limit,
-        recency_half_life_days: s.recency_half_life_days,
-    }
+/// Most items and characters for an event, as the daemon reads them (advice-set events all carry
+/// advice).
+fn limits_of(t: &Tuneables, e: &Event) -> (usize, usize) {
+    limits(t, &e.hook.kind).expect("an event that carries advice")
 }
 
 /// The candidates of every event under `t` (semantic on or off), gathered once.
 fn gather_all(world: &World, events: &[Event], t: &Tuneables, semantic: bool, triggers: bool) -> Vec<Vec<Candidate>> {
     let now = time::macros::datetime!(2026-02-01 0:00 UTC);
-    let fusion = Fusion { weight_similarity: t.semantic.weight_similarity, similarity_floor: t.semantic.similarity_floor, similarity_ceiling: t.semantic.similarity_ceiling };
-    let rules = if triggers { cairn_daemon::triggers::effective(&[], t.triggers.builtin_rules) } else { Vec::new() };
+    let fusion = Fusion::from_settings(&t.retrieval);
+    let rules: Vec<TriggerRule> = if triggers { rules::effective(&[], t.triggers.builtin_rules) } else { Vec::new() };
+    let sets: Vec<&[TriggerRule]> = if triggers { vec![&rules] } else { Vec::new() };
     events
         .iter()
         .zip(&world.queries)
         .map(|(e, (qv, _))| {
             let retrieval = Retrieval { lexical: &world.lexical, semantic: semantic.then_some(SemanticQuery { vector: qv, index: &world.graphs }), fusion };
             let i = intent(&e.hook);
-            let raw = raw_input(&e.hook, 16 * 1024);
+            let raw = raw_input(&e.hook, RAW_INPUT_CHARS);
             let ask = Ask {
                 intent: &i,
                 salience: salience(&e.hook),
                 raw: &raw,
                 projects: &["/project", "global"],
-                rules: &rules,
+                rules: &sets,
                 learned_confidence: t.triggers.learned_confidence,
                 min_category_relevance: t.triggers.min_category_relevance,
                 seed_weight: 1.0,
                 seed_basis: String::new(),
             };
-            gather(&retrieval, &world.memories, &ask, 0.0, now, t.semantic.recency_half_life_days)
+            gather(&retrieval, &world.memories, &ask, 0.0, now, t.ranking.recency_half_life_days)
         })
         .collect()
 }
@@ -179,8 +163,8 @@ fn decide_all(events: &[Event], candidates: &[Vec<Candidate>], t: &Tuneables) ->
         .iter()
         .zip(candidates)
         .map(|(e, c)| {
-            let (limit, budget) = limits(t, &e.hook.kind);
-            let considered = choose(c.clone(), &salience(&e.hook), &policy_of(t, limit), |_| false);
+            let (limit, budget) = limits_of(t, e);
+            let considered = choose(c.clone(), &salience(&e.hook), &Policy::from_settings(t, limit), |_| false);
             let lines: Vec<format::Line<'_>> = considered.said.iter().map(|s| format::Line { category: &s.candidate.category, text: &s.candidate.text, why: &s.short_why }).collect();
             let shown = format::render(&lines, budget).map_or(0, |(_, n)| n);
             considered.said.iter().take(shown).map(|s| s.candidate.id.clone()).collect()
@@ -194,7 +178,7 @@ fn plain_cosine(world: &World, events: &[Event], t: &Tuneables) -> Vec<Said> {
         .iter()
         .zip(&world.queries)
         .map(|(e, (_, raw_vector))| {
-            let (limit, _) = limits(t, &e.hook.kind);
+            let (limit, _) = limits_of(t, e);
             let mut scored: Vec<(f32, &String)> = world.vectors.iter().map(|(id, v)| (cosine(raw_vector, v), id)).filter(|(c, _)| *c >= 0.30).collect();
             scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
             scored.into_iter().take(limit).map(|(_, id)| id.clone()).collect()
@@ -224,7 +208,7 @@ fn main() {
         .unwrap_or_else(|| cairn_proto::Paths::from_env().expect("paths").models_dir);
     let mut t = Tuneables::default();
     // Overrides, to look at other settings without a rebuild.
-    for (name, slot) in [("--min-similarity", &mut t.semantic.min_similarity as *mut f64), ("--min-fusion", &mut t.semantic.min_fusion_score as *mut f64), ("--weight-salience", &mut t.semantic.weight_salience as *mut f64), ("--min-relative", &mut t.semantic.min_relative_score as *mut f64), ("--category-floor", &mut t.triggers.min_category_relevance as *mut f64)] {
+    for (name, slot) in [("--min-similarity", &mut t.ranking.min_similarity as *mut f64), ("--min-fusion", &mut t.ranking.min_fusion_score as *mut f64), ("--weight-salience", &mut t.ranking.weight_salience as *mut f64), ("--min-relative", &mut t.ranking.min_relative_score as *mut f64), ("--category-floor", &mut t.triggers.min_category_relevance as *mut f64)] {
         if let Some(v) = arg(name).and_then(|v| v.parse::<f64>().ok()) {
             // SAFETY: each pointer is to a distinct field of `t`, alive and not otherwise borrowed here.
             unsafe { *slot = v };
@@ -236,8 +220,8 @@ fn main() {
         tokenizer: cairn_proto::model::TOKENIZER.in_dir(&models),
         builtin_runtime: true,
         builtin_model: true,
-        max_tokens: t.semantic.max_tokens,
-        threads: t.semantic.threads,
+        max_tokens: t.model.max_tokens,
+        threads: t.model.threads,
     })
     .unwrap_or_else(|e| panic!("{e}: {}", e.fix()));
 
@@ -288,7 +272,7 @@ fn main() {
     let cairn_candidates = gather_all(&world, &events, &t, true, true);
     let cairn = decide_all(&events, &cairn_candidates, &t);
     let mut keyword_t = t.clone();
-    keyword_t.semantic.weight_salience = 0.0;
+    keyword_t.ranking.weight_salience = 0.0;
     let keyword = decide_all(&events, &gather_all(&world, &events, &keyword_t, false, false), &keyword_t);
     let plain = plain_cosine(&world, &events, &t);
 
@@ -303,8 +287,8 @@ fn main() {
         // Every event's fused candidates with their signals, for looking at score distributions.
         let mut lines = Vec::new();
         for (e, cands) in events.iter().zip(&cairn_candidates) {
-            let (limit, _) = limits(&t, &e.hook.kind);
-            let mut p = policy_of(&t, limit);
+            let (limit, _) = limits_of(&t, e);
+            let mut p = Policy::from_settings(&t, limit);
             p.gates.min_similarity = 0.0;
             p.gates.min_fusion_score = 0.0;
             let c = choose(cands.clone(), &salience(&e.hook), &p, |_| false);
@@ -348,7 +332,7 @@ fn tune(world: &World, events: &[Event], base: &Tuneables) {
     // The fusion's weight, floor and ceiling are shared with `search` and were tuned on LoCoMo;
     // `--keep-fusion` holds them at their defaults and searches the advice knobs only.
     let keep = flag("--keep-fusion");
-    let s = &base.semantic;
+    let s = &base.retrieval;
     let weights: Vec<f64> = if keep { vec![s.weight_similarity] } else { vec![0.5, 0.7, 0.9] };
     let spans: Vec<(f64, f64, f64)> = if keep {
         [0.15, 0.2, 0.3].iter().map(|&c| (s.similarity_floor, s.similarity_ceiling, c)).collect()
@@ -359,18 +343,18 @@ fn tune(world: &World, events: &[Event], base: &Tuneables) {
         for &(floor, ceiling, category_floor) in &spans {
             let mut t = base.clone();
             t.triggers.min_category_relevance = category_floor;
-            t.semantic.weight_similarity = weight_similarity;
-            t.semantic.similarity_floor = floor;
-            t.semantic.similarity_ceiling = ceiling;
+            t.retrieval.weight_similarity = weight_similarity;
+            t.retrieval.similarity_floor = floor;
+            t.retrieval.similarity_ceiling = ceiling;
             let candidates = gather_all(world, events, &t, true, true);
             for min_similarity in (6..=14).map(|i| i as f64 * 0.05) {
                 for min_fusion in (6..=16).map(|i| i as f64 * 0.05) {
                     for weight_salience in [0.0, 0.5, 0.75, 1.0] {
                         for min_relative in [0.0, 0.7, 0.85] {
-                            t.semantic.min_similarity = min_similarity;
-                            t.semantic.min_fusion_score = min_fusion;
-                            t.semantic.weight_salience = weight_salience;
-                            t.semantic.min_relative_score = min_relative;
+                            t.ranking.min_similarity = min_similarity;
+                            t.ranking.min_fusion_score = min_fusion;
+                            t.ranking.weight_salience = weight_salience;
+                            t.ranking.min_relative_score = min_relative;
                             let said = decide_all(events, &candidates, &t);
                             let tune_said: Vec<&Said> = events.iter().zip(&said).filter(|(e, _)| e.tune).map(|(_, s)| s).collect();
                             tried.push((measure(&tune_events, &tune_said), t.clone()));
@@ -385,11 +369,11 @@ fn tune(world: &World, events: &[Event], base: &Tuneables) {
     for harm in [0.05, 0.10, 0.15, 0.20] {
         let best = tried.iter().filter(|(m, _)| m.harmful_emit_rate <= harm + 1e-9 && m.emitted > 0).max_by(|a, b| a.0.emit_accuracy.total_cmp(&b.0.emit_accuracy).then(a.0.hit_rate.total_cmp(&b.0.hit_rate)));
         if let Some((m, t)) = best {
-            let s = &t.semantic;
+            let (s, f) = (&t.ranking, &t.retrieval);
             let h = held_out(world, events, &held_events, t);
             println!(
                 "  frontier harm <= {harm:.2}: accuracy {:.2} hit {:.2} noise {:.2} | held acc {:.2} hit {:.2} harm {:.2} noise {:.2} | min_similarity {:.2} min_fusion_score {:.2} weight_salience {:.2} min_relative {:.2} w_sim {:.2} {:.2}-{:.2} category floor {:.2}",
-                m.emit_accuracy, m.hit_rate, m.noise_burden, h.emit_accuracy, h.hit_rate, h.harmful_emit_rate, h.noise_burden, s.min_similarity, s.min_fusion_score, s.weight_salience, s.min_relative_score, s.weight_similarity, s.similarity_floor, s.similarity_ceiling, t.triggers.min_category_relevance
+                m.emit_accuracy, m.hit_rate, m.noise_burden, h.emit_accuracy, h.hit_rate, h.harmful_emit_rate, h.noise_burden, s.min_similarity, s.min_fusion_score, s.weight_salience, s.min_relative_score, f.weight_similarity, f.similarity_floor, f.similarity_ceiling, t.triggers.min_category_relevance
             );
         }
     }
@@ -409,19 +393,19 @@ fn tune(world: &World, events: &[Event], base: &Tuneables) {
         }
         best_hit = m.hit_rate;
         let h = held_out(world, events, &held_events, t);
-        let s = &t.semantic;
+        let (s, f) = (&t.ranking, &t.retrieval);
         println!(
             "  pareto: tune acc {:.2} hit {:.2} harm {:.2} | held acc {:.2} hit {:.2} harm {:.2} noise {:.2} | sim {:.2} fusion {:.2} sal {:.2} rel {:.2} w {:.2} {:.2}-{:.2} cat {:.2}",
             m.emit_accuracy, m.hit_rate, m.harmful_emit_rate, h.emit_accuracy, h.hit_rate, h.harmful_emit_rate, h.noise_burden,
-            s.min_similarity, s.min_fusion_score, s.weight_salience, s.min_relative_score, s.weight_similarity, s.similarity_floor, s.similarity_ceiling, t.triggers.min_category_relevance
+            s.min_similarity, s.min_fusion_score, s.weight_salience, s.min_relative_score, f.weight_similarity, f.similarity_floor, f.similarity_ceiling, t.triggers.min_category_relevance
         );
     }
     for (m, t) in tried.iter().take(5) {
         let h = held_out(world, events, &held_events, t);
-        let s = &t.semantic;
+        let (s, f) = (&t.ranking, &t.retrieval);
         println!(
             "  min_similarity {:.2} min_fusion_score {:.2} weight_salience {:.2} min_relative_score {:.2} weight_similarity {:.2} floor {:.2} ceiling {:.2}: tune hit {:.2} acc {:.2} harm {:.2} noise {:.2} | held out hit {:.2} acc {:.2} harm {:.2} noise {:.2}",
-            s.min_similarity, s.min_fusion_score, s.weight_salience, s.min_relative_score, s.weight_similarity, s.similarity_floor, s.similarity_ceiling,
+            s.min_similarity, s.min_fusion_score, s.weight_salience, s.min_relative_score, f.weight_similarity, f.similarity_floor, f.similarity_ceiling,
             m.hit_rate, m.emit_accuracy, m.harmful_emit_rate, m.noise_burden, h.hit_rate, h.emit_accuracy, h.harmful_emit_rate, h.noise_burden
         );
     }

@@ -58,7 +58,7 @@ fn query(i: usize) -> String {
 
 /// In-process: one query's embedding, cold (a new text each time) and cached (the LRU).
 fn embedding_latency(models: &std::path::Path, runs: usize) -> Option<(Vec<Duration>, Vec<Duration>)> {
-    let spec = cairn_daemon::embed::ModelSpec {
+    let spec = cairn_daemon::semantic::embed::ModelSpec {
         runtime: cairn_proto::model::RUNTIME.in_dir(models),
         model: cairn_proto::model::MODEL.in_dir(models),
         tokenizer: cairn_proto::model::TOKENIZER.in_dir(models),
@@ -67,17 +67,17 @@ fn embedding_latency(models: &std::path::Path, runs: usize) -> Option<(Vec<Durat
         max_tokens: 256,
         threads: 2,
     };
-    let embedder = cairn_daemon::embed::Embedder::load(&spec).ok()?;
-    let semantic = cairn_daemon::semantic::Semantic::new(std::env::temp_dir(), 1024);
-    let _ = semantic.query_vector(&embedder, "warm the model up", true);
+    let embedder = cairn_daemon::semantic::embed::Embedder::load(&spec).ok()?;
+    let cache = cairn_daemon::semantic::cache::QueryCache::new(1024);
+    let _ = cache.vector(&embedder, "warm the model up", true);
     let (mut cold, mut cached) = (Vec::new(), Vec::new());
     for i in 0..runs {
         let q = query(i);
         let t = Instant::now();
-        semantic.query_vector(&embedder, &q, true).expect("embed");
+        cache.vector(&embedder, &q, true).expect("embed");
         cold.push(t.elapsed());
         let t = Instant::now();
-        semantic.query_vector(&embedder, &q, true).expect("cached");
+        cache.vector(&embedder, &q, true).expect("cached");
         cached.push(t.elapsed());
     }
     Some((cold, cached))

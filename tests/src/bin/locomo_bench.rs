@@ -17,13 +17,13 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use cairn_daemon::advisor::{Found, Retrieval, SemanticQuery};
-use cairn_daemon::config::Semantic;
-use cairn_daemon::embed::pool::cosine;
-use cairn_daemon::embed::{Embedder, ModelSpec};
-use cairn_daemon::hybrid::{Evidence, Fusion};
-use cairn_daemon::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
-use cairn_daemon::vectors::VectorIndex;
+use cairn_daemon::config::Tuneables;
+use cairn_daemon::retrieval::similarity::cosine;
+use cairn_daemon::semantic::embed::{Embedder, ModelSpec};
+use cairn_daemon::retrieval::hybrid::Fusion;
+use cairn_daemon::retrieval::{Hit, Retrieval, SemanticQuery, CANDIDATES};
+use cairn_daemon::retrieval::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
+use cairn_daemon::retrieval::vectors::VectorIndex;
 use cairn_tests::{median, percentile};
 use serde_json::Value;
 
@@ -192,14 +192,14 @@ struct Answers {
     exact: Vec<String>,
     hnsw: Vec<String>,
     cairn: Vec<String>,
-    candidates: Vec<Found>,
+    candidates: Vec<Hit>,
 }
 
 /// Which ranker's answer to read.
 type Pick = fn(&Answers) -> &Vec<String>;
 
-fn rank_with(fusion: &Fusion, candidates: &[Found]) -> Vec<String> {
-    let mut scored: Vec<(f64, &str)> = candidates.iter().map(|s| (fusion.relevance(Evidence { lexical: s.lexical, cosine: s.cosine }), s.id.as_str())).collect();
+fn rank_with(fusion: &Fusion, candidates: &[Hit]) -> Vec<String> {
+    let mut scored: Vec<(f64, &str)> = candidates.iter().map(|s| (fusion.relevance(s.evidence()), s.id.as_str())).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     scored.into_iter().take(10).map(|(_, id)| id.to_string()).collect()
 }
@@ -217,15 +217,15 @@ fn main() {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("CAIRN_MODEL_DIR").map(PathBuf::from))
         .unwrap_or_else(|| cairn_proto::Paths::from_env().expect("paths").models_dir);
-    let defaults = Semantic::default();
+    let defaults = Tuneables::default();
     let spec = ModelSpec {
         runtime: cairn_proto::model::RUNTIME.in_dir(&models),
         model: cairn_proto::model::MODEL.in_dir(&models),
         tokenizer: cairn_proto::model::TOKENIZER.in_dir(&models),
         builtin_runtime: true,
         builtin_model: true,
-        max_tokens: defaults.max_tokens,
-        threads: defaults.threads,
+        max_tokens: defaults.model.max_tokens,
+        threads: defaults.model.threads,
     };
     let embedder = Embedder::load(&spec).unwrap_or_else(|e| panic!("{e}: {}", e.fix()));
     println!("LoCoMo: {} turns in 10 conversations, {} non-adversarial questions with evidence", turns.len(), questions.len());
@@ -269,7 +269,7 @@ fn main() {
             (*p, PlainBm25::new(&docs))
         })
         .collect();
-    let fusion = Fusion { weight_similarity: defaults.weight_similarity, similarity_floor: defaults.similarity_floor, similarity_ceiling: defaults.similarity_ceiling };
+    let fusion = Fusion::from_settings(&defaults.retrieval);
 
     let mut answers = Vec::with_capacity(questions.len());
     let (mut cold, mut warm, mut embed_only) = (Vec::new(), Vec::new(), Vec::new());
@@ -291,7 +291,7 @@ fn main() {
         let _ = retrieval.hybrid(&q.text, &projects, 10);
         warm.push(t3.elapsed());
 
-        let candidates = retrieval.gather(&q.text, &projects, cairn_daemon::advisor::CANDIDATES);
+        let candidates = retrieval.gather(&q.text, &projects, CANDIDATES);
         let bm25: Vec<String> = lexical.search(&q.text, Some(&projects), 10).into_iter().map(|h| h.id).collect();
         let mut exact: Vec<(f32, usize)> = by_project[project.as_str()].iter().map(|&i| (cosine(&qv, &vectors[i]), i)).collect();
         exact.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));

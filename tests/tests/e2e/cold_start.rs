@@ -191,7 +191,7 @@ fn session_start_depends_on_its_source() {
     let home = Home::new();
     // What a session was told is the subject here: a lower decision bar than the default lets a
     // test run (a routine action) be told the project's test lesson.
-    write_tuneables(&home, r#"{"semantic": {"min_fusion_score": 0.6}}"#);
+    write_tuneables(&home, r#"{"ranking": {"min_fusion_score": 0.6}}"#);
     home.up();
     let project = home.path().to_str().unwrap().to_string();
     let a = home.ok(&["add", "In this project the integration tests need the local Postgres from `make db`", "--project", &project, "--category", "testing"]);

@@ -275,3 +275,37 @@ fn a_store_still_locked_by_an_exiting_daemon_is_waited_for() {
     release.join().unwrap();
     home.down();
 }
+
+#[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    // `cairn seed --list | head -5`: the reader goes away; the command stops writing and exits 0.
+    let home = Home::with_seed_pack();
+    home.up();
+    home.ok(&["add", "Never force-push to main; open a pull request instead", "--global", "--category", "git"]);
+    let tuneables = home.path().join("config/tuneables.json");
+    std::fs::write(&tuneables, r#"{"semantic": {"min_similarity": 0.6}}"#).unwrap();
+    let commands: &[&[&str]] = &[
+        &["seed", "--list"],
+        &["seed", "--list", "--json"],
+        &["list", "--all"],
+        &["status"],
+        &["status", "--json"],
+        &["config", "show"],
+        &["export"],
+        &["logs", "-n", "50"],
+        &["advise", "--explain", "git", "push", "--force", "origin", "main"],
+        &["search", "force", "push"],
+        &["hooks", "status"],
+        &["doctor"],
+        &["--help"],
+    ];
+    for args in commands {
+        // The reading end is closed before the command starts, so its first write finds no reader.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = wait_output(home.cairn().args(*args).stdout(writer).stderr(Stdio::piped()).spawn().unwrap(), Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "cairn {args:?} panicked: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "cairn {args:?} (none means a signal): {stderr}");
+    }
+}

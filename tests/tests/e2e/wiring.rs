@@ -287,15 +287,15 @@ fn live_config_changes_and_broken_files() {
     // The test's own baseline, a decision bar the lesson clears (its score, about 0.79 without
     // the model, sits just under the default bar): what is tested is how settings change.
     let tuneables = home.path().join("config/tuneables.json");
-    let baseline = r#"{"semantic": {"min_fusion_score": 0.6}}"#;
+    let baseline = r#"{"ranking": {"min_fusion_score": 0.6}}"#;
     std::fs::write(&tuneables, baseline).unwrap();
     assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 1), "the baseline applies");
 
     // A change takes effect without a restart.
-    std::fs::write(&tuneables, "// stricter\n{\"semantic\": {\"min_similarity\": 0.99, \"min_fusion_score\": 0.6}}\n").unwrap();
+    std::fs::write(&tuneables, "// stricter\n{\"ranking\": {\"min_similarity\": 0.99, \"min_fusion_score\": 0.6}}\n").unwrap();
     assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 0), "live change applied");
     let shown: Value = serde_json::from_str(&home.ok(&["config", "show", "--json"])).unwrap();
-    let setting = shown["settings"].as_array().unwrap().iter().find(|s| s["key"] == "semantic.min_similarity").unwrap().clone();
+    let setting = shown["settings"].as_array().unwrap().iter().find(|s| s["key"] == "ranking.min_similarity").unwrap().clone();
     assert_eq!(setting["value"], 0.99);
     assert_eq!(setting["source"], "tuneables.json");
     let default = shown["settings"].as_array().unwrap().iter().find(|s| s["key"] == "advice.cooldown_s").unwrap().clone();
@@ -303,11 +303,11 @@ fn live_config_changes_and_broken_files() {
 
     // A broken file keeps the last good settings, and says where it is broken.
     // (Were it read in part, its gate of 0.2 with the baseline's bar would let the lesson through.)
-    std::fs::write(&tuneables, "{\n  \"semantic\": {\"min_fusion_score\": 0.6, \"min_similarity\": 0.2,}\n").unwrap();
+    std::fs::write(&tuneables, "{\n  \"ranking\": {\"min_fusion_score\": 0.6, \"min_similarity\": 0.2,}\n").unwrap();
     assert!(eventually(Duration::from_secs(10), || home.status()["config"].as_str().unwrap().contains("line 2")), "{}", home.status());
     assert_eq!(advice_count(&home), 0, "the last good (strict) settings stay in force");
     let shown: Value = serde_json::from_str(&home.ok(&["config", "show", "--json"])).unwrap();
-    let setting = shown["settings"].as_array().unwrap().iter().find(|s| s["key"] == "semantic.min_similarity").unwrap().clone();
+    let setting = shown["settings"].as_array().unwrap().iter().find(|s| s["key"] == "ranking.min_similarity").unwrap().clone();
     assert_eq!(setting["value"], 0.99, "the last good file's value, not the default");
     let out = home.run(&["doctor"]);
     assert!(stdout(&out).contains("FAIL  config") && stdout(&out).contains("line 2"), "{}", stdout(&out));
@@ -328,7 +328,7 @@ fn live_config_changes_and_broken_files() {
 
     // Saved the way editors do it: a new file renamed over the old one.
     let tmp = home.path().join("config/.tuneables.json.swp");
-    std::fs::write(&tmp, r#"{"semantic": {"min_similarity": 0.98}}"#).unwrap();
+    std::fs::write(&tmp, r#"{"ranking": {"min_similarity": 0.98}}"#).unwrap();
     std::fs::rename(&tmp, &tuneables).unwrap();
     assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 0), "rename-style save applied");
 
@@ -345,8 +345,14 @@ fn live_config_changes_and_broken_files() {
     std::fs::remove_file(&tuneables).unwrap();
     std::os::unix::fs::symlink(&target, &tuneables).unwrap();
     std::thread::sleep(Duration::from_millis(400));
+    // (Written under the key's former name, Spark's `semantic` block: read, and reported renamed.)
     std::fs::write(&target, r#"{"semantic": {"min_similarity": 0.97}}"#).unwrap();
     assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 0), "a change at the symlink's target applies");
+    assert_eq!(home.status()["renamed_config_keys"], serde_json::json!(["semantic.min_similarity is now ranking.min_similarity"]));
+    let shown: Value = serde_json::from_str(&home.ok(&["config", "show", "--json"])).unwrap();
+    assert_eq!(shown["renamed_keys"], serde_json::json!(["semantic.min_similarity is now ranking.min_similarity"]));
+    assert_eq!(shown["settings"].as_array().unwrap().iter().find(|s| s["key"] == "ranking.min_similarity").unwrap()["source"], "tuneables.json");
+    assert!(stdout(&home.run(&["doctor"])).contains("renamed keys: semantic.min_similarity is now ranking.min_similarity"));
     std::fs::write(&target, baseline).unwrap();
     assert!(eventually(Duration::from_secs(10), || advice_count(&home) == 1));
 

@@ -1,0 +1,271 @@
+//! The command line: every command, its arguments and its help, as clap reads them. `main.rs`
+//! runs what this parses.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::commands;
+
+#[derive(Parser)]
+#[command(name = "cairn", version, about = "A memory that learns, for coding agents", propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Which project a command works on; without either flag, the project of the current directory.
+#[derive(Args, Clone, Default)]
+pub struct ProjectArgs {
+    /// Work on this project (any string; by default the git root of the current directory).
+    #[arg(long, conflicts_with = "global")]
+    pub project: Option<String>,
+    /// Work on the `global` project: lessons that apply everywhere.
+    #[arg(long)]
+    pub global: bool,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Start the daemon in the background and wait until it answers.
+    Up {
+        /// Run only the essential periodic jobs.
+        #[arg(long)]
+        lite: bool,
+    },
+    /// Stop the daemon gracefully.
+    Down,
+    /// Show what the daemon is doing (exit 3 when it is not running).
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Handle one Claude Code hook event from stdin (for Claude Code's settings).
+    Hook,
+    /// Remember a lesson; prints the new id.
+    Add {
+        text: String,
+        #[arg(long)]
+        category: Option<String>,
+        /// Comma-separated tags.
+        #[arg(long, value_delimiter = ',')]
+        tags: Vec<String>,
+        /// Where the lesson applies (file, command, situation).
+        #[arg(long)]
+        context: Option<String>,
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
+    /// Import memories from a JSONL file (one memory per line).
+    Import {
+        file: PathBuf,
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
+    /// Export every memory and edge as versioned JSONL (to FILE, or stdout).
+    Export { file: Option<PathBuf> },
+    /// Show one memory, every field.
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Change a memory's text, category, tags or context.
+    Edit {
+        id: String,
+        #[arg(long)]
+        text: Option<String>,
+        #[arg(long)]
+        category: Option<String>,
+        /// Comma-separated tags, replacing the current ones (empty to clear).
+        #[arg(long, value_delimiter = ',', num_args = 0..)]
+        tags: Option<Vec<String>>,
+        #[arg(long)]
+        context: Option<String>,
+    },
+    /// List memories of this project and `global` (or of every project with --all).
+    List {
+        #[command(flatten)]
+        scope: ProjectArgs,
+        #[arg(long, conflicts_with_all = ["project", "global"])]
+        all: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget a memory for good.
+    Forget { id: String },
+    /// Check what cairn needs, with the fix for anything wrong.
+    Doctor,
+    /// Wire cairn into Claude Code's settings, or take it out again.
+    Hooks {
+        #[command(subcommand)]
+        action: HooksAction,
+    },
+    /// Run cairnd as a systemd user service (Linux) or launchd agent (macOS).
+    Service {
+        #[command(subcommand)]
+        action: ServiceAction,
+        /// Service manager (default: this system's).
+        #[arg(long, value_enum, global = true)]
+        kind: Option<commands::service::Kind>,
+    },
+    /// The effective settings, or commented default files.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+    /// Stop advising and recording for a project (the current one by default).
+    Pause {
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
+    /// Advise and record for a paused project again.
+    Resume {
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
+    /// Show the daemon's log.
+    Logs {
+        /// Keep printing as the log grows.
+        #[arg(short, long)]
+        follow: bool,
+        /// How many of the last lines to show first.
+        #[arg(short = 'n', long, default_value_t = 40)]
+        lines: usize,
+    },
+    /// The advice given: what, when, for which event and tool call, why, and what happened.
+    Log {
+        /// Only this session's advice.
+        #[arg(long)]
+        session: Option<String>,
+        /// The last N pieces of advice.
+        #[arg(long, default_value_t = 20)]
+        last: u32,
+        #[arg(long)]
+        json: bool,
+        /// Advice in every project (by default, this project's; with --session, that session's).
+        #[arg(long, conflicts_with_all = ["project", "global"])]
+        all: bool,
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
+    /// Keep a memory out of advice without deleting it.
+    Mute { id: String },
+    /// Let a muted memory be advised again.
+    Unmute { id: String },
+    /// The seed pack of universal lessons: list it, or turn it (or one seed) off or on.
+    Seed {
+        /// List every seed with its state.
+        #[arg(long)]
+        list: bool,
+        /// Turn the pack (or the seed ID) on; loads seeds this home never had.
+        #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with = "disable")]
+        enable: Option<Option<String>>,
+        /// Turn the pack (or the seed ID) off; nothing is deleted.
+        #[arg(long, value_name = "ID", num_args = 0..=1)]
+        disable: Option<Option<String>>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fetch the embedding model (ONNX Runtime, model, tokenizer) and check every sha256.
+    Setup {
+        /// Fetch every file again, even those already in place.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Search memories by meaning and keywords, with the evidence for each result.
+    Search {
+        /// What to look for (flags may come before or after it; put words starting with `-`
+        /// after `--`).
+        #[arg(required = true)]
+        text: Vec<String>,
+        /// Most results.
+        #[arg(short = 'k', long = "limit", value_name = "N")]
+        k: Option<u32>,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
+    /// Re-embed every memory and rebuild the semantic index, with progress.
+    Reindex,
+    /// Show the advice cairn would give, and why (a dry run unless --session is given).
+    Advise {
+        /// What is about to happen, in words (everything after the flags, dashes included).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        text: Vec<String>,
+        /// A Claude Code hook payload to advise on instead of TEXT.
+        #[arg(long, conflicts_with = "text")]
+        hook_input: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Apply and update this session's cooldowns, and record the advice.
+        #[arg(long)]
+        session: Option<String>,
+        /// Also show what was considered and not said, and why.
+        #[arg(long)]
+        explain: bool,
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
+}
+
+/// Which settings file `hooks` works on.
+#[derive(Args, Clone, Copy)]
+pub struct HooksTarget {
+    /// `.claude/settings.json` of the current project.
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// `~/.claude/settings.json`, for every project (the default).
+    #[arg(long)]
+    user: bool,
+}
+
+impl HooksTarget {
+    pub fn target(self) -> commands::hooks::Target {
+        if self.project { commands::hooks::Target::Project } else { commands::hooks::Target::User }
+    }
+}
+
+#[derive(Subcommand)]
+pub enum HooksAction {
+    /// Add cairn's hooks (idempotent; a timestamped backup is written first).
+    Install {
+        #[command(flatten)]
+        target: HooksTarget,
+    },
+    /// Remove exactly the hooks cairn added.
+    Uninstall {
+        #[command(flatten)]
+        target: HooksTarget,
+    },
+    /// Say where cairn's hooks are installed.
+    Status,
+}
+
+#[derive(Subcommand)]
+pub enum ServiceAction {
+    /// Write the service file and say how to enable it.
+    Install,
+    /// Stop and remove the service.
+    Uninstall,
+    /// Say whether the service is installed and running.
+    Status,
+}
+
+#[derive(Subcommand)]
+pub enum ConfigAction {
+    /// Print the effective settings, each with where its value came from.
+    Show {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write commented default tuneables.json and trigger_rules.yaml.
+    Init {
+        /// Replace existing files (after a backup).
+        #[arg(long)]
+        force: bool,
+    },
+}

@@ -1,0 +1,77 @@
+//! A memory considered for advice, with everything known about it: what retrieval found, the
+//! rule that put it forward, and its enrichment (effectiveness, recency, its embedding, a seed's
+//! weight).
+
+use crate::config::rules::Priority;
+use crate::retrieval::Hit;
+
+/// A trigger rule that put a memory forward.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Triggered {
+    pub rule: String,
+    pub priority: Priority,
+    /// Confidence in the rule itself: 1 for the user's and cairn's rules, less for learned ones.
+    pub confidence: f64,
+    /// The text of the tool input the pattern matched.
+    pub matched: String,
+    /// `Some(category)` when the rule named a category and this memory was its most relevant.
+    pub via_category: Option<String>,
+    /// The rule may interrupt the tool call (critical, `interrupt: true`), if interrupts are on.
+    pub interrupt: bool,
+}
+
+/// Where a candidate came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Semantic,
+    Trigger,
+    Both,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Semantic => "semantic",
+            Source::Trigger => "trigger",
+            Source::Both => "both",
+        }
+    }
+}
+
+/// A memory considered for advice.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub id: String,
+    pub text: String,
+    pub category: String,
+    pub project: String,
+    /// Set when retrieval found it (or, for a triggered memory, scored it).
+    pub hit: Option<Hit>,
+    pub trigger: Option<Triggered>,
+    /// Beta-prior effectiveness in [0, 1].
+    pub effectiveness: f64,
+    /// 1 for a memory touched just now, halving every `recency_half_life_days`.
+    pub recency: f64,
+    /// The memory's embedding, for diversity (absent without the model).
+    pub vector: Option<Vec<f32>>,
+    /// Whether retrieval itself put it forward (a triggered memory is also scored, but that
+    /// alone does not make it retrieved).
+    pub found: bool,
+    /// For a seed lesson: its weight in fusion and what the weight rests on.
+    pub seed: Option<(f64, String)>,
+}
+
+impl Candidate {
+    pub fn source(&self) -> Source {
+        match (&self.trigger, self.found) {
+            (Some(_), true) => Source::Both,
+            (Some(_), false) => Source::Trigger,
+            (None, _) => Source::Semantic,
+        }
+    }
+
+    /// The retrieval relevance (0 for a memory only a rule put forward).
+    pub fn relevance(&self) -> f64 {
+        self.hit.as_ref().map_or(0.0, |h| h.relevance)
+    }
+}

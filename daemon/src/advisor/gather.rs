@@ -1,0 +1,314 @@
+//! Gathering the candidates for an event: the memories trigger rules put forward (a named
+//! memory, or the most relevant of a category) and the memories retrieval finds, each enriched
+//! with every signal the fusion reads. This is where spreading activation joins with the
+//! learning loop. Reads indexes and memories; decides nothing.
+
+use std::collections::HashMap;
+
+use cairn_proto::Memory;
+use time::OffsetDateTime;
+
+use super::candidate::{Candidate, Triggered};
+use super::intent::Intent;
+use super::lookup::MemoryLookup;
+use super::salience::{self, Salience};
+use super::seeds::SEED_SOURCE;
+use crate::base::text;
+use crate::config::rules::{self, Priority, TriggerRule};
+use crate::retrieval::{Hit, Retrieval, CANDIDATES};
+use crate::temporal::recency::recency;
+
+/// An event to advise on, as the advisor sees it.
+pub struct Ask<'a> {
+    pub intent: &'a Intent,
+    pub salience: Salience,
+    /// The raw tool input (or the text), for trigger rules.
+    pub raw: &'a str,
+    /// The event's project and `global`.
+    pub projects: &'a [&'a str],
+    /// The trigger rules in force, set after set, in order (none when triggers are off).
+    pub rules: &'a [&'a [TriggerRule]],
+    /// Confidence in a learned rule (a user's or cairn's own rule has 1).
+    pub learned_confidence: f64,
+    /// A `category:NAME` surface resolves to the category's most relevant memory only when that
+    /// memory is about the event at all (at least this relevant); a rule naming ids has no such bar.
+    pub min_category_relevance: f64,
+    /// A seed lesson's weight in fusion now (see `super::seeds::weight`), and what it rests on.
+    pub seed_weight: f64,
+    pub seed_basis: String,
+}
+
+fn candidate(memory: Memory, hit: Option<Hit>, trigger: Option<Triggered>, vector: Option<Vec<f32>>, now: OffsetDateTime, ask: &Ask<'_>, half_life: f64) -> Candidate {
+    let seed = (memory.source == SEED_SOURCE).then(|| (ask.seed_weight, ask.seed_basis.clone()));
+    Candidate {
+        seed,
+        found: trigger.is_none(),
+        recency: recency(&memory, now, half_life),
+        effectiveness: memory.worth.effectiveness,
+        id: memory.id,
+        text: memory.text,
+        category: memory.category,
+        project: memory.project,
+        hit,
+        trigger,
+        vector,
+    }
+}
+
+/// A category small enough to score every member of on the hook's path.
+const SMALL_CATEGORY: usize = 256;
+
+/// The most relevant memory of `category` for this event, among the event's projects: scored
+/// member by member for a small category; for a large one, the best among retrieval's own
+/// candidates (a member relevant at all is among the best fifty by keywords or by meaning).
+fn category_pick(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, found: &[Hit], words: &str, projects: &[&str], category: &str) -> Option<Hit> {
+    let mut ids = if retrieval.lexical.category_size(category) <= SMALL_CATEGORY {
+        retrieval.lexical.ids_in_category(projects, category)
+    } else {
+        found.iter().filter(|f| retrieval.lexical.category_of(&f.id) == Some(category)).map(|f| f.id.clone()).collect()
+    };
+    ids.retain(|id| lookup.audible(id));
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    retrieval.score(words, &refs).into_iter().flatten().max_by(|a, b| a.relevance.total_cmp(&b.relevance).then_with(|| b.id.cmp(&a.id)))
+}
+
+/// Words of rule names that say where a rule looks, not what it is about.
+const WHERE_WORDS: &[&str] = &["call", "command", "content", "file", "input", "tool"];
+
+/// A rule's name as words a lesson might use: `secret_in_input` is "secret". Words that name the
+/// category itself are left out (every member of the category would match them), and so are
+/// words that say where the rule looks ("command", "input").
+fn rule_words(name: &str, category: &str) -> String {
+    let category: Vec<String> = text::terms(category);
+    text::terms_with_words(name)
+        .into_iter()
+        .filter(|(term, word)| !category.contains(term) && !WHERE_WORDS.contains(&word.as_str()))
+        .map(|(_, word)| word)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Finds the candidates for an event: memories retrieval found with at least `floor` relevance,
+/// and the memories trigger rules put forward; each with every signal filled in.
+pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'_>, floor: f64, now: OffsetDateTime, half_life_days: f64) -> Vec<Candidate> {
+    let words = ask.intent.words.as_str();
+    let mut out: HashMap<String, Candidate> = HashMap::new();
+    // Retrieval's candidates, once: the category picks below look here first.
+    let found = retrieval.gather(words, ask.projects, CANDIDATES);
+
+    // Trigger rules, against the raw input: each names memories, or a category whose most
+    // relevant memory for this event it surfaces. Rules are about actions: a look around (a
+    // read, a search, a web query that merely mentions `kubectl delete`) fires none.
+    let acting = ask.salience.score >= salience::READ_ONLY_CEILING;
+    let sets: &[&[TriggerRule]] = if acting { ask.rules } else { &[] };
+    for m in sets.iter().flat_map(|set| rules::matches(set, ask.raw)) {
+        let confidence = if m.rule.learned { ask.learned_confidence } else { 1.0 };
+        for target in &m.rule.spec.surface {
+            let (pick, via_category) = match target.strip_prefix("category:") {
+                Some(category) => {
+                    let category = category.trim();
+                    // The event's own words pick first; when none of the category is relevant
+                    // enough to them, the rule's name says what is going on ("secret").
+                    let pick = |words: &str| category_pick(retrieval, lookup, &found, words, ask.projects, category).filter(|f| f.relevance >= ask.min_category_relevance);
+                    let best = pick(words).or_else(|| Some(rule_words(&m.rule.spec.name, category)).filter(|w| !w.is_empty()).and_then(|w| pick(&format!("{words} {w}"))));
+                    (best.map(|f| f.id), Some(category.to_string()))
+                }
+                None => (Some(target.clone()), None),
+            };
+            let Some(id) = pick else { continue };
+            let trigger = Triggered {
+                rule: m.rule.spec.name.clone(),
+                priority: m.rule.spec.priority,
+                confidence,
+                matched: m.matched.clone(),
+                via_category,
+                interrupt: m.rule.spec.interrupt && m.rule.spec.priority == Priority::Critical,
+            };
+            if let Some(existing) = out.get_mut(&id) {
+                // Two rules for one memory: the more urgent one speaks for it; at equal urgency, one
+                // that may interrupt, then one that named the memory itself over a category pick.
+                let rank_of = |t: &Triggered| (t.priority.index(), !t.interrupt, t.via_category.is_some());
+                if existing.trigger.as_ref().is_none_or(|t| rank_of(&trigger) < rank_of(t)) {
+                    existing.trigger = Some(trigger);
+                }
+                continue;
+            }
+            // A rule never reaches outside the event's projects, whatever id it names.
+            let Some(memory) = lookup.memory(&id).filter(|m| ask.projects.contains(&m.project.as_str())) else { continue };
+            let evidence = retrieval.score(words, &[id.as_str()]).into_iter().flatten().next();
+            let vector = retrieval.vector_of(&id);
+            out.insert(id, candidate(memory, evidence, Some(trigger), vector, now, ask, half_life_days));
+        }
+    }
+
+    // Retrieval: only hits that can pass the gate are read from the store.
+    for f in found {
+        if f.relevance < floor {
+            continue;
+        }
+        if let Some(c) = out.get_mut(&f.id) {
+            c.hit = Some(f);
+            c.found = true;
+            continue;
+        }
+        let Some(memory) = lookup.memory(&f.id) else { continue };
+        let vector = retrieval.vector_of(&f.id);
+        let id = f.id.clone();
+        out.insert(id, candidate(memory, Some(f), None, vector, now, ask, half_life_days));
+    }
+    let mut v: Vec<Candidate> = out.into_values().collect();
+    v.sort_by(|a, b| a.id.cmp(&b.id));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::advisor::choose::{choose, Considered};
+    use crate::advisor::explain::Verdict;
+    use crate::advisor::policy::{Gates, Policy};
+    use crate::config::rules::TriggerRules;
+    use crate::config::Tuneables;
+    use crate::retrieval::hybrid::Fusion;
+    use crate::retrieval::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
+    use serde_json::json;
+    fn memory(id: &str, project: &str, text: &str, category: &str) -> Memory {
+        serde_json::from_value(json!({
+            "id": id, "project": project, "text": text, "category": category, "source": "user",
+            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"
+        }))
+        .unwrap()
+    }
+
+    fn setup(memories: &[Memory]) -> (LexicalIndex, HashMap<String, Memory>) {
+        let mut index = LexicalIndex::new(FieldWeights::default());
+        for m in memories {
+            index.upsert(&LexicalDoc { id: &m.id, project: &m.project, text: &m.text, context: &m.context, tags: &m.tags, category: &m.category });
+        }
+        (index, memories.iter().map(|m| (m.id.clone(), m.clone())).collect())
+    }
+
+    fn policy(limit: usize) -> Policy {
+        Policy {
+            gates: Gates { min_similarity: 0.4, min_fusion_score: 0.4, weight_recency: 0.0, ..Gates::from_settings(&Tuneables::default()) },
+            mmr_lambda: 0.5,
+            mmr_duplicate: 0.9,
+            min_relative_score: 0.0,
+            category_caps: HashMap::new(),
+            default_category_cap: 2,
+            limit,
+            recency_half_life_days: 30.0,
+        }
+    }
+
+    fn run(index: &LexicalIndex, lookup: &HashMap<String, Memory>, words: &str, raw: &str, rules: &[TriggerRule], salience: Salience) -> Considered {
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
+        let retrieval = Retrieval { lexical: index, semantic: None, fusion };
+        let intent = Intent { words: words.into(), meaning: words.into() };
+        let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules: &[rules], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
+        let now = time::macros::datetime!(2026-01-02 0:00 UTC);
+        choose(gather(&retrieval, lookup, &ask, 0.4, now, 30.0), &salience, &policy(2), |_| false)
+    }
+
+    const PUSH: Salience = Salience { score: 0.9, reason: "pushes" };
+
+    #[test]
+    fn advises_in_scope_and_stays_silent_otherwise() {
+        let (index, lookup) = setup(&[
+            memory("a", "/p", "Never force-push to main; open a pull request instead", "git"),
+            memory("b", "global", "Run the database migration on a copy first", "deployment"),
+            memory("c", "/other", "Force push is fine on personal branches of main", "git"),
+        ]);
+        let out = run(&index, &lookup, "git push --force origin main", "", &[], PUSH);
+        assert_eq!(out.said.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["a"]);
+        assert!(out.said[0].why.contains("'push'"), "{}", out.said[0].why);
+        assert!(run(&index, &lookup, "Print working directory pwd", "pwd", &[], Salience { score: 0.15, reason: "looks" }).said.is_empty());
+    }
+
+    #[test]
+    fn a_trigger_surfaces_the_most_relevant_memory_of_its_category() {
+        let (index, lookup) = setup(&[
+            memory("unrelated-git", "global", "Write commit messages in the imperative mood", "git"),
+            memory("force", "global", "Never force-push a shared branch; others lose their work", "git"),
+            memory("elsewhere", "/other", "Force pushing main is how we deploy here", "git"),
+        ]);
+        let rules = crate::config::rules::builtin();
+        let out = run(&index, &lookup, "Squash and force push", "git push --force origin main", rules, PUSH);
+        assert_eq!(out.said[0].candidate.id, "force", "{:?}", out.said.iter().map(|s| &s.why).collect::<Vec<_>>());
+        assert!(out.said[0].why.starts_with("trigger force_push (critical) on `git push --force"), "{}", out.said[0].why);
+        assert!(out.said.iter().chain(out.not_said.iter().map(|(s, _)| s)).all(|s| s.candidate.id != "elsewhere"), "another project's memory never surfaces");
+    }
+
+    #[test]
+    fn a_category_pick_reads_the_rule_name_as_what_is_going_on() {
+        // The intent shares no word with either lesson; the rule's name says a secret is in the
+        // input, and the lesson about secrets is the one its category pick surfaces.
+        let (index, lookup) = setup(&[
+            memory("tokens", "global", "Validate session tokens on the server, never trust the client", "security"),
+            memory("secrets", "global", "Secrets never go in source files; read them from the environment", "security"),
+        ]);
+        let rules = TriggerRules::parse("rules:\n  - name: secret_in_input\n    pattern: 'sk_test_'\n    surface: [category:security]\n    priority: high\n", "t.yaml").unwrap().rules;
+        let out = run(&index, &lookup, "new Stripe instance", "new Stripe('sk_test_abc123')", &rules, PUSH);
+        assert_eq!(out.said.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["secrets"]);
+        assert_eq!(rule_words("secret_in_input", "security"), "secret");
+        assert_eq!(rule_words("destructive_command", "destructive"), "");
+        assert_eq!(rule_words("production_deploy", "deployment"), "production");
+    }
+
+    #[test]
+    fn a_category_with_nothing_about_the_event_surfaces_nothing() {
+        let (index, lookup) = setup(&[memory("tz", "global", "Store timestamps in UTC and convert at the edges", "destructive")]);
+        let out = run(&index, &lookup, "Discard local changes git checkout -- . && git reset --hard", "git reset --hard", crate::config::rules::builtin(), PUSH);
+        assert!(out.said.is_empty(), "{:?}", out.said.iter().map(|s| &s.why).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_rule_naming_an_id_outside_the_project_surfaces_nothing() {
+        let (index, lookup) = setup(&[memory("theirs", "/other", "Deploy only on Tuesdays", "deployment")]);
+        let rules = TriggerRules::parse("rules:\n  - name: r\n    pattern: deploy\n    surface: [theirs]\n    priority: high\n", "t.yaml").unwrap().rules;
+        assert!(run(&index, &lookup, "deploy", "deploy now", &rules, PUSH).said.is_empty());
+    }
+
+    #[test]
+    fn weak_company_is_not_said_beside_a_strong_item() {
+        let (index, lookup) = setup(&[
+            memory("strong", "global", "Never force-push to main; open a pull request instead", "git"),
+            memory("weak", "global", "Push tags after the release notes are merged", "release"),
+        ]);
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
+        let intent = Intent { words: "force push to main".into(), meaning: String::new() };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
+        let now = time::macros::datetime!(2026-01-02 0:00 UTC);
+        let mut p = policy(2);
+        p.gates.min_matched_terms = 1;
+        p.gates.min_similarity = 0.01;
+        p.gates.min_fusion_score = 0.01;
+        let all = choose(gather(&retrieval, &lookup, &ask, 0.01, now, 30.0), &PUSH, &p, |_| false);
+        assert_eq!(all.said.len(), 2, "without a relative bar both are said");
+        p.min_relative_score = 0.6;
+        let out = choose(gather(&retrieval, &lookup, &ask, 0.01, now, 30.0), &PUSH, &p, |_| false);
+        assert_eq!(out.said.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["strong"]);
+        assert!(out.not_said.iter().any(|(s, v)| s.candidate.id == "weak" && matches!(v, Verdict::Outshone(_))));
+    }
+
+    #[test]
+    fn limits_and_cooldowns_hold() {
+        let mems: Vec<Memory> = (0..6).map(|i| memory(&format!("m{i}"), "global", &format!("rotate the api tokens monthly, rule {i} of the vault {}", ["alpha", "beta", "gamma", "delta", "echo", "golf"][i]), &format!("c{i}"))).collect();
+        let (index, lookup) = setup(&mems);
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
+        let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new() };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
+        let now = time::macros::datetime!(2026-01-02 0:00 UTC);
+        let gathered = gather(&retrieval, &lookup, &ask, 0.4, now, 30.0);
+        assert!(gathered.len() >= 3);
+        let out = choose(gathered.clone(), &PUSH, &policy(2), |_| false);
+        assert_eq!(out.said.len(), 2, "a tool call gets at most two");
+        assert!(out.not_said.iter().any(|(_, v)| *v == Verdict::OverLimit));
+        let first: Vec<String> = out.said.iter().map(|s| s.candidate.id.clone()).collect();
+        let again = choose(gathered, &PUSH, &policy(2), |id| first.contains(&id.to_string()));
+        assert!(again.said.iter().all(|s| !first.contains(&s.candidate.id)), "cooled-down items are not repeated");
+        assert_eq!(again.not_said.iter().filter(|(_, v)| *v == Verdict::Cooldown).count(), 2);
+    }
+}

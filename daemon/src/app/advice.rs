@@ -1,0 +1,259 @@
+//! The advice use case: what to say for an event (a hook event, or a person's words), chosen,
+//! rendered within the budget, and cut to what was rendered; with a session, what was said
+//! starts its cooldown. The hook and `advise` share [`answer`], so both always agree. `advise`
+//! itself is a dry run unless a session is named, in which case the advice is recorded.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cairn_proto::{Advice, AdviceItem, AdviseRequest, HookDecision, GLOBAL_PROJECT};
+
+use super::brief;
+use super::daemon::Daemon;
+use super::error::{Error, Result};
+use super::record;
+use super::retrieve::{with_retrieval, Patience};
+use crate::advisor::choose::{choose, Considered};
+use crate::advisor::explain::Verdict;
+use crate::advisor::format;
+use crate::advisor::fuse::Scored;
+use crate::advisor::gather::{gather, Ask};
+use crate::advisor::intent::{self, Intent};
+use crate::advisor::lookup::Audible;
+use crate::advisor::policy::{self, Policy};
+use crate::advisor::salience::{self, Salience};
+use crate::advisor::seeds;
+use crate::base::event::{EventKind, HookEvent};
+use crate::config::rules::TriggerRule;
+use crate::config::{InterruptMode, Tuneables};
+use crate::store::sessions::SessionEvent;
+
+/// Most candidates listed as considered and not said.
+const EXPLAINED: usize = 10;
+/// How much of the raw tool input trigger rules see.
+pub const RAW_INPUT_CHARS: usize = 16 * 1024;
+
+/// What to say for one event: the intent, the context text, and the items it holds.
+pub struct Answer {
+    pub intent: Intent,
+    pub salience: Salience,
+    pub context: Option<String>,
+    pub items: Vec<AdviceItem>,
+    /// An interrupt, when an interrupting rule matched and interrupts are on.
+    pub decision: Option<HookDecision>,
+    /// What was weighed and not said (filled when asked to explain).
+    pub considered: Vec<AdviceItem>,
+}
+
+/// What advice is asked for: a hook event, or a person's words.
+pub enum Subject<'a> {
+    Event(&'a HookEvent),
+    Text(&'a str),
+}
+
+impl Subject<'_> {
+    /// The intent, the salience and the raw input trigger rules see.
+    fn parts(&self) -> (Intent, Salience, String) {
+        match self {
+            Subject::Event(e) => (intent::intent(e), salience::salience(e), intent::raw_input(e, RAW_INPUT_CHARS)),
+            Subject::Text(t) => {
+                let text = t.trim().to_string();
+                (Intent { words: text.clone(), meaning: text.chars().take(160).collect() }, Salience { score: 0.8, reason: "a request in words" }, text)
+            }
+        }
+    }
+}
+
+fn item(s: Scored, verdict: Option<&Verdict>) -> AdviceItem {
+    AdviceItem {
+        id: s.candidate.id,
+        text: s.candidate.text,
+        category: s.candidate.category,
+        score: s.score,
+        why: s.why,
+        signals: s.signals,
+        source: s.source.as_str().to_string(),
+        verdict: verdict.map(Verdict::describe),
+        path: Vec::new(),
+    }
+}
+
+/// The trigger rules in force for an event, set after set: cairn's and the user's, then the
+/// seed pack's own patterns while the pack is on (a seed turned off or muted is kept out by the
+/// lookup).
+fn rule_sets<'a>(effective: &'a Arc<Vec<TriggerRule>>, t: &Tuneables, pack_on: bool) -> Vec<&'a [TriggerRule]> {
+    match (t.triggers.enabled, pack_on) {
+        (false, _) => Vec::new(),
+        (true, false) => vec![effective.as_slice()],
+        (true, true) => vec![effective.as_slice(), seeds::rules()],
+    }
+}
+
+/// Advice for `parts` in `project` (plus `global`), at most `limit` items, skipping what
+/// `session` heard within its cooldown. Records nothing.
+fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, limit: usize, session: Option<&str>, patience: Patience, explain: bool) -> Considered {
+    let (intent, salience, raw) = parts;
+    if intent.is_empty() || limit == 0 {
+        return Considered::default();
+    }
+    let t = d.tuneables();
+    let policy = Policy::from_settings(&t, limit);
+    let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
+    // One snapshot of what the user keeps quiet serves the rules and the lookup alike.
+    let quiet = d.memories().quiet();
+    let effective = d.config().read().effective_rules.clone();
+    let sets = rule_sets(&effective, &t, quiet.pack_on);
+    let (seed_weight, seed_basis) = d.memories().seed_weight(&projects);
+    let ask = Ask {
+        intent,
+        salience: salience.clone(),
+        raw,
+        projects: &projects,
+        rules: &sets,
+        learned_confidence: t.triggers.learned_confidence,
+        min_category_relevance: t.triggers.min_category_relevance,
+        seed_weight,
+        seed_basis,
+    };
+    let now = Instant::now();
+    let wall = time::OffsetDateTime::now_utc();
+    let cooldown = Duration::from_secs(t.advice.cooldown_s);
+    let lookup = Audible { lookup: d.store(), quiet: &quiet };
+    with_retrieval(d, &intent.meaning, patience, |retrieval| {
+        // Explaining reads the near misses too; otherwise only what can pass the gate is read.
+        let floor = if explain { 0.0 } else { policy.gates.min_similarity };
+        let candidates = gather(retrieval, &lookup, &ask, floor, wall, policy.recency_half_life_days);
+        let cooldowns = d.cooldowns();
+        choose(candidates, salience, &policy, |id| session.is_some_and(|s| !cooldowns.allows(s, id, now, cooldown)))
+    })
+}
+
+/// The interrupt for a tool call, when interrupts are on, the action is not a look around, and a
+/// critical rule with `interrupt: true` put a lesson forward (said now, or said earlier in the
+/// session: a dangerous command repeated is asked about again).
+fn interrupt(t: &Tuneables, kind: &EventKind, tool: Option<&str>, salience: &Salience, considered: &Considered) -> Option<HookDecision> {
+    // Only a command about to run is stopped: an edit that mentions `git reset --hard`, or a
+    // migration file whose `down` drops a table, is advised on, not interrupted.
+    if *kind != EventKind::PreToolUse || tool != Some("Bash") || t.triggers.interrupts == InterruptMode::Off || salience.score < salience::READ_ONLY_CEILING {
+        return None;
+    }
+    let eligible = considered.said.iter().chain(considered.not_said.iter().filter(|(_, v)| !matches!(v, Verdict::Gated(_) | Verdict::Undecided(_))).map(|(s, _)| s));
+    let (s, rule) = eligible.filter_map(|s| s.candidate.trigger.as_ref().filter(|t| t.interrupt).map(|t| (s, t))).next()?;
+    Some(HookDecision {
+        permission: t.triggers.interrupts.as_str().to_string(),
+        reason: format!("cairn: rule {} (critical) matched `{}`. Lesson [{}]: {}", rule.rule, rule.matched, s.candidate.category, s.candidate.text),
+    })
+}
+
+/// The answer for an event of `kind` about `subject` in `project`: chosen, rendered within the
+/// budget, and cut to what was rendered. With a session, what was said starts its cooldown.
+pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str, session: Option<&str>, patience: Patience, explain: bool) -> Answer {
+    let t = d.tuneables();
+    let (source, tool) = match &subject {
+        Subject::Event(e) => (e.source.clone().unwrap_or_else(|| "startup".into()), e.tool_name.clone()),
+        Subject::Text(_) => ("startup".into(), None),
+    };
+    let parts = subject.parts();
+    let mut decision = None;
+    let Some((limit, budget)) = policy::limits(&t, kind) else {
+        // Events that carry no advice in Claude Code's protocol get none here either.
+        let (intent, salience, _) = parts;
+        return Answer { intent, salience, context: None, items: Vec::new(), decision: None, considered: Vec::new() };
+    };
+    let (said, mut not_said) = match kind {
+        EventKind::SessionStart => {
+            let (items, short) = brief::session_start(d, project, &source, session, limit);
+            (items.into_iter().map(|i| (i, short.to_string(), None)).collect(), Vec::new())
+        }
+        _ => {
+            let c = ranked_advice(d, &parts, project, limit, session, patience, explain);
+            decision = interrupt(&t, kind, tool.as_deref(), &parts.1, &c);
+            let items: Vec<(AdviceItem, String, Option<Scored>)> = c
+                .said
+                .into_iter()
+                .map(|s| {
+                    let short = s.short_why.clone();
+                    (item(s.clone(), None), short, Some(s))
+                })
+                .collect();
+            (items, c.not_said)
+        }
+    };
+    let (intent, salience, _) = parts;
+    let lines: Vec<format::Line<'_>> = said.iter().map(|(a, why, _)| format::Line { category: &a.category, text: &a.text, why }).collect();
+    let rendered = format::render(&lines, budget);
+    let shown = rendered.as_ref().map_or(0, |(_, n)| *n);
+    let mut items = Vec::with_capacity(shown);
+    for (n, (a, _, s)) in said.into_iter().enumerate() {
+        if n < shown {
+            items.push(a);
+        } else if let Some(s) = s {
+            not_said.push((s, Verdict::OverLimit));
+        }
+    }
+    if let Some(s) = session {
+        let now = Instant::now();
+        let mut cooldowns = d.cooldowns();
+        for item in &items {
+            cooldowns.record(s, &item.id, now);
+        }
+    }
+    // The closest misses, best first.
+    not_said.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
+    let considered = if explain { not_said.iter().take(EXPLAINED).map(|(s, v)| item(s.clone(), Some(v))).collect() } else { Vec::new() };
+    Answer { intent, salience, context: rendered.map(|(text, _)| text), items, decision, considered }
+}
+
+/// `advise`: what the hook would say for a text or a hook payload, and why. A dry run unless a
+/// session is named: then cooldowns apply and the advice is recorded.
+pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
+    let explicit = req.scope.project.is_some() || req.scope.global;
+    let event = req.hook_input.as_ref().map(HookEvent::from_payload);
+    let text = req.text.as_deref().map(str::trim).filter(|t| !t.is_empty());
+    let (subject, project, kind) = match (&event, text) {
+        (Some(event), _) => {
+            let project = match (&event.cwd, explicit) {
+                (Some(cwd), false) => d.project_of(cwd),
+                _ => d.project_for(&req.scope),
+            };
+            (Subject::Event(event), project, event.kind.clone())
+        }
+        (None, Some(text)) => (Subject::Text(text), d.project_for(&req.scope), EventKind::UserPromptSubmit),
+        _ => return Err(Error::Invalid("give a text to advise on, or --hook-input FILE".into())),
+    };
+    if d.memories().is_paused(&project) {
+        let (intent, salience, _) = subject.parts();
+        return Ok(Advice { intent: intent.words, project, advice: Vec::new(), salience: salience.score, salience_reason: salience.reason.into(), considered: Vec::new(), decision: None });
+    }
+    // A person asking may wait for the model, so the answer is the one the hook gives once warm.
+    let _ = d.embedder_ready().await;
+    let mut answer = tokio::task::block_in_place(|| answer(d, &kind, subject, &project, req.session.as_deref(), Patience::Human, req.explain));
+    if let Some(limit) = req.limit {
+        answer.items.truncate(limit as usize);
+    }
+    if let Some(session) = &req.session {
+        let event = SessionEvent {
+            at: crate::base::clock::now(),
+            session_id: session.clone(),
+            event: "Advise".into(),
+            project: project.clone(),
+            tool_name: None,
+            tool_use_id: None,
+            intent: Some(crate::base::redact::redact_text(&answer.intent.words)),
+            payload: serde_json::Value::Null,
+            advised: record::said(&answer.items),
+            decision: answer.decision.as_ref().map(record::decision),
+        };
+        d.store().append_event(&event)?;
+        d.store().durable().await;
+    }
+    Ok(Advice {
+        intent: answer.intent.words,
+        project,
+        advice: answer.items,
+        salience: answer.salience.score,
+        salience_reason: answer.salience.reason.into(),
+        considered: answer.considered,
+        decision: answer.decision.map(|d| d.permission),
+    })
+}

@@ -1,0 +1,196 @@
+//! The daemon's shared state: the store, the memories with their indexes (the one write path),
+//! the semantic engine, the settings, the projects, the session cooldowns and the shutdown
+//! signal. One `Arc<Daemon>` is handed to every use case. Its fields are private: the use cases
+//! read through its methods, and every memory write goes through [`Memories::writer`].
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use cairn_proto::{Memory, Mode, Paths, Scope, GLOBAL_PROJECT};
+use tokio_util::sync::CancellationToken;
+
+use super::writer::Memories;
+use crate::advisor::cooldown::Cooldowns;
+use crate::base::project::ProjectResolver;
+use crate::config::{LiveConfig, Tuneables};
+use crate::semantic::embed::{Embed, Loader, ModelSpec};
+use crate::semantic::{self, Host, Prepared, Semantic};
+use crate::store::{Store, StoreError};
+
+pub struct Daemon {
+    paths: Paths,
+    mode: Mode,
+    started: Instant,
+    store: Arc<Store>,
+    semantic: Arc<Semantic>,
+    memories: Memories,
+    config: Arc<LiveConfig>,
+    projects: ProjectResolver,
+    cooldowns: Mutex<Cooldowns>,
+    shutdown: CancellationToken,
+    inflight: AtomicUsize,
+}
+
+/// Counts a request as in flight until dropped; shutdown drains to zero.
+pub struct InFlight<'a>(&'a AtomicUsize);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Daemon {
+    /// Builds the state over `store` and loads every memory into the indexes; the model is
+    /// loaded by `loader` when first asked for (see [`Daemon::start`]).
+    pub fn new(paths: Paths, mode: Mode, store: Store, config: Arc<LiveConfig>, loader: Loader) -> Result<Daemon, StoreError> {
+        let store = Arc::new(store);
+        let semantic = Arc::new(Semantic::new(paths.data_dir.join("vectors"), config.read().tuneables.model.query_cache_size, loader));
+        let memories = Memories::load(store.clone(), semantic.clone())?;
+        Ok(Daemon {
+            paths,
+            mode,
+            started: Instant::now(),
+            store,
+            semantic,
+            memories,
+            config,
+            projects: ProjectResolver::default(),
+            cooldowns: Mutex::new(Cooldowns::default()),
+            shutdown: CancellationToken::new(),
+            inflight: AtomicUsize::new(0),
+        })
+    }
+
+    /// Starts the semantic worker; the full daemon loads the model right away (in the
+    /// background: it answers meanwhile, by keywords), `--lite` on first use.
+    pub fn start(self: &Arc<Self>) {
+        semantic::worker::spawn(self);
+        if self.mode == Mode::Full && self.tuneables().model.enabled {
+            self.semantic.model().request_load();
+        }
+    }
+
+    /// Stops the semantic worker and saves what it changed (shutdown).
+    pub fn stop(&self) {
+        semantic::worker::stop(self);
+        let _ = self.semantic.graphs().save(&self.store, self.semantic.dir());
+    }
+
+    pub fn paths(&self) -> &Paths {
+        &self.paths
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// The store, for what is not a memory write: the session log, reads, flushing.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn semantic(&self) -> &Semantic {
+        &self.semantic
+    }
+
+    /// The memories, their indexes, and the one way to write them.
+    pub fn memories(&self) -> &Memories {
+        &self.memories
+    }
+
+    /// The settings in force and their files' state.
+    pub fn config(&self) -> &Arc<LiveConfig> {
+        &self.config
+    }
+
+    /// A copy of the tuneables in force.
+    pub fn tuneables(&self) -> Tuneables {
+        self.config.tuneables()
+    }
+
+    pub fn cooldowns(&self) -> MutexGuard<'_, Cooldowns> {
+        self.cooldowns.lock().expect("cooldown lock")
+    }
+
+    pub fn shutdown(&self) -> &CancellationToken {
+        &self.shutdown
+    }
+
+    pub fn enter(&self) -> InFlight<'_> {
+        self.inflight.fetch_add(1, Ordering::AcqRel);
+        InFlight(&self.inflight)
+    }
+
+    pub fn inflight(&self) -> usize {
+        self.inflight.load(Ordering::Acquire)
+    }
+
+    /// The project of a working directory (cached).
+    pub fn project_of(&self, cwd: &str) -> String {
+        self.projects.resolve(cwd)
+    }
+
+    /// The project a request is about: explicit, else `global`, else the project of its cwd.
+    pub fn project_for(&self, scope: &Scope) -> String {
+        if let Some(p) = scope.project.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+            return p.to_string();
+        }
+        if scope.global {
+            return GLOBAL_PROJECT.to_string();
+        }
+        match scope.cwd.as_deref() {
+            Some(cwd) if !cwd.is_empty() => self.project_of(cwd),
+            _ => GLOBAL_PROJECT.to_string(),
+        }
+    }
+
+    /// The model if loaded and wanted; never waits (the hook's path).
+    pub fn embedder_now(&self) -> Option<Arc<dyn Embed>> {
+        if !self.tuneables().model.enabled {
+            return None;
+        }
+        self.semantic.model().embedder_now()
+    }
+
+    /// The model if wanted, waiting for it to load; `None` when it is off or cannot load.
+    pub async fn embedder_ready(&self) -> Option<Arc<dyn Embed>> {
+        if !self.tuneables().model.enabled {
+            return None;
+        }
+        self.semantic.model().ready().await
+    }
+
+    /// Embeddings for memories about to be written, in batches, off the async threads.
+    pub async fn prepare(&self, memories: &[&Memory]) -> Prepared {
+        let embedder = self.embedder_ready().await;
+        tokio::task::block_in_place(|| Prepared::for_memories(embedder.as_deref(), memories))
+    }
+}
+
+impl Host for Daemon {
+    fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn semantic(&self) -> &Semantic {
+        &self.semantic
+    }
+
+    fn hold_writes(&self) -> MutexGuard<'_, ()> {
+        self.memories.hold()
+    }
+
+    fn model_spec(&self) -> ModelSpec {
+        semantic::load::resolve_spec(&self.paths, &self.tuneables().model)
+    }
+
+    fn stopping(&self) -> bool {
+        self.shutdown.is_cancelled()
+    }
+}

@@ -1,0 +1,173 @@
+//! `import` and `export`. An import is a batch of JSONL lines: each is added, updated (same id)
+//! or rejected with its line number and reason; the batch's texts are embedded together, ahead
+//! of the writes, and the batch is acknowledged once durable. An export is every memory, then
+//! every edge, then the home's advice state (mutes, the seed pack), a page at a time; cursors
+//! are `m:<id>` within memories and `e:<hex key>` within edges.
+
+use std::collections::HashSet;
+
+use cairn_proto::{ImportBatch, ImportReport, Memory, Page, Rejection};
+
+use super::daemon::Daemon;
+use super::error::{Error, Result};
+use super::seeds::apply_state;
+use crate::exchange::{self, AdviceState, ImportItem, MinimalMemory};
+use crate::semantic::Prepared;
+
+const MAX_PAGE: u32 = 5000;
+
+/// A minimal line applied to the memory's current version, or a new memory.
+fn apply_minimal(m: &MinimalMemory, id: &str, current: Option<Memory>) -> Memory {
+    let category = m.category.clone().unwrap_or_else(|| exchange::DEFAULT_CATEGORY.into());
+    let project = m.project.clone().unwrap_or_else(|| cairn_proto::GLOBAL_PROJECT.into());
+    let tags = m.tags.clone().unwrap_or_default();
+    let source = m.source.clone().unwrap_or_else(|| "user".into());
+    match current {
+        // An existing id: the line's fields replace the old ones; history and worth stay.
+        Some(mut old) => {
+            old.text = m.text.clone();
+            old.category = category;
+            old.project = project;
+            old.tags = tags;
+            old.source = source;
+            old.updated_at = crate::base::clock::now();
+            old
+        }
+        None => exchange::new_memory(id.to_string(), project, m.text.clone(), category, source, tags, String::new()),
+    }
+}
+
+pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
+    let default_project = exchange::default_import_project(batch.default_project.as_deref()).to_string();
+    let mut report = ImportReport::default();
+    let mut items = Vec::new();
+    for line in batch.lines {
+        if line.text.trim().is_empty() {
+            continue;
+        }
+        match exchange::parse_import_line(&line.text, &default_project) {
+            Err(reason) => report.rejected.push(Rejection { line: line.line, reason }),
+            Ok(ImportItem::Minimal(mut m)) => {
+                m.id.get_or_insert_with(|| ulid::Ulid::new().to_string());
+                items.push(ImportItem::Minimal(m));
+            }
+            Ok(item) => items.push(item),
+        }
+    }
+
+    // What each memory will look like once written, to embed the batch in one go.
+    let mut projected = Vec::new();
+    for item in &items {
+        match item {
+            ImportItem::Minimal(m) => {
+                let id = m.id.as_deref().expect("ids assigned above");
+                let current = d.store().get_memory(id)?;
+                projected.push(apply_minimal(m, id, current));
+            }
+            ImportItem::Memory(m) => projected.push((**m).clone()),
+            ImportItem::Edge(_) | ImportItem::State(_) => {}
+        }
+    }
+    let prepared: Prepared = d.prepare(&projected.iter().collect::<Vec<_>>()).await;
+
+    tokio::task::block_in_place(|| {
+        for item in items {
+            // One lock hold per line, so the hook's reads and other writes interleave.
+            let w = d.memories().writer();
+            let updated = match item {
+                ImportItem::Minimal(m) => {
+                    let id = m.id.clone().expect("ids assigned above");
+                    let current = w.get(&id)?;
+                    let existed = current.is_some();
+                    w.put(&apply_minimal(&m, &id, current), &prepared)?;
+                    existed
+                }
+                ImportItem::Memory(m) => w.put(&m, &prepared)?.is_some(),
+                ImportItem::Edge(e) => w.put_edge(&e)?.is_some(),
+                ImportItem::State(state) => {
+                    apply_state(&w, &state)?;
+                    continue;
+                }
+            };
+            if updated {
+                report.updated += 1;
+            } else {
+                report.added += 1;
+            }
+        }
+        Ok::<_, Error>(())
+    })?;
+    d.store().durable().await;
+    crate::process::memory::release();
+    Ok(report)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
+}
+
+/// The home's advice state, every list sorted so that an export is the same byte for byte.
+pub fn advice_state(d: &Daemon) -> Result<AdviceState> {
+    let sorted = |set: HashSet<String>| {
+        let mut v: Vec<String> = set.into_iter().collect();
+        v.sort();
+        v
+    };
+    let store = d.store();
+    let loaded = store.seeds_loaded()?;
+    let forgotten = loaded.iter().filter(|id| store.get_memory(id).ok().flatten().is_none()).cloned().collect();
+    Ok(AdviceState {
+        seed_pack: store.seed_pack()?,
+        seeds_loaded: sorted(loaded),
+        seeds_forgotten: sorted(forgotten),
+        seeds_off: sorted(store.seeds_off()?),
+        muted: sorted(store.muted_ids()?),
+    })
+}
+
+pub async fn export(d: &Daemon, after: Option<String>, limit: u32) -> Result<Page<String>> {
+    let limit = limit.clamp(1, MAX_PAGE) as usize;
+    let mut lines = Vec::new();
+    let (memory_after, edge_after, in_edges) = match after.as_deref() {
+        None => (None, None, false),
+        Some(c) if c.starts_with("m:") => (Some(&c[2..]), None, false),
+        Some(c) if c.starts_with("e:") => (None, Some(unhex(&c[2..]).ok_or_else(|| Error::Invalid(format!("bad export cursor {c:?}")))?), true),
+        Some(c) => return Err(Error::Invalid(format!("bad export cursor {c:?}"))),
+    };
+    if !in_edges {
+        for memory in d.store().memories_after(memory_after) {
+            let memory = memory?;
+            lines.push(exchange::memory_line(&memory));
+            if lines.len() == limit {
+                return Ok(Page { items: lines, next: Some(format!("m:{}", memory.id)) });
+            }
+        }
+    }
+    for edge in d.store().edges_after(edge_after.as_deref()) {
+        let (key, edge) = edge?;
+        lines.push(exchange::edge_line(&edge));
+        if lines.len() == limit {
+            return Ok(Page { items: lines, next: Some(format!("e:{}", hex(&key))) });
+        }
+    }
+    lines.push(exchange::state_line(&advice_state(d)?));
+    Ok(Page { items: lines, next: None })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hex_round_trips() {
+        let key = b"a\0b\0caused_by".to_vec();
+        assert_eq!(super::unhex(&super::hex(&key)).unwrap(), key);
+        assert!(super::unhex("abc").is_none());
+        assert!(super::unhex("zz").is_none());
+    }
+}

@@ -1,0 +1,62 @@
+//! One Claude Code event: advice on PreToolUse, UserPromptSubmit and SessionStart, and every
+//! event recorded (redacted) in the session log. A paused project gets nothing and leaves
+//! nothing.
+
+use cairn_proto::HookReply;
+use serde_json::Value;
+
+use super::advice::{answer, Subject};
+use super::daemon::Daemon;
+use super::error::Result;
+use super::record;
+use super::retrieve::Patience;
+use crate::base::event::{EventKind, HookEvent};
+use crate::base::redact;
+use crate::store::sessions::SessionEvent;
+
+/// Session id for events that carry none.
+const NO_SESSION: &str = "-";
+
+pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
+    let event = HookEvent::from_payload(&payload);
+    let project = d.project_for(&cairn_proto::Scope { cwd: event.cwd.clone(), ..Default::default() });
+    if d.memories().is_paused(&project) {
+        // The user opted this project out: no advice, and nothing recorded.
+        return Ok(HookReply::default());
+    }
+    let session = event.session_id.clone().unwrap_or_else(|| NO_SESSION.to_string());
+
+    let mut reply = HookReply::default();
+    let mut said = Vec::new();
+    let mut intent_text = None;
+    if event.kind.advises() {
+        let started = std::time::Instant::now();
+        // A few milliseconds of work, run in place: handing the thread over (block_in_place)
+        // costs more than it saves at this size, and the hook never waits on a lock here.
+        let answer = answer(d, &event.kind, Subject::Event(&event), &project, event.session_id.as_deref(), Patience::Hook, false);
+        tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, items = answer.items.len(), "advice");
+        reply.additional_context = answer.context;
+        reply.decision = answer.decision;
+        said = record::said(&answer.items);
+        intent_text = Some(redact::redact_text(&answer.intent.words));
+    }
+
+    redact::redact_value(&mut payload);
+    let entry = SessionEvent {
+        at: crate::base::clock::now(),
+        session_id: session.clone(),
+        event: event.kind.name().to_string(),
+        project,
+        tool_name: event.tool_name.clone(),
+        tool_use_id: event.tool_use_id.clone(),
+        intent: intent_text,
+        payload,
+        advised: said,
+        decision: reply.decision.as_ref().map(record::decision),
+    };
+    record::hook_event(d, &entry)?;
+    if event.kind == EventKind::SessionEnd {
+        d.cooldowns().end(&session);
+    }
+    Ok(reply)
+}

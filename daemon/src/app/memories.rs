@@ -1,0 +1,105 @@
+//! The use cases over single memories: `add`, `show`, `edit`, `forget`, `list`. Each write goes
+//! through the write path ([`super::writer`]) and is acknowledged once durable.
+
+use cairn_proto::{ListQuery, Memory, MemoryEdit, NewMemory, Page, GLOBAL_PROJECT};
+
+use super::daemon::Daemon;
+use super::error::{Error, Result};
+use crate::advisor::seeds::SEED_SOURCE;
+use crate::exchange;
+use crate::semantic::Prepared;
+
+/// Largest page a client may ask for.
+const MAX_PAGE: u32 = 5000;
+
+/// Stores a memory, updates the indexes, embeds it, and waits until the write is durable.
+pub async fn save(d: &Daemon, memory: &Memory) -> Result<Option<Memory>> {
+    let prepared = d.prepare(&[memory]).await;
+    // The write lock may be held a while (a load catching up): never block the runtime on it.
+    let previous = tokio::task::block_in_place(|| d.memories().writer().put(memory, &prepared))?;
+    d.store().durable().await;
+    Ok(previous)
+}
+
+/// `add`: a new memory from the command line.
+pub async fn add(d: &Daemon, req: NewMemory) -> Result<Memory> {
+    let text = exchange::validate_text(&req.text).map_err(Error::Invalid)?;
+    let category = exchange::normalize_category(req.category.as_deref().unwrap_or(exchange::DEFAULT_CATEGORY)).map_err(Error::Invalid)?;
+    let tags = exchange::normalize_tags(&req.tags).map_err(Error::Invalid)?;
+    let source = exchange::validate_source(req.source.as_deref().unwrap_or("user")).map_err(Error::Invalid)?;
+    let project = exchange::validate_project(&d.project_for(&req.scope)).map_err(Error::Invalid)?;
+    let context = req.context.unwrap_or_default().trim().to_string();
+    let memory = exchange::new_memory(ulid::Ulid::new().to_string(), project, text, category, source, tags, context);
+    save(d, &memory).await?;
+    Ok(memory)
+}
+
+/// `show`: one memory, every field.
+pub async fn show(d: &Daemon, id: String) -> Result<Memory> {
+    d.store().get_memory(&id)?.ok_or(Error::NotFound(id))
+}
+
+/// `edit`: changes a memory's text, category, tags or context; everything else is kept.
+pub async fn edit(d: &Daemon, edit: MemoryEdit) -> Result<Memory> {
+    let text = edit.text.as_deref().map(exchange::validate_text).transpose().map_err(Error::Invalid)?;
+    let category = edit.category.as_deref().map(exchange::normalize_category).transpose().map_err(Error::Invalid)?;
+    let tags = edit.tags.as_deref().map(exchange::normalize_tags).transpose().map_err(Error::Invalid)?;
+    if text.is_none() && category.is_none() && tags.is_none() && edit.context.is_none() {
+        return Err(Error::Invalid("nothing to change: give --text, --category, --tags or --context".into()));
+    }
+    // The model is made ready first: the new text is embedded under the lock.
+    let _ = d.embedder_ready().await;
+    let updated = tokio::task::block_in_place(|| {
+        let w = d.memories().writer();
+        let mut m = w.get(&edit.id)?.ok_or_else(|| Error::NotFound(edit.id.clone()))?;
+        if let Some(t) = text {
+            m.text = t;
+        }
+        if let Some(c) = category {
+            m.category = c;
+        }
+        if let Some(t) = tags {
+            m.tags = t;
+        }
+        if let Some(c) = edit.context {
+            m.context = c.trim().to_string();
+        }
+        // A seed the user edits becomes theirs: it leaves the pack and weighs as their own.
+        if m.source == SEED_SOURCE {
+            m.source = "user".into();
+        }
+        m.updated_at = crate::base::clock::now();
+        w.put(&m, &Prepared::default())?;
+        Ok::<_, Error>(m)
+    })?;
+    d.store().durable().await;
+    Ok(updated)
+}
+
+/// `forget`: removes a memory and its edges for good.
+pub async fn forget(d: &Daemon, id: String) -> Result<Memory> {
+    let removed = tokio::task::block_in_place(|| d.memories().writer().remove(&id))?;
+    d.store().durable().await;
+    removed.ok_or(Error::NotFound(id))
+}
+
+/// `list`: memories of a project (plus `global`), or of every project, a page at a time.
+pub async fn list(d: &Daemon, q: ListQuery) -> Result<Page<Memory>> {
+    let limit = q.limit.clamp(1, MAX_PAGE) as usize;
+    let project = d.project_for(&q.scope);
+    let wanted = |m: &Memory| q.all || m.project == project || m.project == GLOBAL_PROJECT;
+    let mut items = Vec::new();
+    let mut next = None;
+    for memory in d.store().memories_after(q.after.as_deref()) {
+        let memory = memory?;
+        if !wanted(&memory) {
+            continue;
+        }
+        if items.len() == limit {
+            next = items.last().map(|m: &Memory| m.id.clone());
+            break;
+        }
+        items.push(memory);
+    }
+    Ok(Page { items, next })
+}

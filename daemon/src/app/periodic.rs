@@ -1,0 +1,49 @@
+//! Periodic work. Only what is essential runs in `--lite`: the session-log retention, once at
+//! start and then hourly, and saving the semantic index when it changed, so an idle daemon
+//! stays asleep.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::daemon::Daemon;
+
+const RETENTION_EVERY: Duration = Duration::from_secs(3600);
+/// How often a changed semantic index is written out. The store holds every vector, so what a
+/// crash loses here is only repair time at the next start.
+const INDEX_SAVE_EVERY: Duration = Duration::from_secs(120);
+
+/// Applies the session-log retention now.
+pub fn prune_sessions(d: &Daemon) {
+    let s = d.tuneables().sessions;
+    let cutoff = crate::base::clock::now_unix_ms().saturating_sub(s.retention_days.saturating_mul(86_400_000));
+    match d.store().prune_events(cutoff, s.max_events) {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(dropped = n, "session log pruned"),
+        Err(e) => tracing::error!(error = %e, "session log pruning failed"),
+    }
+}
+
+/// Runs `work` every `every` (first after `first`) on a blocking thread, until shutdown.
+fn every(d: &Arc<Daemon>, first: Duration, every: Duration, work: fn(&Daemon)) {
+    let d = d.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + first, every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = d.shutdown().cancelled() => return,
+                _ = tick.tick() => {
+                    let d2 = d.clone();
+                    let _ = tokio::task::spawn_blocking(move || work(&d2)).await;
+                }
+            }
+        }
+    });
+}
+
+pub fn spawn(d: &Arc<Daemon>) {
+    every(d, INDEX_SAVE_EVERY, INDEX_SAVE_EVERY, |d| {
+        let _ = d.semantic().graphs().save(d.store(), d.semantic().dir());
+    });
+    every(d, Duration::ZERO, RETENTION_EVERY, prune_sessions);
+}

@@ -1,0 +1,38 @@
+//! Retrieval over the daemon's live indexes, for the hook and for people alike: keywords always,
+//! embeddings when the model is loaded (and, for the hook, when the graphs are not being written
+//! to at this instant).
+
+use super::daemon::Daemon;
+use crate::retrieval::hybrid::Fusion;
+use crate::retrieval::{Retrieval, SemanticQuery};
+
+/// Whether a caller may wait for the model and the semantic index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Patience {
+    /// The hook: never waits; without a ready model or a free index it goes by keywords.
+    Hook,
+    /// A person's command: waits for the index (the caller has waited for the model).
+    Human,
+}
+
+/// Runs `f` with the retrieval for `meaning`.
+pub fn with_retrieval<R>(d: &Daemon, meaning: &str, patience: Patience, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
+    let fusion = Fusion::from_settings(&d.tuneables().retrieval);
+    let vector = d.embedder_now().and_then(|e| match d.semantic().query_vector(e.as_ref(), meaning, patience == Patience::Human) {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot embed a query; keywords only");
+            None
+        }
+    });
+    let lexical = d.memories().lexical();
+    let graphs = match patience {
+        Patience::Hook => d.semantic().graphs().try_read(),
+        Patience::Human => Some(d.semantic().graphs().read()),
+    };
+    let semantic = match (&vector, graphs.as_deref()) {
+        (Some(v), Some(Some(index))) => Some(SemanticQuery { vector: v.as_slice(), index }),
+        _ => None,
+    };
+    f(&Retrieval { lexical: &lexical, semantic, fusion })
+}

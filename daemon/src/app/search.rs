@@ -1,0 +1,44 @@
+//! `search`: hybrid retrieval for a person, keywords and embeddings fused, each result with both
+//! kinds of evidence and why it ranks where it does. No gates: the best `k`, whatever they score.
+
+use cairn_proto::{SearchHit, SearchRequest, SearchResults, GLOBAL_PROJECT};
+
+use super::daemon::Daemon;
+use super::error::{Error, Result};
+use super::retrieve::{with_retrieval, Patience};
+
+const DEFAULT_K: u32 = 10;
+const MAX_K: u32 = 1000;
+
+pub async fn search(d: &Daemon, req: SearchRequest) -> Result<SearchResults> {
+    let text = req.text.trim().to_string();
+    if text.is_empty() {
+        return Err(Error::Invalid("give a text to search for".into()));
+    }
+    let k = req.k.unwrap_or(DEFAULT_K);
+    if k == 0 || k > MAX_K {
+        return Err(Error::Invalid(format!("-k must be between 1 and {MAX_K}")));
+    }
+    let project = d.project_for(&req.scope);
+    let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project.as_str(), GLOBAL_PROJECT] };
+    let _ = d.embedder_ready().await;
+    let (hits, hybrid) = tokio::task::block_in_place(|| with_retrieval(d, &text, Patience::Human, |r| (r.hybrid(&text, &projects, k as usize), r.is_hybrid())));
+    let results = hits
+        .into_iter()
+        .filter_map(|hit| {
+            let memory = d.memories().get(&hit.id)?;
+            let words = if hit.matched.is_empty() { String::new() } else { format!("; matched {}", hit.words()) };
+            Some(SearchHit {
+                why: format!("{}{words}", hit.explain()),
+                id: memory.id,
+                text: memory.text,
+                project: memory.project,
+                category: memory.category,
+                score: hit.relevance,
+                similarity: hit.cosine,
+                bm25: hit.bm25,
+            })
+        })
+        .collect();
+    Ok(SearchResults { results, mode: if hybrid { "hybrid".into() } else { "keywords".into() } })
+}

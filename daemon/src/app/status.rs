@@ -1,0 +1,63 @@
+//! `status`: what the daemon is, how it is doing, and what the hook has missed.
+
+use cairn_proto::{IndexReport, Status, PROTOCOL_VERSION, VERSION};
+
+use super::daemon::Daemon;
+
+/// Counts the hook's deadline misses (current and rotated log) and reads the last one's time.
+fn hook_misses(d: &Daemon) -> (u64, Option<String>) {
+    let log = d.paths().hook_miss_log();
+    let rotated = log.with_extension("log.1");
+    let mut count = 0;
+    let mut last = None;
+    for path in [rotated, log] {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                count += 1;
+                last = line
+                    .split_whitespace()
+                    .next()
+                    .and_then(|secs| secs.parse::<i64>().ok())
+                    .and_then(|secs| time::OffsetDateTime::from_unix_timestamp(secs).ok())
+                    .map(crate::base::clock::timestamp);
+            }
+        }
+    }
+    (count, last)
+}
+
+fn index_report(d: &Daemon) -> IndexReport {
+    let memories = d.memories().count();
+    // Mirrors kept beside the index: a status never waits for it.
+    let (loaded, indexed, unsaved) = d.semantic().graphs().counts();
+    let pending = if loaded { memories.saturating_sub(indexed) } else { 0 };
+    IndexReport { loaded, memories, indexed, pending, unsaved }
+}
+
+pub async fn status(d: &Daemon) -> Status {
+    let (hook_misses, last_hook_miss) = hook_misses(d);
+    let config = d.config().read();
+    let paths = d.paths();
+    Status {
+        version: VERSION.to_string(),
+        protocol: PROTOCOL_VERSION,
+        pid: std::process::id(),
+        uptime_s: d.uptime().as_secs(),
+        home: paths.home.display().to_string(),
+        data_dir: paths.data_dir.display().to_string(),
+        socket: paths.socket.display().to_string(),
+        mode: d.mode(),
+        memories: d.memories().count(),
+        config: config.summary(),
+        model: d.semantic().model().status_text(config.tuneables.model.enabled),
+        model_info: d.semantic().model_info(),
+        index: index_report(d),
+        job: d.semantic().jobs().get(None),
+        session_events: d.store().event_count(),
+        hook_misses,
+        last_hook_miss,
+        unknown_config_keys: config.all_unknown_keys(),
+        renamed_config_keys: config.renamed_keys.clone(),
+        paused: d.memories().paused(),
+    }
+}

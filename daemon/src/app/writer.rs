@@ -1,0 +1,251 @@
+//! The memories and every index over them, and the one write path that keeps them in step.
+//!
+//! Every memory write (add, edit, forget, import, mute, the seed pack's toggles, pause) goes
+//! through a [`Writer`], which holds the write lock and changes the store, the keyword index,
+//! the memory's embedding (store and graph) and the in-memory mirrors (what is kept quiet, the
+//! recent changes, the outcome count, paused projects) together. Nothing else writes them: an
+//! index never holds an older version than the store, and no mirror drifts from it.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard};
+
+use cairn_proto::{Edge, Memory, GLOBAL_PROJECT};
+
+use crate::advisor::lookup::{MemoryLookup, Quiet};
+use crate::advisor::seeds::{self, SEED_SOURCE};
+use crate::retrieval::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
+use crate::retrieval::recent::RecentChanges;
+use crate::semantic::sync::{drop_embedding, refresh};
+use crate::semantic::{Prepared, Semantic};
+use crate::store::{Store, StoreError};
+
+pub struct Memories {
+    store: Arc<Store>,
+    semantic: Arc<Semantic>,
+    lexical: RwLock<LexicalIndex>,
+    /// What is kept out of advice (muted memories, the seed pack's state), mirrored from the store.
+    quiet: RwLock<Quiet>,
+    /// Each project's most recently changed memories, for the session-start brief.
+    recent: Mutex<RecentChanges>,
+    /// Paused projects, mirrored from the store for the hook's quick check.
+    paused: RwLock<HashSet<String>>,
+    /// Outcomes recorded on memories (helpful + unhelpful), for the seeds' weight.
+    outcomes: AtomicUsize,
+    /// Serialises store-and-index updates so an index never holds an older version than the store.
+    writes: Mutex<()>,
+}
+
+/// A memory that is one of the pack's seeds, unedited (an imported line that merely says
+/// `source: seed` under another id is the user's).
+fn is_seed(m: &Memory) -> bool {
+    m.source == SEED_SOURCE && seeds::find(&m.id).is_some()
+}
+
+fn outcome_count(m: &Memory) -> usize {
+    (m.worth.helpful + m.worth.unhelpful) as usize
+}
+
+fn doc(m: &Memory) -> LexicalDoc<'_> {
+    LexicalDoc { id: &m.id, project: &m.project, text: &m.text, context: &m.context, tags: &m.tags, category: &m.category }
+}
+
+impl Memories {
+    /// Reads every memory of `store` into the indexes and mirrors.
+    pub fn load(store: Arc<Store>, semantic: Arc<Semantic>) -> Result<Memories, StoreError> {
+        let mut lexical = LexicalIndex::new(FieldWeights::default());
+        let mut seeds = HashSet::new();
+        let mut outcomes = 0;
+        let mut recent = RecentChanges::default();
+        for memory in store.memories_after(None) {
+            let memory = memory?;
+            lexical.upsert(&doc(&memory));
+            if is_seed(&memory) {
+                seeds.insert(memory.id.clone());
+            }
+            outcomes += outcome_count(&memory);
+            recent.note(&memory.project, &memory.id, &memory.updated_at);
+        }
+        let quiet = Quiet { muted: store.muted_ids()?, seeds_off: store.seeds_off()?, pack_on: store.seed_pack()?.unwrap_or(false), seeds };
+        let paused = store.paused_projects()?.into_iter().collect();
+        Ok(Memories {
+            store,
+            semantic,
+            lexical: RwLock::new(lexical),
+            quiet: RwLock::new(quiet),
+            recent: Mutex::new(recent),
+            paused: RwLock::new(paused),
+            outcomes: AtomicUsize::new(outcomes),
+            writes: Mutex::new(()),
+        })
+    }
+
+    /// One memory, or `None` (a store error is logged).
+    pub fn get(&self, id: &str) -> Option<Memory> {
+        self.store.memory(id)
+    }
+
+    pub fn count(&self) -> u64 {
+        self.store.memory_count()
+    }
+
+    /// The keyword index, for reading.
+    pub fn lexical(&self) -> RwLockReadGuard<'_, LexicalIndex> {
+        self.lexical.read().expect("index lock")
+    }
+
+    /// A snapshot of what is kept out of advice.
+    pub fn quiet(&self) -> Quiet {
+        self.quiet.read().expect("quiet lock").clone()
+    }
+
+    pub fn is_paused(&self, project: &str) -> bool {
+        self.paused.read().expect("paused lock").contains(project)
+    }
+
+    /// Paused projects, sorted.
+    pub fn paused(&self) -> Vec<String> {
+        let mut p: Vec<String> = self.paused.read().expect("paused lock").iter().cloned().collect();
+        p.sort();
+        p
+    }
+
+    /// Ids of `project`'s most recently changed memories, newest first (a bounded pool).
+    pub fn newest(&self, project: &str) -> Vec<String> {
+        self.recent.lock().expect("recent lock").newest(project).iter().map(|(_, id)| id.clone()).collect()
+    }
+
+    /// Ids of `project`'s memories changed after `since`, newest first.
+    pub fn changed_since(&self, project: &str, since: &str) -> Vec<String> {
+        self.recent.lock().expect("recent lock").changed_since(project, since)
+    }
+
+    /// A seed lesson's weight in fusion for an event in `projects` (its project and `global`),
+    /// and what it rests on (see [`seeds::weight`]): the user's own lessons there count.
+    pub fn seed_weight(&self, projects: &[&str]) -> (f64, String) {
+        let seeds = if projects.contains(&GLOBAL_PROJECT) { self.quiet.read().expect("quiet lock").seeds.len() } else { 0 };
+        let own = self.lexical().count_in(projects).saturating_sub(seeds) as u64;
+        let outcomes = self.outcomes.load(Ordering::Relaxed) as u64;
+        (seeds::weight(own, outcomes), format!("{own} lessons of your own, {outcomes} outcomes"))
+    }
+
+    /// Holds memory writes off (for the semantic engine's catch-up under the same lock).
+    pub fn hold(&self) -> MutexGuard<'_, ()> {
+        self.writes.lock().expect("write lock")
+    }
+
+    /// The write path: everything written through it changes together, under the write lock.
+    pub fn writer(&self) -> Writer<'_> {
+        Writer { m: self, _lock: self.hold() }
+    }
+}
+
+/// Holds the write lock; every memory write goes through one.
+pub struct Writer<'a> {
+    m: &'a Memories,
+    _lock: MutexGuard<'a, ()>,
+}
+
+impl Writer<'_> {
+    /// The current version of a memory, read under the lock (to build the next one from it).
+    pub fn get(&self, id: &str) -> Result<Option<Memory>, StoreError> {
+        self.m.store.get_memory(id)
+    }
+
+    /// Stores a memory and brings the indexes, its embedding and the mirrors in line; not yet
+    /// durable. `prepared` holds embeddings computed ahead. Returns the version it replaced.
+    pub fn put(&self, memory: &Memory, prepared: &Prepared) -> Result<Option<Memory>, StoreError> {
+        let m = self.m;
+        let previous = m.store.put_memory(memory)?;
+        m.lexical.write().expect("index lock").upsert(&doc(memory));
+        refresh(&m.store, &m.semantic, memory, prepared);
+        {
+            let mut quiet = m.quiet.write().expect("quiet lock");
+            if is_seed(memory) {
+                quiet.seeds.insert(memory.id.clone());
+            } else {
+                quiet.seeds.remove(&memory.id);
+            }
+        }
+        m.recent.lock().expect("recent lock").note(&memory.project, &memory.id, &memory.updated_at);
+        let (after, before) = (outcome_count(memory), previous.as_ref().map_or(0, outcome_count));
+        let _ = m.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some((v + after).saturating_sub(before)));
+        Ok(previous)
+    }
+
+    /// Removes a memory, its edges, its embedding and everything kept of it (its mute included).
+    pub fn remove(&self, id: &str) -> Result<Option<Memory>, StoreError> {
+        let m = self.m;
+        let removed = m.store.remove_memory(id)?;
+        m.lexical.write().expect("index lock").remove(id);
+        drop_embedding(&m.store, &m.semantic, id);
+        if let Some(memory) = &removed {
+            m.store.set_muted(id, false)?;
+            let mut quiet = m.quiet.write().expect("quiet lock");
+            quiet.muted.remove(id);
+            quiet.seeds.remove(id);
+            m.recent.lock().expect("recent lock").forget(id);
+            let n = outcome_count(memory);
+            let _ = m.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some(v.saturating_sub(n)));
+        }
+        Ok(removed)
+    }
+
+    pub fn put_edge(&self, edge: &Edge) -> Result<Option<Edge>, StoreError> {
+        self.m.store.put_edge(edge)
+    }
+
+    /// Keeps a memory out of advice, or lets it back.
+    pub fn set_muted(&self, id: &str, muted: bool) -> Result<(), StoreError> {
+        self.m.store.set_muted(id, muted)?;
+        let mut quiet = self.m.quiet.write().expect("quiet lock");
+        if muted {
+            quiet.muted.insert(id.to_string());
+        } else {
+            quiet.muted.remove(id);
+        }
+        Ok(())
+    }
+
+    /// Turns the seed pack as a whole on or off.
+    pub fn set_pack(&self, on: bool) -> Result<(), StoreError> {
+        self.m.store.set_seed_pack(on)?;
+        self.m.quiet.write().expect("quiet lock").pack_on = on;
+        Ok(())
+    }
+
+    /// Turns one seed off, or on again.
+    pub fn set_seed_off(&self, id: &str, off: bool) -> Result<(), StoreError> {
+        self.m.store.set_seed_off(id, off)?;
+        let mut quiet = self.m.quiet.write().expect("quiet lock");
+        if off {
+            quiet.seeds_off.insert(id.to_string());
+        } else {
+            quiet.seeds_off.remove(id);
+        }
+        Ok(())
+    }
+
+    /// Notes that a seed was loaded into this home (so a seed the user forgets stays forgotten).
+    pub fn mark_seed_loaded(&self, id: &str) -> Result<(), StoreError> {
+        self.m.store.mark_seed_loaded(id)
+    }
+
+    /// Replaces the set of seeds ever loaded (an import of another home's state).
+    pub fn set_seeds_loaded(&self, ids: &HashSet<String>) -> Result<(), StoreError> {
+        self.m.store.set_seeds_loaded(ids)
+    }
+
+    /// Stops (or restarts) advice and recording for a project.
+    pub fn set_paused(&self, project: &str, paused: bool) -> Result<(), StoreError> {
+        self.m.store.set_paused(project, paused)?;
+        let mut set = self.m.paused.write().expect("paused lock");
+        if paused {
+            set.insert(project.to_string());
+        } else {
+            set.remove(project);
+        }
+        Ok(())
+    }
+}
+

@@ -1,0 +1,194 @@
+//! The settings table: every setting of `tuneables.json` once, with its key, its default, the
+//! range it must lie in, what it does, and the name it had before. Defaults, validation, where
+//! each value came from, renamed keys and the commented file `cairn config init` writes are all
+//! read from here ([`super::tuneables`]); no other default exists.
+//!
+//! Blocks are named for what they hold: `model` (the embedding model), `retrieval` (how keyword
+//! and meaning evidence become one relevance), `ranking` (how advice is decided), `triggers`,
+//! `advice` (how much one answer says), `sessions`, `store`. Spark's `semantic` block held the
+//! first three; its keys are still read, and reported as renamed.
+
+/// A group of settings: a JSON object in the file.
+pub struct Block {
+    /// Dotted path of the object (`triggers.priority_bonus` is a block inside `triggers`).
+    pub path: &'static str,
+    pub doc: &'static str,
+}
+
+/// What a setting holds, with its default.
+#[derive(Debug, Clone, Copy)]
+pub enum Default {
+    Bool(bool),
+    Number(f64),
+    /// A whole number, zero or more.
+    Count(u64),
+    /// A string; for paths, empty means "cairn's own".
+    Text(&'static str),
+    /// One of the listed words.
+    Choice(&'static str, &'static [&'static str]),
+    /// A map of names to counts, each default entry with what it means.
+    Counts(&'static [(&'static str, u64, &'static str)]),
+}
+
+/// The range a setting's value must lie in; `rule` (when set) replaces the generated message.
+#[derive(Debug, Clone, Copy)]
+pub enum Check {
+    Any,
+    /// A number within [min, max].
+    Between(f64, f64),
+    /// A number strictly above.
+    Above(f64),
+    /// A count within [min, max].
+    Within(u64, u64),
+    AtLeast(u64),
+    AtMost(u64),
+}
+
+pub struct Setting {
+    /// Dotted key: block path and name.
+    pub key: &'static str,
+    /// The key it had before (read, and reported as renamed); empty when it never moved.
+    pub was: &'static str,
+    pub default: Default,
+    pub check: Check,
+    /// The message for a value out of range, when the generated one says too little.
+    pub rule: Option<&'static str>,
+    pub doc: &'static str,
+}
+
+impl Setting {
+    /// The setting's name within its block.
+    pub fn name(&self) -> &'static str {
+        self.key.rsplit('.').next().unwrap_or(self.key)
+    }
+
+    /// The path of its block.
+    pub fn block(&self) -> &'static str {
+        self.key.rsplit_once('.').map_or("", |(b, _)| b)
+    }
+}
+
+const UNIT: Check = Check::Between(0.0, 1.0);
+
+macro_rules! setting {
+    ($key:literal, $was:literal, $default:expr, $check:expr, $doc:literal) => {
+        Setting { key: $key, was: $was, default: $default, check: $check, rule: None, doc: $doc }
+    };
+    ($key:literal, $was:literal, $default:expr, $check:expr, rule $rule:literal, $doc:literal) => {
+        Setting { key: $key, was: $was, default: $default, check: $check, rule: Some($rule), doc: $doc }
+    };
+}
+
+/// Every block, outermost first, in the order the file lists them.
+pub const BLOCKS: &[Block] = &[
+    Block { path: "model", doc: "The embedding model: whether meaning takes part, which files, and how it runs." },
+    Block { path: "retrieval", doc: "How keyword and meaning evidence become one relevance (for `search` and advice alike)." },
+    Block { path: "ranking", doc: "How advice is decided: the relevance gate, the fused score and its weights, diversity and caps." },
+    Block { path: "triggers", doc: "Trigger rules from trigger_rules.yaml (Spark's `triggers` block)." },
+    Block { path: "triggers.priority_bonus", doc: "Added to a triggered memory's score by the rule's priority." },
+    Block { path: "advice", doc: "How much one answer may say." },
+    Block { path: "sessions", doc: "The session log: what happened in each agent session." },
+    Block { path: "store", doc: "The store." },
+];
+
+/// Blocks that no longer exist, whose keys moved (each key's `was` says where it went).
+pub const OLD_BLOCKS: &[&str] = &["semantic"];
+
+/// Every setting, in the order of the file.
+pub const SETTINGS: &[Setting] = &[
+    setting!("model.enabled", "semantic.enabled", Default::Bool(true), Check::Any, "Use embeddings in retrieval when the model is available (`cairn setup` fetches it)."),
+    setting!("model.embedding_model", "semantic.embedding_model", Default::Text(""), Check::Any, "Path of an ONNX sentence-transformer of your own; empty for the built-in model (restart to apply)."),
+    setting!("model.embedding_tokenizer", "semantic.embedding_tokenizer", Default::Text(""), Check::Any, "Path of the tokenizer.json for embedding_model (restart to apply)."),
+    setting!("model.onnx_runtime", "semantic.onnx_runtime", Default::Text(""), Check::Any, "Path of the ONNX Runtime library; empty for ORT_DYLIB_PATH, else cairn's own copy (restart to apply)."),
+    setting!("model.max_tokens", "semantic.max_tokens", Default::Count(256), Check::Within(1, 512), rule "must be between 1 and 512 (sentence-transformer models read at most 512 tokens)", "Longest window of tokens embedded at once; longer texts are embedded in windows (restart to apply)."),
+    setting!("model.threads", "semantic.threads", Default::Count(2), Check::Within(1, 64), "Threads one embedding may use (restart to apply)."),
+    setting!("model.query_cache_size", "semantic.query_cache_size", Default::Count(1024), Check::Within(1, 100_000), "Query embeddings kept in memory (restart to apply)."),
+    // Tuned on LoCoMo's tuning conversations (BENCHMARKS.md).
+    setting!("retrieval.weight_similarity", "semantic.weight_similarity", Default::Number(0.7), UNIT, "How much embedding similarity counts in relevance beside keywords (0: not at all; 1: a perfect paraphrase alone is fully relevant)."),
+    setting!("retrieval.similarity_floor", "semantic.similarity_floor", Default::Number(0.15), Check::Between(-1.0, 1.0), "Cosine similarity at or below which the semantic part of relevance is 0."),
+    setting!("retrieval.similarity_ceiling", "semantic.similarity_ceiling", Default::Number(0.9), Check::Between(-1.0, 1.0), "Cosine similarity at or above which the semantic part of relevance is 1."),
+    setting!("ranking.min_similarity", "semantic.min_similarity", Default::Number(0.5), UNIT, "Gate on retrieval relevance (0 to 1, keywords and embeddings fused) before fusion; a trigger match bypasses it."),
+    setting!("ranking.min_matched_terms", "semantic.min_matched_terms", Default::Count(2), Check::Any, "Distinct query words a keyword match must share (fewer for shorter queries), when there are no embeddings."),
+    // Conservative, as tuned on the tune half of the advice set (BENCHMARKS.md): better no advice
+    // than bad advice. At 0.8 a new lesson speaks on a routine action only when it fits almost
+    // exactly; a trigger, a push, a deploy or a lesson with good outcomes clears it more easily.
+    setting!("ranking.min_fusion_score", "semantic.min_fusion_score", Default::Number(0.8), UNIT, "Decision threshold on the fused score: below it, nothing is said."),
+    setting!("ranking.weight_outcome", "semantic.weight_outcome", Default::Number(0.3), UNIT, "How much a memory's proven effectiveness moves its score."),
+    setting!("ranking.weight_recency", "semantic.weight_recency", Default::Number(0.1), UNIT, "How much a recently touched memory is lifted."),
+    setting!("ranking.recency_half_life_days", "semantic.recency_half_life_days", Default::Number(30.0), Check::Above(0.0), "Days for a memory's recency to halve."),
+    setting!("ranking.weight_salience", "semantic.weight_salience", Default::Number(0.5), UNIT, "How much a low-salience action (a look around) discounts retrieved advice (0: not at all)."),
+    setting!("ranking.mmr_lambda", "semantic.mmr_lambda", Default::Number(0.5), UNIT, "MMR balance between score (1) and diversity (0)."),
+    setting!("ranking.mmr_duplicate_similarity", "semantic.mmr_duplicate_similarity", Default::Number(0.9), UNIT, "An item at least this similar (cosine) to one already chosen is dropped as a duplicate."),
+    setting!("ranking.min_relative_score", "semantic.min_relative_score", Default::Number(0.8), UNIT, "An item scoring under this share of the best item's score is not said beside it (0: no such bar)."),
+    setting!("ranking.category_caps", "semantic.category_caps", Default::Counts(&[("default", 2, "The cap for categories not named here.")]), Check::Any, "Most items per memory category in one answer; `default` for the rest (0 keeps a category out)."),
+    setting!("triggers.enabled", "", Default::Bool(true), Check::Any, "Whether trigger rules apply (the built-in ones and trigger_rules.yaml's)."),
+    setting!("triggers.builtin_rules", "", Default::Bool(true), Check::Any, "Whether cairn's built-in rules (destructive commands, secrets, force-push, deployment) apply; a rule of yours with the same name replaces one."),
+    setting!("triggers.base_score", "", Default::Number(0.9), Check::Between(0.0, 2.0), "A triggered memory's base score, before its priority bonus."),
+    setting!("triggers.learned_confidence", "", Default::Number(0.7), UNIT, "Confidence in a learned rule (yours and cairn's have 1)."),
+    setting!("triggers.priority_bonus.critical", "", Default::Number(0.2), Check::Between(-1.0, 1.0), "Bonus for critical rules."),
+    setting!("triggers.priority_bonus.high", "", Default::Number(0.1), Check::Between(-1.0, 1.0), "Bonus for high rules."),
+    setting!("triggers.priority_bonus.normal", "", Default::Number(0.0), Check::Between(-1.0, 1.0), "Bonus for normal rules."),
+    setting!("triggers.priority_bonus.background", "", Default::Number(-0.1), Check::Between(-1.0, 1.0), "Bonus (usually negative) for background rules."),
+    setting!("triggers.min_category_relevance", "", Default::Number(0.15), UNIT, "A `category:NAME` surface picks the category's most relevant memory only when it is at least this relevant to the event."),
+    setting!("triggers.interrupts", "", Default::Choice("off", &["off", "ask", "deny"]), Check::Any, "What a critical rule with `interrupt: true` does to a matching tool call: \"off\" (only advise), \"ask\" (Claude Code asks you first) or \"deny\". Never on a read-only action."),
+    setting!("advice.max_items_tool", "", Default::Count(2), Check::Within(1, 2), rule "must be 1 or 2: a tool call gets at most 2 lessons", "Most lessons for one tool call."),
+    setting!("advice.max_items_prompt", "", Default::Count(8), Check::Within(1, 8), "Most lessons for one prompt."),
+    setting!("advice.max_items_session_start", "", Default::Count(3), Check::Within(1, 8), "Most lessons at the start of a session."),
+    setting!("advice.char_budget_tool", "", Default::Count(600), Check::AtMost(9000), rule "must stay under Claude Code's 10,000-character cap (at most 9000)", "Characters of advice for one tool call (at most 9000)."),
+    setting!("advice.char_budget_prompt", "", Default::Count(2400), Check::AtMost(9000), rule "must stay under Claude Code's 10,000-character cap (at most 9000)", "Characters of advice for one prompt (at most 9000)."),
+    setting!("advice.char_budget_session_start", "", Default::Count(1800), Check::AtMost(2000), rule "must be at most 2000: the session-start brief stays short", "Characters of the session-start brief (at most 2000)."),
+    setting!("advice.cooldown_s", "", Default::Count(900), Check::Any, "Seconds before a lesson may be repeated within one session."),
+    setting!("sessions.retention_days", "", Default::Count(30), Check::AtLeast(1), "Days an event is kept."),
+    setting!("sessions.max_events", "", Default::Count(100_000), Check::AtLeast(1), "Most events kept; past it, each new event retires the oldest."),
+    setting!("store.cache_mb", "", Default::Count(64), Check::AtLeast(1), "Page cache of the store in MB (takes effect at restart)."),
+];
+
+/// The setting whose key, or former key, is `key`.
+pub fn find(key: &str) -> Option<&'static Setting> {
+    SETTINGS.iter().find(|s| s.key == key || (!s.was.is_empty() && s.was == key))
+}
+
+/// Whether `path` names a block (current or former).
+pub fn is_block(path: &str) -> bool {
+    BLOCKS.iter().any(|b| b.path == path) || OLD_BLOCKS.contains(&path)
+}
+
+pub fn block_doc(path: &str) -> &'static str {
+    BLOCKS.iter().find(|b| b.path == path).map_or("", |b| b.doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_whole_and_consistent() {
+        let mut keys = std::collections::HashSet::new();
+        for s in SETTINGS {
+            assert!(keys.insert(s.key), "{} twice", s.key);
+            assert!(!s.doc.is_empty(), "{} has no doc", s.key);
+            assert!(BLOCKS.iter().any(|b| b.path == s.block()), "{} is in no block", s.key);
+            if !s.was.is_empty() {
+                assert!(OLD_BLOCKS.iter().any(|b| s.was.starts_with(&format!("{b}."))), "{} was {}, in no former block", s.key, s.was);
+                assert_eq!(s.was.rsplit('.').next(), Some(s.name()), "a moved key keeps its name");
+            }
+        }
+        for b in BLOCKS {
+            assert!(!b.doc.is_empty(), "block {} has no doc", b.path);
+            assert!(SETTINGS.iter().any(|s| s.key.starts_with(&format!("{}.", b.path))), "block {} is empty", b.path);
+        }
+        // Settings read at start only say so.
+        for key in ["model.embedding_model", "model.embedding_tokenizer", "model.onnx_runtime", "model.max_tokens", "model.threads", "model.query_cache_size"] {
+            assert!(find(key).unwrap().doc.contains("(restart to apply)"), "{key}");
+        }
+    }
+
+    #[test]
+    fn old_keys_find_their_new_home() {
+        assert_eq!(find("semantic.min_fusion_score").map(|s| s.key), Some("ranking.min_fusion_score"));
+        assert_eq!(find("semantic.max_tokens").map(|s| s.key), Some("model.max_tokens"));
+        assert_eq!(find("semantic.weight_similarity").map(|s| s.key), Some("retrieval.weight_similarity"));
+        assert!(find("semantic.embedding_provider").is_none());
+        assert!(is_block("semantic") && is_block("triggers.priority_bonus") && !is_block("preset"));
+    }
+}

@@ -1,0 +1,405 @@
+//! Layer 4, exchange: records as they cross cairn's boundary. The export format (versioned
+//! JSONL), the parsing of import lines, and the validation of everything that enters the store
+//! from outside (import lines, `add` and `edit`). Pure; no I/O.
+//!
+//! An export line is `{"v": 1, "kind": "memory", ...every field}` or
+//! `{"v": 1, "kind": "edge", "edge": {...}}`; import accepts those and the minimal `{"id"?, "text", "category"?, "project"?, "tags"?, "source"?}`. Records are
+//! written back exactly as read, so export -> import -> export yields identical bytes.
+
+use cairn_proto::{Edge, Memory, Now, GLOBAL_PROJECT};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::base::clock::{now, parse_timestamp};
+
+/// Version of the export format.
+pub const EXPORT_VERSION: u64 = 1;
+
+pub const MAX_TEXT_CHARS: usize = 20_000;
+const MAX_ID_CHARS: usize = 128;
+const MAX_CATEGORY_CHARS: usize = 64;
+const MAX_TAG_CHARS: usize = 64;
+const MAX_TAGS: usize = 32;
+pub const DEFAULT_CATEGORY: &str = "general";
+pub const SOURCES: &[&str] = &["user", "seed", "captured", "distilled", "agent"];
+
+#[derive(Serialize)]
+struct Tagged<'a, T> {
+    v: u64,
+    kind: &'static str,
+    #[serde(flatten)]
+    record: &'a T,
+}
+
+pub fn memory_line(memory: &Memory) -> String {
+    serde_json::to_string(&Tagged { v: EXPORT_VERSION, kind: "memory", record: memory }).expect("memory serialises")
+}
+
+/// Edges nest their record: an edge has a `kind` of its own, which would collide with the line's.
+#[derive(Serialize)]
+struct EdgeLine<'a> {
+    v: u64,
+    kind: &'static str,
+    edge: &'a Edge,
+}
+
+pub fn edge_line(edge: &Edge) -> String {
+    serde_json::to_string(&EdgeLine { v: EXPORT_VERSION, kind: "edge", edge }).expect("edge serialises")
+}
+
+/// A minimal import line: the fields a person writes by hand.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MinimalMemory {
+    #[serde(default)]
+    pub id: Option<String>,
+    pub text: String,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub project: Option<String>,
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+/// What a home keeps out of advice and the seed pack's state: the last line of an export.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdviceState {
+    /// `Some(true)` pack on, `Some(false)` off, `None` never decided.
+    pub seed_pack: Option<bool>,
+    /// Seeds the home ever had, and of those the ones forgotten since.
+    pub seeds_loaded: Vec<String>,
+    pub seeds_forgotten: Vec<String>,
+    /// Seeds turned off one by one.
+    pub seeds_off: Vec<String>,
+    /// Memories kept out of advice.
+    pub muted: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct StateLine<'a> {
+    v: u64,
+    kind: &'static str,
+    state: &'a AdviceState,
+}
+
+pub fn state_line(state: &AdviceState) -> String {
+    serde_json::to_string(&StateLine { v: EXPORT_VERSION, kind: "state", state }).expect("state serialises")
+}
+
+/// One parsed and validated import line.
+#[derive(Debug, Clone)]
+pub enum ImportItem {
+    /// A full exported record, stored exactly as given.
+    Memory(Box<Memory>),
+    /// A hand-written line; ids and timestamps are settled by the caller against the store.
+    Minimal(MinimalMemory),
+    Edge(Edge),
+    /// The exporting home's advice state (mutes, the seed pack).
+    State(AdviceState),
+}
+
+/// Parses one import line. `default_project` applies to minimal lines that name none.
+pub fn parse_import_line(line: &str, default_project: &str) -> Result<ImportItem, String> {
+    let value: Value = serde_json::from_str(line).map_err(|e| format!("not valid JSON: {e}"))?;
+    let Value::Object(mut map) = value else {
+        return Err("expected a JSON object".to_string());
+    };
+    let Some(v) = map.remove("v") else {
+        if map.contains_key("kind") {
+            return Err("a line with \"kind\" must also carry \"v\"".to_string());
+        }
+        let mut minimal: MinimalMemory =
+            serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())?;
+        validate_minimal(&mut minimal, default_project)?;
+        return Ok(ImportItem::Minimal(minimal));
+    };
+    if v.as_u64() != Some(EXPORT_VERSION) {
+        return Err(format!("unsupported export version {v}; this cairn reads version {EXPORT_VERSION}"));
+    }
+    let kind = map.remove("kind").and_then(|k| k.as_str().map(str::to_string));
+    match kind.as_deref() {
+        Some("memory") => {
+            let memory: Memory = strict(map, "memory")?;
+            validate_full(&memory)?;
+            Ok(ImportItem::Memory(Box::new(memory)))
+        }
+        Some("edge") => {
+            let Some(Value::Object(record)) = map.remove("edge") else {
+                return Err("edge line without an \"edge\" object".to_string());
+            };
+            if let Some(extra) = map.keys().next() {
+                return Err(format!("unknown edge line field {extra:?}"));
+            }
+            let edge: Edge = strict(record, "edge")?;
+            validate_edge(&edge)?;
+            Ok(ImportItem::Edge(edge))
+        }
+        Some("state") => {
+            let Some(record) = map.remove("state") else {
+                return Err("state line without a \"state\" object".to_string());
+            };
+            if let Some(extra) = map.keys().next() {
+                return Err(format!("unknown state line field {extra:?}"));
+            }
+            let state: AdviceState = serde_json::from_value(record).map_err(|e| format!("bad state record: {e}"))?;
+            for id in state.seeds_loaded.iter().chain(&state.seeds_forgotten).chain(&state.seeds_off).chain(&state.muted) {
+                validate_id(id)?;
+            }
+            Ok(ImportItem::State(state))
+        }
+        Some(other) => Err(format!("unknown kind {other:?}; expected \"memory\", \"edge\" or \"state\"")),
+        None => Err("versioned line without a \"kind\"".to_string()),
+    }
+}
+
+/// Deserialises a record and refuses keys the record does not have, so nothing is dropped silently.
+fn strict<T: Serialize + for<'de> Deserialize<'de>>(map: Map<String, Value>, what: &str) -> Result<T, String> {
+    let given: Vec<String> = map.keys().cloned().collect();
+    let record: T = serde_json::from_value(Value::Object(map)).map_err(|e| format!("bad {what} record: {e}"))?;
+    let known = serde_json::to_value(&record).map_err(|e| e.to_string())?;
+    if let Some(extra) = given.iter().find(|k| known.get(k.as_str()).is_none()) {
+        return Err(format!("unknown {what} field {extra:?} (written by a newer cairn?)"));
+    }
+    Ok(record)
+}
+
+pub fn validate_id(id: &str) -> Result<(), String> {
+    if id.is_empty() || id.chars().count() > MAX_ID_CHARS {
+        return Err(format!("id must be 1 to {MAX_ID_CHARS} characters"));
+    }
+    if id.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!("id {id:?} contains whitespace or control characters"));
+    }
+    Ok(())
+}
+
+pub fn validate_text(text: &str) -> Result<String, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err("text is empty".to_string());
+    }
+    if trimmed.chars().count() > MAX_TEXT_CHARS {
+        return Err(format!("text is longer than {MAX_TEXT_CHARS} characters"));
+    }
+    Ok(trimmed.to_string())
+}
+
+/// Categories are free lowercase strings: trimmed and lowercased here.
+pub fn normalize_category(category: &str) -> Result<String, String> {
+    let c = category.trim().to_lowercase();
+    if c.is_empty() || c.chars().count() > MAX_CATEGORY_CHARS || c.chars().any(char::is_control) {
+        return Err(format!("category {category:?} must be 1 to {MAX_CATEGORY_CHARS} printable characters"));
+    }
+    Ok(c)
+}
+
+/// Trims tags, drops empty ones and duplicates, keeps order.
+pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for tag in tags {
+        let t = tag.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if t.chars().count() > MAX_TAG_CHARS || t.chars().any(char::is_control) {
+            return Err(format!("tag {tag:?} must be at most {MAX_TAG_CHARS} printable characters"));
+        }
+        if !out.iter().any(|o| o == t) {
+            out.push(t.to_string());
+        }
+    }
+    if out.len() > MAX_TAGS {
+        return Err(format!("at most {MAX_TAGS} tags"));
+    }
+    Ok(out)
+}
+
+pub fn validate_source(source: &str) -> Result<String, String> {
+    let s = source.trim().to_lowercase();
+    if SOURCES.contains(&s.as_str()) {
+        Ok(s)
+    } else {
+        Err(format!("source {source:?} must be one of {}", SOURCES.join(", ")))
+    }
+}
+
+pub fn validate_project(project: &str) -> Result<String, String> {
+    let p = project.trim();
+    if p.is_empty() || p.chars().any(char::is_control) {
+        return Err(format!("project {project:?} must be a non-empty printable string"));
+    }
+    Ok(p.to_string())
+}
+
+fn validate_minimal(m: &mut MinimalMemory, default_project: &str) -> Result<(), String> {
+    if let Some(id) = &m.id {
+        validate_id(id)?;
+    }
+    m.text = validate_text(&m.text)?;
+    m.category = Some(normalize_category(m.category.as_deref().unwrap_or(DEFAULT_CATEGORY))?);
+    m.project = Some(validate_project(m.project.as_deref().unwrap_or(default_project))?);
+    m.tags = Some(normalize_tags(m.tags.as_deref().unwrap_or(&[]))?);
+    m.source = Some(validate_source(m.source.as_deref().unwrap_or("user"))?);
+    Ok(())
+}
+
+fn check_time(field: &str, value: &str) -> Result<(), String> {
+    parse_timestamp(value).map(|_| ()).ok_or_else(|| format!("{field} {value:?} is not an RFC 3339 timestamp"))
+}
+
+fn check_unit(field: &str, value: f64) -> Result<(), String> {
+    if (0.0..=1.0).contains(&value) { Ok(()) } else { Err(format!("{field} {value} must be between 0 and 1")) }
+}
+
+/// A full record is kept byte for byte, so it is checked rather than normalised.
+fn validate_full(m: &Memory) -> Result<(), String> {
+    validate_id(&m.id)?;
+    if validate_text(&m.text)? != m.text {
+        return Err("text has leading or trailing whitespace".to_string());
+    }
+    if normalize_category(&m.category)? != m.category {
+        return Err(format!("category {:?} is not lowercase and trimmed", m.category));
+    }
+    if validate_project(&m.project)? != m.project {
+        return Err(format!("project {:?} has surrounding whitespace", m.project));
+    }
+    if normalize_tags(&m.tags)? != m.tags {
+        return Err("tags must be trimmed, non-empty and distinct".to_string());
+    }
+    validate_source(&m.source)?;
+    check_time("created_at", &m.created_at)?;
+    check_time("updated_at", &m.updated_at)?;
+    for (field, value) in [
+        ("now.last_accessed", &m.now.last_accessed),
+        ("next.predicted_next_access", &m.next.predicted_next_access),
+        ("next.last_predicted", &m.next.last_predicted),
+    ] {
+        if let Some(v) = value {
+            check_time(field, v)?;
+        }
+    }
+    check_unit("worth.effectiveness", m.worth.effectiveness)?;
+    if !m.node_weight.is_finite() || m.node_weight < 0.0 {
+        return Err(format!("node_weight {} must be a non-negative number", m.node_weight));
+    }
+    Ok(())
+}
+
+fn validate_edge(e: &Edge) -> Result<(), String> {
+    validate_id(&e.source)?;
+    validate_id(&e.target)?;
+    if !(Edge::MIN_STRENGTH..=Edge::MAX_STRENGTH).contains(&e.strength) {
+        return Err(format!("edge strength {} must be within [{}, {}]", e.strength, Edge::MIN_STRENGTH, Edge::MAX_STRENGTH));
+    }
+    check_time("created_at", &e.created_at)?;
+    check_time("updated_at", &e.updated_at)
+}
+
+/// A new memory with every field at its starting value.
+pub fn new_memory(id: String, project: String, text: String, category: String, source: String, tags: Vec<String>, context: String) -> Memory {
+    let at = now();
+    Memory {
+        id,
+        project,
+        text,
+        context,
+        category,
+        source,
+        tags,
+        created_at: at.clone(),
+        updated_at: at,
+        why: Default::default(),
+        now: Now::default(),
+        next: Default::default(),
+        worth: Default::default(),
+        node_weight: 1.0,
+    }
+}
+
+/// The project for import lines that name none.
+pub fn default_import_project(given: Option<&str>) -> &str {
+    given.unwrap_or(GLOBAL_PROJECT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Memory {
+        let mut m = new_memory("01J0".into(), "/p".into(), "Never force-push".into(), "git".into(), "user".into(), vec!["git".into()], String::new());
+        m.worth.effectiveness = 0.1 + 0.2;
+        m.created_at = "2026-11-23T09:10:11.123Z".into();
+        m.updated_at = "2026-11-23T09:10:11.123Z".into();
+        m
+    }
+
+    #[test]
+    fn export_lines_round_trip_exactly() {
+        let m = sample();
+        let line = memory_line(&m);
+        assert!(line.starts_with(r#"{"v":1,"kind":"memory","id":"01J0""#), "{line}");
+        let ImportItem::Memory(back) = parse_import_line(&line, "global").unwrap() else { panic!("not a memory") };
+        assert_eq!(*back, m);
+        assert_eq!(memory_line(&back), line);
+    }
+
+    #[test]
+    fn edges_round_trip() {
+        let e = Edge { source: "a".into(), target: "b".into(), kind: cairn_proto::EdgeKind::CausedBy, strength: 0.5, created_at: now(), updated_at: now() };
+        let line = edge_line(&e);
+        let ImportItem::Edge(back) = parse_import_line(&line, "global").unwrap() else { panic!("not an edge") };
+        assert_eq!(edge_line(&back), line);
+    }
+
+    #[test]
+    fn minimal_lines_get_defaults() {
+        let ImportItem::Minimal(m) = parse_import_line(r#"{"text":"  hello  ","category":"Git","tags":["a"," a ",""]}"#, "proj").unwrap() else { panic!() };
+        assert_eq!(m.text, "hello");
+        assert_eq!(m.category.as_deref(), Some("git"));
+        assert_eq!(m.project.as_deref(), Some("proj"));
+        assert_eq!(m.tags, Some(vec!["a".to_string()]));
+        assert_eq!(m.source.as_deref(), Some("user"));
+    }
+
+    #[test]
+    fn bad_lines_say_why() {
+        let cases = [
+            ("not json", "not valid JSON"),
+            ("[1]", "expected a JSON object"),
+            (r#"{"category":"git"}"#, "missing field `text`"),
+            (r#"{"text":"   "}"#, "text is empty"),
+            (r#"{"text":"x","colour":"red"}"#, "unknown field `colour`"),
+            (r#"{"text":"x","source":"martian"}"#, "source"),
+            (r#"{"text":"x","id":"has space"}"#, "whitespace"),
+            (r#"{"v":2,"kind":"memory"}"#, "unsupported export version"),
+            (r#"{"v":1,"kind":"widget"}"#, "unknown kind"),
+            (r#"{"text":"x","tags":"a,b"}"#, "invalid type"),
+        ];
+        for (line, expected) in cases {
+            let err = parse_import_line(line, "global").unwrap_err();
+            assert!(err.contains(expected), "{line}: {err}");
+        }
+    }
+
+    #[test]
+    fn full_records_with_unknown_fields_are_refused() {
+        let mut v: Value = serde_json::from_str(&memory_line(&sample())).unwrap();
+        v["future_field"] = Value::from(1);
+        let err = parse_import_line(&v.to_string(), "global").unwrap_err();
+        assert!(err.contains("future_field"), "{err}");
+    }
+
+    #[test]
+    fn full_records_with_bad_values_are_refused() {
+        let mut v: Value = serde_json::from_str(&memory_line(&sample())).unwrap();
+        v["created_at"] = Value::from("yesterday");
+        assert!(parse_import_line(&v.to_string(), "global").unwrap_err().contains("created_at"));
+        let mut v: Value = serde_json::from_str(&memory_line(&sample())).unwrap();
+        v["worth"]["effectiveness"] = Value::from(3.0);
+        assert!(parse_import_line(&v.to_string(), "global").unwrap_err().contains("effectiveness"));
+    }
+}

@@ -1,0 +1,102 @@
+//! Layer 6, retrieval: finding memories for a query. The keyword index (BM25F over text,
+//! context, tags and category), the semantic index (HNSW graphs per project), the fusion of their
+//! evidence into one relevance, and the index of each project's most recent changes. Every kind
+//! of retrieval answers with one [`Hit`] type. Pure but for the graphs' files.
+
+pub mod hit;
+pub mod hybrid;
+pub mod lexical;
+pub mod recent;
+pub mod similarity;
+pub mod vectors;
+
+use std::collections::HashMap;
+
+pub use hit::Hit;
+use hybrid::Fusion;
+use lexical::LexicalIndex;
+use similarity::cosine;
+use vectors::VectorIndex;
+
+/// How many candidates each kind of retrieval hands to the later stages.
+pub const CANDIDATES: usize = 50;
+
+/// The query's embedding and the graphs to search with it.
+pub struct SemanticQuery<'a> {
+    pub vector: &'a [f32],
+    pub index: &'a VectorIndex,
+}
+
+/// Where candidates come from: keywords always, embeddings when the model is loaded.
+pub struct Retrieval<'a> {
+    pub lexical: &'a LexicalIndex,
+    pub semantic: Option<SemanticQuery<'a>>,
+    pub fusion: Fusion,
+}
+
+impl Retrieval<'_> {
+    /// Whether embeddings take part.
+    pub fn is_hybrid(&self) -> bool {
+        self.semantic.is_some()
+    }
+
+    /// The memories either kind of retrieval finds for `query` among `projects`, each with both
+    /// kinds of evidence, best fused relevance first, at most `k`.
+    pub fn hybrid(&self, query: &str, projects: &[&str], k: usize) -> Vec<Hit> {
+        let mut out = self.gather(query, projects, k.max(CANDIDATES));
+        out.sort_by(|a, b| b.relevance.total_cmp(&a.relevance).then_with(|| a.id.cmp(&b.id)));
+        out.truncate(k);
+        out
+    }
+
+    /// The union of the best `depth` by keywords and the best `depth` by embeddings, each with
+    /// both kinds of evidence and their fused relevance, in no particular order.
+    pub fn gather(&self, query: &str, projects: &[&str], depth: usize) -> Vec<Hit> {
+        let mut found: HashMap<String, Hit> = HashMap::new();
+        for mut hit in self.lexical.search(query, Some(projects), depth) {
+            hit.cosine = self.cosine_of(&hit.id);
+            found.insert(hit.id.clone(), hit);
+        }
+        if let Some(s) = &self.semantic {
+            let similar: Vec<(String, f32)> = s.index.search(s.vector, projects, depth).into_iter().filter(|(id, _)| !found.contains_key(id)).collect();
+            let ids: Vec<&str> = similar.iter().map(|(id, _)| id.as_str()).collect();
+            for ((id, sim), words) in similar.iter().zip(self.lexical.score(query, &ids)) {
+                let mut hit = words.unwrap_or_else(|| Hit::by_words(id.clone(), 0.0, 0.0, Vec::new(), 0));
+                hit.cosine = Some(*sim as f64);
+                found.insert(id.clone(), hit);
+            }
+        }
+        found
+            .into_values()
+            .map(|mut hit| {
+                self.fusion.apply(&mut hit);
+                hit
+            })
+            .collect()
+    }
+
+    /// Both kinds of evidence for particular memories (a trigger's picks); `None` for a memory
+    /// the keyword index does not hold.
+    pub fn score(&self, query: &str, ids: &[&str]) -> Vec<Option<Hit>> {
+        self.lexical
+            .score(query, ids)
+            .into_iter()
+            .map(|hit| {
+                let mut hit = hit?;
+                hit.cosine = self.cosine_of(&hit.id);
+                self.fusion.apply(&mut hit);
+                Some(hit)
+            })
+            .collect()
+    }
+
+    fn cosine_of(&self, id: &str) -> Option<f64> {
+        let s = self.semantic.as_ref()?;
+        s.index.vector(id).map(|v| cosine(s.vector, &v) as f64)
+    }
+
+    /// The memory's embedding, when the model is loaded and it has one.
+    pub fn vector_of(&self, id: &str) -> Option<Vec<f32>> {
+        self.semantic.as_ref()?.index.vector(id)
+    }
+}

@@ -1,0 +1,150 @@
+//! The service: one thin handler per request. Each counts itself in flight (shutdown drains
+//! them), calls one use case of `crate::app`, and turns its error into the protocol's.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cairn_proto::service::Cairn;
+use cairn_proto::*;
+use tarpc::context::Context;
+
+use crate::app::{self, Daemon};
+
+#[derive(Clone)]
+pub struct Service(pub Arc<Daemon>);
+
+/// The protocol's error for a use case's; a store error is logged here, once.
+fn wire(e: app::Error) -> RpcError {
+    match e {
+        app::Error::NotFound(id) => RpcError::NotFound(id),
+        app::Error::Invalid(message) => RpcError::Invalid(message),
+        app::Error::Store(e) => {
+            tracing::error!(error = %e, "store error");
+            RpcError::Store(e.to_string())
+        }
+        e @ app::Error::Write { .. } => RpcError::Store(e.to_string()),
+    }
+}
+
+impl Cairn for Service {
+    async fn handshake(self, _: Context) -> Handshake {
+        Handshake { version: VERSION.to_string(), protocol: PROTOCOL_VERSION }
+    }
+
+    async fn status(self, _: Context) -> Status {
+        let _g = self.0.enter();
+        app::status::status(&self.0).await
+    }
+
+    async fn hook(self, _: Context, protocol: u32, payload: serde_json::Value) -> Result<HookReply, RpcError> {
+        let _g = self.0.enter();
+        if protocol != PROTOCOL_VERSION {
+            return Err(RpcError::ProtocolMismatch { daemon: PROTOCOL_VERSION, client: protocol });
+        }
+        app::hook::event(&self.0, payload).await.map_err(wire)
+    }
+
+    async fn add(self, _: Context, memory: NewMemory) -> Result<Memory, RpcError> {
+        let _g = self.0.enter();
+        app::memories::add(&self.0, memory).await.map_err(wire)
+    }
+
+    async fn show(self, _: Context, id: String) -> Result<Memory, RpcError> {
+        let _g = self.0.enter();
+        app::memories::show(&self.0, id).await.map_err(wire)
+    }
+
+    async fn edit(self, _: Context, edit: MemoryEdit) -> Result<Memory, RpcError> {
+        let _g = self.0.enter();
+        app::memories::edit(&self.0, edit).await.map_err(wire)
+    }
+
+    async fn forget(self, _: Context, id: String) -> Result<Memory, RpcError> {
+        let _g = self.0.enter();
+        app::memories::forget(&self.0, id).await.map_err(wire)
+    }
+
+    async fn list(self, _: Context, query: ListQuery) -> Result<Page<Memory>, RpcError> {
+        let _g = self.0.enter();
+        app::memories::list(&self.0, query).await.map_err(wire)
+    }
+
+    async fn import(self, _: Context, batch: ImportBatch) -> Result<ImportReport, RpcError> {
+        let _g = self.0.enter();
+        app::exchange::import(&self.0, batch).await.map_err(wire)
+    }
+
+    async fn export(self, _: Context, after: Option<String>, limit: u32) -> Result<Page<String>, RpcError> {
+        let _g = self.0.enter();
+        app::exchange::export(&self.0, after, limit).await.map_err(wire)
+    }
+
+    async fn advise(self, _: Context, request: AdviseRequest) -> Result<Advice, RpcError> {
+        let _g = self.0.enter();
+        app::advice::advise(&self.0, request).await.map_err(wire)
+    }
+
+    async fn config_show(self, _: Context) -> ConfigReport {
+        let _g = self.0.enter();
+        app::config::show(&self.0).await
+    }
+
+    async fn config_init(self, _: Context, force: bool) -> Result<Vec<String>, RpcError> {
+        let _g = self.0.enter();
+        app::config::init(&self.0, force).await.map_err(wire)
+    }
+
+    async fn pause(self, _: Context, scope: Scope) -> Result<String, RpcError> {
+        let _g = self.0.enter();
+        app::quiet::pause(&self.0, scope, true).await.map_err(wire)
+    }
+
+    async fn resume(self, _: Context, scope: Scope) -> Result<String, RpcError> {
+        let _g = self.0.enter();
+        app::quiet::pause(&self.0, scope, false).await.map_err(wire)
+    }
+
+    async fn search(self, _: Context, request: SearchRequest) -> Result<SearchResults, RpcError> {
+        let _g = self.0.enter();
+        app::search::search(&self.0, request).await.map_err(wire)
+    }
+
+    async fn reindex(self, _: Context) -> Result<JobProgress, RpcError> {
+        let _g = self.0.enter();
+        app::semantic::reindex(&self.0).await.map_err(wire)
+    }
+
+    async fn job(self, _: Context, id: Option<u64>) -> Option<JobProgress> {
+        app::semantic::job(&self.0, id).await
+    }
+
+    async fn load_model(self, _: Context) -> String {
+        let _g = self.0.enter();
+        app::semantic::load_model(&self.0).await
+    }
+
+    async fn mute(self, _: Context, id: String, muted: bool) -> Result<Memory, RpcError> {
+        let _g = self.0.enter();
+        app::quiet::mute(&self.0, id, muted).await.map_err(wire)
+    }
+
+    async fn seeds(self, _: Context, action: SeedAction) -> Result<SeedReport, RpcError> {
+        let _g = self.0.enter();
+        app::seeds::seed(&self.0, action).await.map_err(wire)
+    }
+
+    async fn log(self, _: Context, query: LogQuery) -> Result<Vec<LogEntry>, RpcError> {
+        let _g = self.0.enter();
+        app::log::log(&self.0, query).await.map_err(wire)
+    }
+
+    async fn shutdown(self, _: Context) {
+        tracing::info!("shutdown requested");
+        let token = self.0.shutdown().clone();
+        // Let this answer reach the client before connections close.
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            token.cancel();
+        });
+    }
+}

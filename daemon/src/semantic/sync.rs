@@ -1,0 +1,121 @@
+//! Keeping a memory's embedding in step with its text, at every memory write and under the
+//! daemon's write lock: a current vector is kept, a new one is stored (embedded ahead in a batch,
+//! or now), and without a model a vector that no longer matches the text is dropped. Embeddings
+//! are kept current whenever the model is loaded, whether or not retrieval uses them.
+
+use std::collections::HashMap;
+
+use cairn_proto::Memory;
+
+use super::embed::{self, Embed};
+use super::engine::Semantic;
+use crate::store::embeddings::EmbeddingRecord;
+use crate::store::Store;
+
+/// Embeddings computed ahead of a write, by text hash, so that bulk writes embed in batches
+/// outside the write lock.
+#[derive(Default)]
+pub struct Prepared {
+    vectors: HashMap<String, Vec<f32>>,
+}
+
+impl Prepared {
+    /// Embeds the texts of `memories` in batches, when the model is available.
+    pub fn for_memories(embedder: Option<&dyn Embed>, memories: &[&Memory]) -> Prepared {
+        let Some(embedder) = embedder else { return Prepared::default() };
+        let texts: Vec<String> = memories.iter().map(|m| embed::embedding_text(m)).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        match embedder.embed(&refs) {
+            Ok(vectors) => Prepared { vectors: texts.iter().map(|t| embed::text_hash(t)).zip(vectors).collect() },
+            Err(e) => {
+                // Each memory is embedded on its own at its write instead.
+                tracing::warn!(error = %e, "cannot embed a batch; embedding its memories one by one");
+                Prepared::default()
+            }
+        }
+    }
+}
+
+fn record_of(store: &Store, id: &str) -> Option<EmbeddingRecord> {
+    store.embedding_record(id).unwrap_or_else(|e| {
+        tracing::error!(error = %e, id, "cannot read an embedding record");
+        None
+    })
+}
+
+/// Brings a just-written memory's embedding in line with its text.
+pub fn refresh(store: &Store, semantic: &Semantic, memory: &Memory, prepared: &Prepared) {
+    let text = embed::embedding_text(memory);
+    let hash = embed::text_hash(&text);
+    let record = record_of(store, &memory.id);
+    let Some(embedder) = semantic.model().loaded() else {
+        if record.as_ref().is_some_and(|r| r.text_hash != hash || r.project != memory.project) {
+            drop_embedding(store, semantic, &memory.id);
+        }
+        return;
+    };
+    let fingerprint = &embedder.facts().fingerprint;
+    if let Some(r) = record.as_ref().filter(|r| r.text_hash == hash && &r.fingerprint == fingerprint && r.project == memory.project)
+        && semantic.graphs().key_of(&memory.id) == Some(r.key)
+    {
+        return;
+    }
+    let vector = match prepared.vectors.get(&hash) {
+        Some(v) => v.clone(),
+        None => match embedder.embed(&[&text]) {
+            Ok(mut v) => v.remove(0),
+            Err(e) => {
+                tracing::error!(error = %e, id = %memory.id, "cannot embed a memory; it is found by keywords until embedded");
+                drop_embedding(store, semantic, &memory.id);
+                return;
+            }
+        },
+    };
+    store_embedding(store, semantic, memory, fingerprint, hash, &vector);
+}
+
+/// Stores and indexes `vector` for `memory` under a new key.
+pub(super) fn store_embedding(store: &Store, semantic: &Semantic, memory: &Memory, fingerprint: &str, text_hash: String, vector: &[f32]) {
+    let record = EmbeddingRecord { key: semantic.new_key(), project: memory.project.clone(), fingerprint: fingerprint.to_string(), text_hash };
+    if let Err(e) = store.put_embedding(&memory.id, &record, vector) {
+        tracing::error!(error = %e, id = %memory.id, "cannot store an embedding");
+        return;
+    }
+    let mut guard = semantic.graphs().write();
+    if let Some(index) = guard.as_mut() {
+        if let Err(e) = index.upsert(&memory.id, &memory.project, record.key, vector) {
+            tracing::error!(error = %e, id = %memory.id, "cannot index an embedding");
+        }
+        semantic.graphs().note(index);
+    }
+}
+
+/// Stores and indexes `vector` for `memory` if the memory still reads as `text` (and, unless
+/// `force`, has no current vector already). Under the write lock.
+pub(super) fn store_if_current(store: &Store, semantic: &Semantic, memory: &Memory, text: &str, vector: &[f32], fingerprint: &str, force: bool) {
+    // Written meanwhile? Then that write embedded its own text already.
+    let Ok(Some(current)) = store.get_memory(&memory.id) else { return };
+    let hash = embed::text_hash(text);
+    if embed::text_hash(&embed::embedding_text(&current)) != hash || current.project != memory.project {
+        return;
+    }
+    let fresh = record_of(store, &memory.id).is_some_and(|r| r.fingerprint == fingerprint && r.text_hash == hash && r.project == current.project);
+    if fresh && !force && semantic.graphs().key_of(&memory.id).is_some() {
+        return;
+    }
+    store_embedding(store, semantic, &current, fingerprint, hash, vector);
+}
+
+/// Removes a memory's embedding from the store and the index.
+pub fn drop_embedding(store: &Store, semantic: &Semantic, id: &str) {
+    if let Err(e) = store.remove_embedding(id) {
+        tracing::error!(error = %e, id, "cannot remove an embedding");
+    }
+    let mut guard = semantic.graphs().write();
+    if let Some(index) = guard.as_mut() {
+        if let Err(e) = index.remove(id) {
+            tracing::error!(error = %e, id, "cannot remove a vector");
+        }
+        semantic.graphs().note(index);
+    }
+}

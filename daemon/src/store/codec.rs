@@ -1,0 +1,27 @@
+//! How records are written in the store (JSON, so that added fields need no migration), and
+//! what a store operation can fail with.
+
+use std::path::PathBuf;
+
+use serde::de::DeserializeOwned;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the store at {path}: {source}")]
+    Open { path: PathBuf, source: sled::Error },
+    #[error("store error: {0}")]
+    Sled(#[from] sled::Error),
+    #[error("store is corrupt: {0}")]
+    Corrupt(String),
+    #[error("the store was written by a newer cairn (schema {found}; this cairn reads up to {supported}); upgrade cairn")]
+    TooNew { found: u32, supported: u32 },
+}
+
+pub fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T, StoreError> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| StoreError::Corrupt(format!("record {:?}: {e}", String::from_utf8_lossy(key))))
+}
+
+pub fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).expect("records serialise")
+}

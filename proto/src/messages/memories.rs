@@ -1,0 +1,75 @@
+//! Memories one at a time (`add`, `edit`, `list`) and in bulk (`import`).
+
+use serde::{Deserialize, Serialize};
+
+use super::Scope;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NewMemory {
+    pub text: String,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub context: Option<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub scope: Scope,
+}
+
+/// Fields to change; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct MemoryEdit {
+    pub id: String,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    #[serde(default)]
+    pub context: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ListQuery {
+    #[serde(default)]
+    pub scope: Scope,
+    /// Every project, not just the scope's.
+    #[serde(default)]
+    pub all: bool,
+    /// Cursor from the previous page.
+    #[serde(default)]
+    pub after: Option<String>,
+    pub limit: u32,
+}
+
+/// One raw line of an import file with its 1-based line number.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ImportLine {
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ImportBatch {
+    pub lines: Vec<ImportLine>,
+    /// Project for lines that name none (`--project`/`--global`); `global` when unset.
+    #[serde(default)]
+    pub default_project: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ImportReport {
+    pub added: u64,
+    pub updated: u64,
+    pub rejected: Vec<Rejection>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Rejection {
+    pub line: u64,
+    pub reason: String,
+}

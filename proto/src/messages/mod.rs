@@ -1,0 +1,21 @@
+//! Request and response types carried by the service, shared verbatim by client and daemon, one
+//! file per area.
+//!
+//! Every optional field has a serde default so that a newer peer can add fields without breaking
+//! an older one within the same protocol version.
+
+mod advice;
+mod config;
+mod memories;
+mod scope;
+mod search;
+mod seeds;
+mod status;
+
+pub use advice::*;
+pub use config::*;
+pub use memories::*;
+pub use scope::*;
+pub use search::*;
+pub use seeds::*;
+pub use status::*;
