@@ -1,6 +1,7 @@
 //! The layering rule of `lib.rs`, checked on the source itself: every file of the daemon opens
 //! with a `//!` line, uses only its own layer and the layers below it, and no files import each
-//! other round a circle. Imports are read from `crate::` and `super::` paths (comments and string
+//! other round a circle; and memories are written only through the write path. Imports are read
+//! from `crate::` and `super::` paths and a folder's own module names (comments and string
 //! literals left out); a file's test module may use any lower layer too, and its `super::` is the
 //! file under test.
 
@@ -282,6 +283,31 @@ fn no_files_import_each_other_round_a_circle() {
             panic!("files import each other round a circle: {}", names.join(" -> "));
         }
     }
+}
+
+/// The store's methods that write memories or what is kept of them.
+const MEMORY_WRITES: &[&str] = &["put_memory", "remove_memory", "set_muted", "set_seed_pack", "set_seed_off", "mark_seed_loaded", "set_seeds_loaded", "set_paused", "put_edge"];
+
+#[test]
+fn memories_are_written_only_through_the_write_path() {
+    let mut broken = Vec::new();
+    for f in source_files() {
+        let module = f.module.join("::");
+        // The store defines them, the write path calls them; test code builds its own fixtures.
+        if f.module.first().is_some_and(|m| m == "store") || module == "app::writer" || f.module.last().is_some_and(|m| m == "tests") {
+            continue;
+        }
+        let code = code_only(&f.text);
+        let code = &code[..code.find("#[cfg(test)]\nmod tests").unwrap_or(code.len())];
+        for method in MEMORY_WRITES {
+            for receiver in ["store.", "store()."] {
+                if code.contains(&format!("{receiver}{method}(")) {
+                    broken.push(format!("{module} calls the store's {method}"));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "memory writes outside app::writer's write path:\n{}", broken.join("\n"));
 }
 
 #[test]

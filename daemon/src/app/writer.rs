@@ -46,6 +46,15 @@ fn outcome_count(m: &Memory) -> usize {
     (m.worth.helpful + m.worth.unhelpful) as usize
 }
 
+/// Puts `id` in `set` or takes it out.
+fn toggle(set: &mut HashSet<String>, id: &str, on: bool) {
+    if on {
+        set.insert(id.to_string());
+    } else {
+        set.remove(id);
+    }
+}
+
 fn doc(m: &Memory) -> LexicalDoc<'_> {
     LexicalDoc { id: &m.id, project: &m.project, text: &m.text, context: &m.context, tags: &m.tags, category: &m.category }
 }
@@ -198,12 +207,7 @@ impl Writer<'_> {
     /// Keeps a memory out of advice, or lets it back.
     pub fn set_muted(&self, id: &str, muted: bool) -> Result<(), StoreError> {
         self.m.store.set_muted(id, muted)?;
-        let mut quiet = self.m.quiet.write().expect("quiet lock");
-        if muted {
-            quiet.muted.insert(id.to_string());
-        } else {
-            quiet.muted.remove(id);
-        }
+        toggle(&mut self.m.quiet.write().expect("quiet lock").muted, id, muted);
         Ok(())
     }
 
@@ -217,12 +221,7 @@ impl Writer<'_> {
     /// Turns one seed off, or on again.
     pub fn set_seed_off(&self, id: &str, off: bool) -> Result<(), StoreError> {
         self.m.store.set_seed_off(id, off)?;
-        let mut quiet = self.m.quiet.write().expect("quiet lock");
-        if off {
-            quiet.seeds_off.insert(id.to_string());
-        } else {
-            quiet.seeds_off.remove(id);
-        }
+        toggle(&mut self.m.quiet.write().expect("quiet lock").seeds_off, id, off);
         Ok(())
     }
 
@@ -239,12 +238,7 @@ impl Writer<'_> {
     /// Stops (or restarts) advice and recording for a project.
     pub fn set_paused(&self, project: &str, paused: bool) -> Result<(), StoreError> {
         self.m.store.set_paused(project, paused)?;
-        let mut set = self.m.paused.write().expect("paused lock");
-        if paused {
-            set.insert(project.to_string());
-        } else {
-            set.remove(project);
-        }
+        toggle(&mut self.m.paused.write().expect("paused lock"), project, paused);
         Ok(())
     }
 }

@@ -18,17 +18,17 @@ use crate::retrieval::vectors::VectorIndex;
 pub fn resolve_spec(paths: &Paths, s: &tuneables::Model) -> ModelSpec {
     let own = |p: &str| (!p.trim().is_empty()).then(|| PathBuf::from(p.trim()));
     let env_runtime = std::env::var_os("ORT_DYLIB_PATH").filter(|v| !v.is_empty()).map(PathBuf::from);
-    let runtime = own(&s.onnx_runtime).or(env_runtime);
-    let model = own(&s.embedding_model);
-    ModelSpec {
-        builtin_runtime: runtime.is_none(),
-        builtin_model: model.is_none(),
-        runtime: runtime.unwrap_or_else(|| cairn_proto::model::RUNTIME.in_dir(&paths.models_dir)),
-        tokenizer: own(&s.embedding_tokenizer).unwrap_or_else(|| cairn_proto::model::TOKENIZER.in_dir(&paths.models_dir)),
-        model: model.unwrap_or_else(|| cairn_proto::model::MODEL.in_dir(&paths.models_dir)),
-        max_tokens: s.max_tokens,
-        threads: s.threads,
+    let mut spec = ModelSpec::builtin(&paths.models_dir, s.max_tokens, s.threads);
+    if let Some(runtime) = own(&s.onnx_runtime).or(env_runtime) {
+        (spec.runtime, spec.builtin_runtime) = (runtime, false);
     }
+    if let Some(model) = own(&s.embedding_model) {
+        (spec.model, spec.builtin_model) = (model, false);
+    }
+    if let Some(tokenizer) = own(&s.embedding_tokenizer) {
+        spec.tokenizer = tokenizer;
+    }
+    spec
 }
 
 fn millis_since(t: Instant) -> u64 {

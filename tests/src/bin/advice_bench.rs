@@ -214,15 +214,7 @@ fn main() {
             unsafe { *slot = v };
         }
     }
-    let embedder = Embedder::load(&ModelSpec {
-        runtime: cairn_proto::model::RUNTIME.in_dir(&models),
-        model: cairn_proto::model::MODEL.in_dir(&models),
-        tokenizer: cairn_proto::model::TOKENIZER.in_dir(&models),
-        builtin_runtime: true,
-        builtin_model: true,
-        max_tokens: t.model.max_tokens,
-        threads: t.model.threads,
-    })
+    let embedder = Embedder::load(&ModelSpec::builtin(&models, t.model.max_tokens, t.model.threads))
     .unwrap_or_else(|e| panic!("{e}: {}", e.fix()));
 
     let memories: Vec<Memory> = set["memories"].as_array().expect("memories").iter().map(memory_from).collect();

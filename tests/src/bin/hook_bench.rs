@@ -58,15 +58,7 @@ fn query(i: usize) -> String {
 
 /// In-process: one query's embedding, cold (a new text each time) and cached (the LRU).
 fn embedding_latency(models: &std::path::Path, runs: usize) -> Option<(Vec<Duration>, Vec<Duration>)> {
-    let spec = cairn_daemon::semantic::embed::ModelSpec {
-        runtime: cairn_proto::model::RUNTIME.in_dir(models),
-        model: cairn_proto::model::MODEL.in_dir(models),
-        tokenizer: cairn_proto::model::TOKENIZER.in_dir(models),
-        builtin_runtime: true,
-        builtin_model: true,
-        max_tokens: 256,
-        threads: 2,
-    };
+    let spec = cairn_daemon::semantic::embed::ModelSpec::builtin(models, 256, 2);
     let embedder = cairn_daemon::semantic::embed::Embedder::load(&spec).ok()?;
     let cache = cairn_daemon::semantic::cache::QueryCache::new(1024);
     let _ = cache.vector(&embedder, "warm the model up", true);

@@ -218,15 +218,7 @@ fn main() {
         .or_else(|| std::env::var_os("CAIRN_MODEL_DIR").map(PathBuf::from))
         .unwrap_or_else(|| cairn_proto::Paths::from_env().expect("paths").models_dir);
     let defaults = Tuneables::default();
-    let spec = ModelSpec {
-        runtime: cairn_proto::model::RUNTIME.in_dir(&models),
-        model: cairn_proto::model::MODEL.in_dir(&models),
-        tokenizer: cairn_proto::model::TOKENIZER.in_dir(&models),
-        builtin_runtime: true,
-        builtin_model: true,
-        max_tokens: defaults.model.max_tokens,
-        threads: defaults.model.threads,
-    };
+    let spec = ModelSpec::builtin(&models, defaults.model.max_tokens, defaults.model.threads);
     let embedder = Embedder::load(&spec).unwrap_or_else(|e| panic!("{e}: {}", e.fix()));
     println!("LoCoMo: {} turns in 10 conversations, {} non-adversarial questions with evidence", turns.len(), questions.len());
 

@@ -25,16 +25,7 @@ fn ids(v: &Value) -> Vec<String> {
 
 fn embedder() -> Embedder {
     let dir = model_dir();
-    Embedder::load(&ModelSpec {
-        runtime: cairn_proto::model::RUNTIME.in_dir(&dir),
-        model: cairn_proto::model::MODEL.in_dir(&dir),
-        tokenizer: cairn_proto::model::TOKENIZER.in_dir(&dir),
-        builtin_runtime: true,
-        builtin_model: true,
-        max_tokens: 256,
-        threads: 2,
-    })
-    .expect("model loads")
+    Embedder::load(&ModelSpec::builtin(&dir, 256, 2)).expect("model loads")
 }
 
 #[test]

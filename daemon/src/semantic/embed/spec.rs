@@ -46,6 +46,19 @@ fn short(hash: &str) -> &str {
 }
 
 impl ModelSpec {
+    /// cairn's own model, runtime and tokenizer in `models_dir` (as `cairn setup` puts them).
+    pub fn builtin(models_dir: &Path, max_tokens: usize, threads: usize) -> ModelSpec {
+        ModelSpec {
+            runtime: cairn_proto::model::RUNTIME.in_dir(models_dir),
+            model: cairn_proto::model::MODEL.in_dir(models_dir),
+            tokenizer: cairn_proto::model::TOKENIZER.in_dir(models_dir),
+            builtin_runtime: true,
+            builtin_model: true,
+            max_tokens,
+            threads,
+        }
+    }
+
     /// The files, each checked: present, and for the built-in model, with its published hash.
     /// Returns the model's fingerprint: what an index built with it must record.
     pub fn verify(&self) -> Result<String, EmbedError> {
