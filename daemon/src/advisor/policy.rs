@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use crate::base::event::EventKind;
+use crate::config::table;
 use crate::config::tuneables::Tuneables;
 
 /// Thresholds and weights of the gate, the fusion and the decision.
@@ -63,7 +64,8 @@ impl Policy {
             mmr_lambda: r.mmr_lambda,
             mmr_duplicate: r.mmr_duplicate_similarity,
             min_relative_score: r.min_relative_score,
-            default_category_cap: r.category_caps.get("default").copied().unwrap_or(2),
+            // Settings read from a file always hold a `default` cap; a map built in code may not.
+            default_category_cap: r.category_caps.get("default").copied().unwrap_or_else(|| table::count_default("ranking.category_caps", "default").expect("the table has a default cap") as usize),
             category_caps: r.category_caps.iter().filter(|(k, _)| k.as_str() != "default").map(|(k, v)| (k.clone(), *v)).collect(),
             limit,
             recency_half_life_days: r.recency_half_life_days,

@@ -83,7 +83,7 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                     existed
                 }
                 ImportItem::Memory(m) => w.put(&m, &prepared)?.is_some(),
-                ImportItem::Edge(e) => w.put_edge(&e)?.is_some(),
+                ImportItem::Edge(e) => w.link(&e)?.is_some(),
                 ImportItem::State(state) => {
                     apply_state(&w, &state)?;
                     continue;

@@ -14,9 +14,9 @@ use crate::advisor::seeds::{self, SEED_SOURCE};
 use crate::exchange::AdviceState;
 use crate::semantic::Prepared;
 
-/// Loads the seeds this home never had (or the one named, even if it was forgotten). Returns
-/// how many were added.
-fn load(d: &Daemon, w: &Writer<'_>, only: Option<&str>) -> Result<usize> {
+/// Loads the seeds this home never had (or the one named, even if it was forgotten), one write
+/// at a time so that other writes interleave. Returns how many were added.
+fn load(d: &Daemon, only: Option<&str>) -> Result<usize> {
     let loaded = d.store().seeds_loaded()?;
     let now = crate::base::clock::now();
     let mut added = 0;
@@ -25,11 +25,12 @@ fn load(d: &Daemon, w: &Writer<'_>, only: Option<&str>) -> Result<usize> {
             Some(id) => seed.id == id,
             None => !loaded.contains(&seed.id),
         };
+        let w = d.memories().writer();
         if !wanted || w.get(&seed.id)?.is_some() {
             continue;
         }
         w.put(&seeds::memory_of(seed, &now), &Prepared::default())?;
-        w.mark_seed_loaded(&seed.id)?;
+        w.seed_loaded(&seed.id)?;
         added += 1;
     }
     Ok(added)
@@ -41,14 +42,12 @@ pub fn first_start(d: &Daemon) -> Result<()> {
         return Ok(());
     }
     let off = std::env::var("CAIRN_SEED_PACK").is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no"));
-    let w = d.memories().writer();
     if off {
         tracing::info!("seed pack not loaded (CAIRN_SEED_PACK=off); `cairn seed --enable` loads it");
-        return Ok(w.set_pack(false)?);
+        return Ok(d.memories().writer().seed_pack(false)?);
     }
-    let added = load(d, &w, None)?;
-    w.set_pack(true)?;
-    drop(w);
+    let added = load(d, None)?;
+    d.memories().writer().seed_pack(true)?;
     d.store().flush()?;
     tracing::info!(seeds = added, "seed pack loaded");
     Ok(())
@@ -66,15 +65,15 @@ pub fn apply_state(w: &Writer<'_>, state: &AdviceState) -> Result<()> {
             w.remove(&seed.id)?;
         }
     }
-    w.set_seeds_loaded(&loaded)?;
+    w.seeds_loaded(&loaded)?;
     if let Some(on) = state.seed_pack {
-        w.set_pack(on)?;
+        w.seed_pack(on)?;
     }
     for id in &state.seeds_off {
-        w.set_seed_off(id, true)?;
+        w.seed_off(id, true)?;
     }
     for id in &state.muted {
-        w.set_muted(id, true)?;
+        w.mute(id, true)?;
     }
     Ok(())
 }
@@ -119,24 +118,23 @@ pub async fn seed(d: &Daemon, action: SeedAction) -> Result<SeedReport> {
         SeedAction::List => return report(d),
         SeedAction::Enable(None) => {
             let added = tokio::task::block_in_place(|| {
-                let w = d.memories().writer();
-                let added = load(d, &w, None)?;
-                w.set_pack(true)?;
+                let added = load(d, None)?;
+                d.memories().writer().seed_pack(true)?;
                 Ok::<_, Error>(added)
             })?;
             notes.push(format!("seed pack on{}", if added > 0 { format!(" ({added} seeds loaded)") } else { String::new() }));
         }
         SeedAction::Disable(None) => {
-            tokio::task::block_in_place(|| d.memories().writer().set_pack(false))?;
+            tokio::task::block_in_place(|| d.memories().writer().seed_pack(false))?;
             notes.push("seed pack off: its lessons are kept but not said (`cairn seed --enable` turns it on again)".into());
         }
         SeedAction::Enable(Some(id)) => {
             known(&id)?;
             let added = tokio::task::block_in_place(|| {
+                let added = load(d, Some(&id))?;
                 let w = d.memories().writer();
-                let added = load(d, &w, Some(&id))?;
-                w.set_seed_off(&id, false)?;
-                w.set_muted(&id, false)?;
+                w.seed_off(&id, false)?;
+                w.mute(&id, false)?;
                 Ok::<_, Error>(added)
             })?;
             notes.push(format!("{id} on{}", if added > 0 { " (loaded)" } else { "" }));
@@ -149,7 +147,7 @@ pub async fn seed(d: &Daemon, action: SeedAction) -> Result<SeedReport> {
             if is_yours(d, &id) {
                 return Err(Error::Invalid(format!("{id} is yours now (you edited it), not the pack's: `cairn mute {id}` keeps it out of advice")));
             }
-            tokio::task::block_in_place(|| d.memories().writer().set_seed_off(&id, true))?;
+            tokio::task::block_in_place(|| d.memories().writer().seed_off(&id, true))?;
             notes.push(format!("{id} off (kept, not said; `cairn seed --enable {id}` turns it on again)"));
         }
     }

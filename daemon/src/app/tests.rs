@@ -42,7 +42,7 @@ async fn daemon_with(seed_pack: bool, tuneables: Option<&str>) -> Fixture {
     if seed_pack {
         seeds::first_start(&daemon).unwrap();
     } else {
-        daemon.memories().writer().set_pack(false).unwrap();
+        daemon.memories().writer().seed_pack(false).unwrap();
     }
     daemon.start();
     assert!(daemon.embedder_ready().await.is_some(), "the stand-in model loads");
@@ -303,7 +303,7 @@ async fn without_the_model_cairn_goes_by_keywords() {
     let config = Arc::new(LiveConfig::load(&paths.config_dir, &paths.tuneables_file(), &paths.trigger_rules_file()));
     let store = Store::open(&paths.data_dir.join("store"), 8 << 20).unwrap();
     let d = Arc::new(Daemon::new(paths, cairn_proto::Mode::Lite, store, config, fake::missing()).unwrap());
-    d.memories().writer().set_pack(false).unwrap();
+    d.memories().writer().seed_pack(false).unwrap();
     d.start();
     let id = add(&d, "Never force-push to main; open a pull request instead", GLOBAL_PROJECT, "git").await;
     assert!(d.store().memory(&id).is_some() && d.semantic().graphs().key_of(&id).is_none());

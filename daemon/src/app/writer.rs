@@ -200,43 +200,43 @@ impl Writer<'_> {
         Ok(removed)
     }
 
-    pub fn put_edge(&self, edge: &Edge) -> Result<Option<Edge>, StoreError> {
+    pub fn link(&self, edge: &Edge) -> Result<Option<Edge>, StoreError> {
         self.m.store.put_edge(edge)
     }
 
     /// Keeps a memory out of advice, or lets it back.
-    pub fn set_muted(&self, id: &str, muted: bool) -> Result<(), StoreError> {
+    pub fn mute(&self, id: &str, muted: bool) -> Result<(), StoreError> {
         self.m.store.set_muted(id, muted)?;
         toggle(&mut self.m.quiet.write().expect("quiet lock").muted, id, muted);
         Ok(())
     }
 
     /// Turns the seed pack as a whole on or off.
-    pub fn set_pack(&self, on: bool) -> Result<(), StoreError> {
+    pub fn seed_pack(&self, on: bool) -> Result<(), StoreError> {
         self.m.store.set_seed_pack(on)?;
         self.m.quiet.write().expect("quiet lock").pack_on = on;
         Ok(())
     }
 
     /// Turns one seed off, or on again.
-    pub fn set_seed_off(&self, id: &str, off: bool) -> Result<(), StoreError> {
+    pub fn seed_off(&self, id: &str, off: bool) -> Result<(), StoreError> {
         self.m.store.set_seed_off(id, off)?;
         toggle(&mut self.m.quiet.write().expect("quiet lock").seeds_off, id, off);
         Ok(())
     }
 
     /// Notes that a seed was loaded into this home (so a seed the user forgets stays forgotten).
-    pub fn mark_seed_loaded(&self, id: &str) -> Result<(), StoreError> {
+    pub fn seed_loaded(&self, id: &str) -> Result<(), StoreError> {
         self.m.store.mark_seed_loaded(id)
     }
 
     /// Replaces the set of seeds ever loaded (an import of another home's state).
-    pub fn set_seeds_loaded(&self, ids: &HashSet<String>) -> Result<(), StoreError> {
+    pub fn seeds_loaded(&self, ids: &HashSet<String>) -> Result<(), StoreError> {
         self.m.store.set_seeds_loaded(ids)
     }
 
     /// Stops (or restarts) advice and recording for a project.
-    pub fn set_paused(&self, project: &str, paused: bool) -> Result<(), StoreError> {
+    pub fn pause(&self, project: &str, paused: bool) -> Result<(), StoreError> {
         self.m.store.set_paused(project, paused)?;
         toggle(&mut self.m.paused.write().expect("paused lock"), project, paused);
         Ok(())

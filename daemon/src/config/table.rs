@@ -148,6 +148,14 @@ pub fn find(key: &str) -> Option<&'static Setting> {
     SETTINGS.iter().find(|s| s.key == key || (!s.was.is_empty() && s.was == key))
 }
 
+/// The default of one entry of a map of counts (`ranking.category_caps`, `default`).
+pub fn count_default(key: &str, entry: &str) -> Option<u64> {
+    match find(key)?.default {
+        Default::Counts(entries) => entries.iter().find(|(name, _, _)| *name == entry).map(|(_, n, _)| *n),
+        _ => None,
+    }
+}
+
 /// Whether `path` names a block (current or former).
 pub fn is_block(path: &str) -> bool {
     BLOCKS.iter().any(|b| b.path == path) || OLD_BLOCKS.contains(&path)
@@ -190,5 +198,7 @@ mod tests {
         assert_eq!(find("semantic.weight_similarity").map(|s| s.key), Some("retrieval.weight_similarity"));
         assert!(find("semantic.embedding_provider").is_none());
         assert!(is_block("semantic") && is_block("triggers.priority_bonus") && !is_block("preset"));
+        assert_eq!(count_default("ranking.category_caps", "default"), Some(2));
+        assert_eq!(count_default("ranking.category_caps", "git"), None);
     }
 }

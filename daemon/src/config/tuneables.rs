@@ -239,6 +239,59 @@ fn in_range(s: &Setting, value: &Value) -> Result<(), String> {
     if ok { Ok(()) } else { Err(s.rule.map_or(generated, str::to_string)) }
 }
 
+/// A JSON value read strictly: a key given twice in one object is an error (at its line), as
+/// it was when the file was read straight into the settings' structs.
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Strict;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Strict, E> {
+                Ok(Strict(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Strict, E> {
+                Ok(Strict(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Strict, E> {
+                Ok(Strict(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Strict, E> {
+                Ok(Strict(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Strict, E> {
+                Ok(Strict(Value::from(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Strict, E> {
+                Ok(Strict(Value::Null))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+                let mut out = Vec::new();
+                while let Some(Strict(v)) = seq.next_element()? {
+                    out.push(v);
+                }
+                Ok(Strict(Value::Array(out)))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
+                let mut out = Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if out.contains_key(&key) {
+                        return Err(serde::de::Error::custom(format!("the key \"{key}\" is given twice in one object")));
+                    }
+                    let Strict(v) = map.next_value()?;
+                    out.insert(key, v);
+                }
+                Ok(Strict(Value::Object(out)))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
 /// What a file says: each known value with whether it came under a former name, and the keys
 /// cairn does not know.
 struct Read {
@@ -274,43 +327,56 @@ impl Tuneables {
         let mut stripped = String::with_capacity(text.len());
         std::io::Read::read_to_string(&mut json_comments::StripComments::new(text.as_bytes()), &mut stripped)
             .map_err(|e| ConfigError::Read { file: file.to_string(), message: e.to_string() })?;
-        let parsed: Value = serde_json::from_str(&stripped)
+        let Strict(parsed) = serde_json::from_str(&stripped)
             .map_err(|e| ConfigError::Parse { file: file.to_string(), line: e.line(), column: e.column(), message: strip_position(&e.to_string()) })?;
         let Value::Object(object) = parsed else {
             return Err(ConfigError::Parse { file: file.to_string(), line: 1, column: 1, message: "the file must hold one JSON object".into() });
         };
         let mut read = Read { given: Vec::new(), unknown: Vec::new() };
         walk(&object, "", file, &mut read)?;
-        for (s, value, _) in &read.given {
-            if let Err(rule) = kind_ok(s, value) {
-                return Err(ConfigError::Invalid { file: file.into(), key: s.key.into(), value: value.to_string(), rule });
-            }
-        }
         // A value under a former name counts unless the current name is given too.
         let current = |s: &Setting| read.given.iter().any(|(g, _, old)| g.key == s.key && !old);
+        // How the file wrote each key, for messages: a former name says what it is now.
+        let written = |s: &Setting, old: bool| if old { format!("{} (now {})", s.was, s.key) } else { s.key.to_string() };
         let mut tree = match defaults() {
             Value::Object(m) => m,
             _ => unreachable!("the defaults are an object"),
         };
         let mut file_tree = Map::new();
         let mut renamed = Vec::new();
+        let mut given_as: BTreeMap<&str, String> = BTreeMap::new();
         for (s, value, old) in &read.given {
             if *old {
-                let was = s.was;
                 if current(s) {
-                    renamed.push(format!("{was} is now {} (ignored: the new key is set too)", s.key));
+                    renamed.push(format!("{} is now {} (ignored: the new key is set too)", s.was, s.key));
                     continue;
                 }
-                renamed.push(format!("{was} is now {}", s.key));
+                renamed.push(format!("{} is now {}", s.was, s.key));
             }
-            set_at(&mut tree, s.key, value.clone());
+            if let Err(rule) = kind_ok(s, value) {
+                return Err(ConfigError::Invalid { file: file.into(), key: written(s, *old), value: value.to_string(), rule });
+            }
+            given_as.insert(s.key, written(s, *old));
             set_at(&mut file_tree, s.key, value.clone());
+            // A map of counts adds to the table's entries (its `default` stays unless given).
+            let value = match (&s.default, value) {
+                (Given::Counts(_), Value::Object(entries)) => {
+                    let mut merged = default_value(s);
+                    if let Value::Object(m) = &mut merged {
+                        m.extend(entries.clone());
+                    }
+                    merged
+                }
+                _ => value.clone(),
+            };
+            set_at(&mut tree, s.key, value);
         }
         let tree = Value::Object(tree);
         for s in SETTINGS {
             let value = get_at(&tree, s.key).expect("every key has a value");
             if let Err(rule) = in_range(s, value) {
-                return Err(ConfigError::Invalid { file: file.into(), key: s.key.into(), value: value.to_string(), rule });
+                let key = given_as.get(s.key).cloned().unwrap_or_else(|| s.key.to_string());
+                return Err(ConfigError::Invalid { file: file.into(), key, value: value.to_string(), rule });
             }
         }
         let tuneables = Tuneables::from_tree(tree).map_err(|e| ConfigError::Invalid { file: file.into(), key: "tuneables".into(), value: String::new(), rule: e.to_string() })?;
@@ -477,7 +543,7 @@ mod tests {
         let loaded = Tuneables::parse(r#"{"semantic": {"min_similarity": 0.7, "max_tokens": 128, "category_caps": {"git": 1}, "embedding_provider": "x"}}"#, "t.json").unwrap();
         assert_eq!(loaded.tuneables.ranking.min_similarity, 0.7);
         assert_eq!(loaded.tuneables.model.max_tokens, 128);
-        assert_eq!(loaded.tuneables.ranking.category_caps, [("git".to_string(), 1)].into());
+        assert_eq!(loaded.tuneables.ranking.category_caps, [("default".to_string(), 2), ("git".to_string(), 1)].into(), "a cap given adds to the table's");
         assert_eq!(
             loaded.renamed_keys,
             vec!["semantic.min_similarity is now ranking.min_similarity", "semantic.max_tokens is now model.max_tokens", "semantic.category_caps is now ranking.category_caps"]
@@ -493,9 +559,33 @@ mod tests {
         assert_eq!(both.renamed_keys, vec!["semantic.min_fusion_score is now ranking.min_fusion_score (ignored: the new key is set too)"]);
         let reversed = Tuneables::parse(r#"{"ranking": {"min_fusion_score": 0.9}, "semantic": {"min_fusion_score": 0.6}}"#, "t.json").unwrap();
         assert_eq!(reversed.tuneables.ranking.min_fusion_score, 0.9, "whatever the order");
-        // A bad value under a former name is refused under its current name.
+        // A bad value under a former name is refused under the name it was given, with its new one.
         let err = Tuneables::parse(r#"{"semantic": {"min_similarity": 1.5}}"#, "t.json").unwrap_err();
-        assert!(err.to_string().contains("ranking.min_similarity = 1.5: must be between 0 and 1"), "{err}");
+        assert_eq!(err.to_string(), "t.json: semantic.min_similarity (now ranking.min_similarity) = 1.5: must be between 0 and 1");
+        let err = Tuneables::parse(r#"{"semantic": {"min_similarity": "x"}}"#, "t.json").unwrap_err();
+        assert!(err.to_string().contains("semantic.min_similarity (now ranking.min_similarity) = \"x\": must be a number"), "{err}");
+        // An ignored one is not read at all.
+        let ignored = Tuneables::parse(r#"{"semantic": {"min_similarity": "x"}, "ranking": {"min_similarity": 0.7}}"#, "t.json").unwrap();
+        assert_eq!(ignored.tuneables.ranking.min_similarity, 0.7);
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused_at_its_line() {
+        let err = Tuneables::parse("{\n  \"ranking\": {\"min_similarity\": 0.7},\n  \"ranking\": {\"weight_outcome\": 0.2}\n}", "t.json").unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { line: 3, .. }), "{err:?}");
+        assert!(err.to_string().contains("\"ranking\" is given twice"), "{err}");
+        assert!(Tuneables::parse(r#"{"advice": {"cooldown_s": 1, "cooldown_s": 2}}"#, "t.json").is_err());
+    }
+
+    #[test]
+    fn a_map_of_counts_keeps_the_table_s_default_entry() {
+        let loaded = Tuneables::parse(r#"{"ranking": {"category_caps": {"git": 1}}}"#, "t.json").unwrap();
+        assert_eq!(loaded.tuneables.ranking.category_caps, [("default".to_string(), 2), ("git".to_string(), 1)].into());
+        let all = settings(&loaded.tuneables, &loaded.file_value);
+        let source = |k: &str| all.iter().find(|s| s.key == k).map(|s| s.source);
+        assert_eq!((source("ranking.category_caps.default"), source("ranking.category_caps.git")), (Some("default"), Some("tuneables.json")));
+        let own = Tuneables::parse(r#"{"ranking": {"category_caps": {"default": 1}}}"#, "t.json").unwrap();
+        assert_eq!(own.tuneables.ranking.category_caps, [("default".to_string(), 1)].into());
     }
 
     #[test]

@@ -123,6 +123,11 @@ pub fn parse_import_line(line: &str, default_project: &str) -> Result<ImportItem
     let kind = map.remove("kind").and_then(|k| k.as_str().map(str::to_string));
     match kind.as_deref() {
         Some("memory") => {
+            // No cairn that writes version 1 computes a memory's tier; the first releases wrote
+            // `"tier": "active"` into every line anyway, and it is not taken as computed.
+            if let Some(Value::Object(now)) = map.get_mut("now") {
+                now.remove("tier");
+            }
             let memory: Memory = strict(map, "memory")?;
             validate_full(&memory)?;
             Ok(ImportItem::Memory(Box::new(memory)))
@@ -345,6 +350,15 @@ mod tests {
         let ImportItem::Memory(back) = parse_import_line(&line, "global").unwrap() else { panic!("not a memory") };
         assert_eq!(*back, m);
         assert_eq!(memory_line(&back), line);
+    }
+
+    #[test]
+    fn an_old_line_s_uncomputed_tier_is_left_behind() {
+        let mut v: Value = serde_json::from_str(&memory_line(&sample())).unwrap();
+        v["now"]["tier"] = Value::from("active");
+        let ImportItem::Memory(back) = parse_import_line(&v.to_string(), "global").unwrap() else { panic!("not a memory") };
+        assert_eq!(back.now.tier, None);
+        assert_eq!(memory_line(&back), memory_line(&sample()), "it exports as a line of this release");
     }
 
     #[test]

@@ -140,9 +140,14 @@ impl Model {
         rx
     }
 
+    /// Closes the worker's channel: it ends once its current command is done.
+    pub fn close(&self) {
+        self.commands.lock().expect("command lock").take();
+    }
+
     /// The worker is gone: whoever waits for a load that will not come is told so.
     pub fn disconnect(&self) {
-        self.commands.lock().expect("command lock").take();
+        self.close();
         self.send(Command::Load);
     }
 

@@ -51,7 +51,7 @@ pub fn spawn<H: Host>(host: &Arc<H>) {
 /// shutting down, so a long job stops at its next chunk).
 pub fn stop(host: &dyn Host) {
     let semantic = host.semantic();
-    semantic.model().disconnect();
+    semantic.model().close();
     if let Some(h) = semantic.worker.lock().expect("worker lock").take() {
         let _ = h.join();
     }
