@@ -12,6 +12,13 @@ export CAIRN_MODEL_DIR="${CAIRN_MODEL_DIR:-$PWD/target/cairn-models}"
 setup_home="$(mktemp -d)"
 CAIRN_HOME="$setup_home" target/debug/cairn setup
 rm -rf "$setup_home"
+# The end-to-end tests also run the real Claude Code CLI (print mode, against a stand-in of the
+# Messages API on loopback): fetched once from npm into the build folder, at a pinned version,
+# and checked. It is a tool for the tests only; nothing of it is committed or shipped.
+export CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.197}"
+scripts/claude-code.sh
+export CAIRN_CLAUDE="$PWD/target/claude-code/$CLAUDE_CODE_VERSION/node_modules/.bin/claude"
+
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --locked --no-fail-fast
 else

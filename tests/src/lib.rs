@@ -2,7 +2,10 @@
 //! `CAIRN_HOME`: start and stop daemons, run hooks with a payload, read results.
 //!
 //! The binaries come from the same target folder as the test (build them first:
-//! `cargo build --bins`), or from `CAIRN_BIN_DIR`.
+//! `cargo build --bins`), or from `CAIRN_BIN_DIR`. The `claude` module runs the real Claude
+//! Code CLI against a scripted stand-in of the Messages API.
+
+pub mod claude;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -109,6 +112,11 @@ impl Home {
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The extra environment this home gives what it runs.
+    pub fn env(&self) -> &[(String, std::ffi::OsString)] {
+        &self.env
     }
 
     pub fn socket(&self) -> PathBuf {
@@ -251,4 +259,25 @@ pub fn percentile(v: &mut [Duration], p: f64) -> Duration {
 /// The `additionalContext` a hook answer carried, or "" for no answer or none in it.
 pub fn additional_context(answer: &Option<Value>) -> String {
     answer.as_ref().and_then(|v| v["hookSpecificOutput"]["additionalContext"].as_str()).unwrap_or_default().to_string()
+}
+
+const VERBS: &[&str] = &["run", "check", "avoid", "prefer", "review", "rotate", "pin", "cache", "validate", "document", "lint", "profile", "retry", "log", "split", "migrate", "encrypt", "mock", "bench", "vendor"];
+const OBJECTS: &[&str] = &["database migrations", "api tokens", "docker images", "unit tests", "feature flags", "css modules", "grpc clients", "terraform state", "kafka consumers", "redis keys", "webhooks", "cron jobs", "s3 buckets", "jwt claims", "cli flags", "rust lifetimes", "python wheels", "npm lockfiles", "helm charts", "sql indexes"];
+const WHEN: &[&str] = &["before each release", "in the staging cluster", "when the build is red", "after a schema change", "on every pull request", "during incident response", "for the payments service", "in the mobile app", "behind the load balancer", "in nightly jobs"];
+
+/// `n` synthetic lessons as import lines (JSONL), the same every time, for the benchmarks' homes.
+pub fn synthetic_lessons(n: usize) -> String {
+    // Deterministic pseudo-random picks, so every run measures the same corpus.
+    let mut state: u64 = 42;
+    let mut pick = |items: &[&'static str]| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        items[(state >> 33) as usize % items.len()]
+    };
+    let mut out = String::new();
+    for i in 0..n {
+        let text = format!("{} {} {} (lesson {i})", pick(VERBS), pick(OBJECTS), pick(WHEN));
+        out.push_str(&serde_json::json!({"text": text, "category": pick(&["git", "testing", "security", "deployment", "tooling"])}).to_string());
+        out.push('\n');
+    }
+    out
 }

@@ -12,21 +12,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cairn_proto::{CairnClient, Scope, SearchRequest};
-use cairn_tests::{cairn_bin, eventually, median, percentile, Home};
+use cairn_tests::{cairn_bin, eventually, median, percentile, synthetic_lessons, Home};
 use serde_json::{json, Value};
-
-const VERBS: &[&str] = &["run", "check", "avoid", "prefer", "review", "rotate", "pin", "cache", "validate", "document", "lint", "profile", "retry", "log", "split", "migrate", "encrypt", "mock", "bench", "vendor"];
-const OBJECTS: &[&str] = &["database migrations", "api tokens", "docker images", "unit tests", "feature flags", "css modules", "grpc clients", "terraform state", "kafka consumers", "redis keys", "webhooks", "cron jobs", "s3 buckets", "jwt claims", "cli flags", "rust lifetimes", "python wheels", "npm lockfiles", "helm charts", "sql indexes"];
-const WHEN: &[&str] = &["before each release", "in the staging cluster", "when the build is red", "after a schema change", "on every pull request", "during incident response", "for the payments service", "in the mobile app", "behind the load balancer", "in nightly jobs"];
-
-/// Deterministic pseudo-random picks, so every run measures the same corpus.
-struct Lcg(u64);
-impl Lcg {
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        items[(self.0 >> 33) as usize % items.len()]
-    }
-}
 
 fn arg(name: &str, default: usize) -> usize {
     let args: Vec<String> = std::env::args().collect();
@@ -122,13 +109,7 @@ fn main() {
     let model = status(&home)["model"].as_str().unwrap_or_default().to_string();
     let rss_loaded = rss_mb(home.daemon_pid().expect("daemon pid"));
 
-    let mut rng = Lcg(42);
-    let mut corpus = String::new();
-    for i in 0..memories {
-        let text = format!("{} {} {} (lesson {i})", rng.pick(VERBS), rng.pick(OBJECTS), rng.pick(WHEN));
-        corpus.push_str(&json!({"text": text, "category": rng.pick(&["git", "testing", "security", "deployment", "tooling"])}).to_string());
-        corpus.push('\n');
-    }
+    let mut corpus = synthetic_lessons(memories);
     corpus.push_str(&json!({"text": "Never force-push to main; open a pull request instead", "category": "git"}).to_string());
     corpus.push('\n');
     let file = home.path().join("bench.jsonl");

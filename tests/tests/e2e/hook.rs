@@ -8,17 +8,51 @@ use std::time::Duration;
 use cairn_tests::*;
 use serde_json::{json, Value};
 
-fn fixtures() -> Vec<(String, Vec<u8>)> {
-    let dir = fixtures_dir().join("claude-code-hooks");
-    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+fn payloads_in(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
         .collect();
     out.sort();
-    assert!(out.len() >= 30, "expected the full fixture set, found {}", out.len());
     out
+}
+
+/// Every hook payload fixture: the older set, and those captured from the Claude Code versions
+/// the end-to-end suite runs (`tests/fixtures/claude-code-<version>`, see `cairn-claude-fixtures`).
+fn fixtures() -> Vec<(String, Vec<u8>)> {
+    let older = payloads_in(&fixtures_dir().join("claude-code-hooks"));
+    assert!(older.len() >= 30, "expected the full fixture set, found {}", older.len());
+    let ours = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut captured: Vec<std::path::PathBuf> = std::fs::read_dir(&ours).unwrap().map(|e| e.unwrap().path()).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("claude-code-"))).collect();
+    captured.sort();
+    assert!(!captured.is_empty(), "no fixtures captured from a real Claude Code in {}", ours.display());
+    let mut out = older;
+    for dir in captured {
+        let payloads = payloads_in(&dir);
+        let events: std::collections::BTreeSet<&str> = payloads.iter().map(|(n, _)| n.split('.').next().unwrap()).collect();
+        for needed in ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"] {
+            assert!(events.contains(needed), "{}: no {needed} payload", dir.display());
+        }
+        out.extend(payloads);
+    }
+    out
+}
+
+#[test]
+fn real_payloads_carry_the_tool_use_id() {
+    // Newer Claude Code names each tool call; the advice log links outcomes by it.
+    let ours = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    for dir in std::fs::read_dir(&ours).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()) {
+        for (name, payload) in payloads_in(&dir) {
+            let v: Value = serde_json::from_slice(&payload).unwrap();
+            if name.contains("ToolUse") {
+                assert!(v["tool_use_id"].as_str().is_some_and(|id| id.starts_with("toolu_")), "{}/{name}: no tool_use_id", dir.display());
+            }
+            assert_eq!(v["hook_event_name"].as_str(), name.split('.').next(), "{name}");
+        }
+    }
 }
 
 /// Memories that the fixtures' actions should (and should not) call up. The Write fixture puts

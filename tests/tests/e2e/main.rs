@@ -3,6 +3,7 @@
 
 mod advise;
 mod advisor;
+mod claude;
 mod cold_start;
 mod hook;
 mod lifecycle;

@@ -1,0 +1,262 @@
+//! Through the real Claude Code: short scripted sessions of `claude -p` against a stand-in of the
+//! Messages API (`cairn_tests::claude`), with cairn wired in by its documented routes. What
+//! reached the model is read from the requests the stand-in recorded; what cairn did, from
+//! `cairn log`.
+//!
+//! When a new Claude Code version changes a payload or the way hook context reaches the model,
+//! these tests say so: their messages name what was expected where.
+
+use std::time::Duration;
+
+use cairn_tests::claude::{Claude, Route, Session, Turn, CAIRN_HEADER};
+use cairn_tests::*;
+use serde_json::Value;
+
+const FORCE_PUSH: &str = "Never force-push to main; open a pull request instead";
+
+/// A home with the force-push lesson, its daemon up.
+fn home_with_lesson() -> Home {
+    let home = Home::new();
+    home.up();
+    home.ok(&["add", FORCE_PUSH, "--global", "--category", "git"]);
+    home
+}
+
+/// A look around, a read, then a force push, then the end.
+fn push_session() -> Vec<Turn> {
+    vec![
+        Turn::bash("ls", "List files"),
+        Turn::tool("Read", serde_json::json!({"file_path": "README.md"})),
+        Turn::bash("git push --force origin main", "Push the branch"),
+        Turn::text("Finished."),
+    ]
+}
+
+fn log(claude: &Claude<'_>) -> Vec<Value> {
+    let out = claude.cairn(&["log", "--json", "--all"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["entries"].as_array().cloned().unwrap_or_default()
+}
+
+/// The user message of the agent's `n`-th request that carries the result of tool call `id`.
+fn result_message<'a>(s: &'a Session, n: usize, id: &str) -> &'a Value {
+    let turns = s.turns();
+    let messages = turns[n].body["messages"].as_array().expect("messages");
+    messages
+        .iter()
+        .rev()
+        .find(|m| m["content"].as_array().is_some_and(|c| c.iter().any(|p| p["type"] == "tool_result" && p["tool_use_id"] == id)))
+        .unwrap_or_else(|| panic!("no tool_result for {id} in request {n}: Claude Code changed how it returns results"))
+}
+
+fn write_project_file(claude: &Claude<'_>, name: &str, text: &str) {
+    std::fs::write(claude.project().join(name), text).unwrap();
+}
+
+#[test]
+fn advice_reaches_the_model_beside_the_result_of_its_call() {
+    let home = home_with_lesson();
+    let claude = Claude::new(&home, Route::Settings);
+    write_project_file(&claude, "README.md", "# shop\n");
+    let s = claude.run("Push my work", push_session(), &["Bash", "Read"]);
+    s.assert_completed("Finished.");
+    let turns = s.turns();
+    assert_eq!(turns.len(), 4, "one request per scripted turn");
+    // Nothing for the prompt (no lesson fits it), the look around or the read.
+    for n in 0..3 {
+        assert!(s.cairn_new_in(n).is_empty(), "request {n} got cairn text: {:?}", s.cairn_new_in(n));
+    }
+    // The push's advice arrives with the push's own result, after it ran.
+    let advice = s.cairn_new_in(3);
+    assert_eq!(advice.len(), 1, "one piece of context for the push: {advice:?}");
+    assert!(advice[0].contains(FORCE_PUSH) && advice[0].contains("trigger force_push (critical)"), "{}", advice[0]);
+    let beside = result_message(&s, 3, "toolu_stand_in_03");
+    let texts: Vec<&str> = beside["content"].as_array().unwrap().iter().filter_map(|p| p["text"].as_str()).collect();
+    assert!(texts.iter().any(|t| t.contains(CAIRN_HEADER) && t.contains("PreToolUse")), "the advice is not beside the push's result: {beside}");
+    assert!(s.hook_errors().is_empty(), "Claude Code logged hook errors: {:?}", s.hook_errors());
+
+    // cairn's own record names the call by Claude Code's id, with what became of it.
+    let entries = log(&claude);
+    let push = entries.iter().find(|e| e["tool_use_id"] == "toolu_stand_in_03").expect("the push is in cairn's log");
+    assert_eq!(push["event"], "PreToolUse");
+    assert_eq!(push["items"][0]["text"], FORCE_PUSH);
+    assert!(push["outcome"].as_str().is_some_and(|o| o.starts_with("failed")), "{push}");
+}
+
+#[test]
+fn prompt_and_session_start_context_reach_the_first_request() {
+    let home = Home::new();
+    home.up();
+    let claude = Claude::new(&home, Route::Settings);
+    // A lesson of this project for the session's start, a global one for the prompt.
+    let own = claude.cairn(&["add", "Integration tests need the local Postgres started with make db", "--category", "testing"]);
+    assert!(own.status.success(), "{}", String::from_utf8_lossy(&own.stderr));
+    home.ok(&["add", "Run the database migrations on a copy of production first", "--global", "--category", "deployment"]);
+    let s = claude.run("Run the database migrations on a copy of production first", vec![Turn::text("Understood.")], &["Bash"]);
+    s.assert_completed("Understood.");
+    let first = s.cairn_new_in(0);
+    assert!(first.iter().any(|t| t.contains("Integration tests need the local Postgres") && t.contains("SessionStart")), "no session-start brief in the first request: {first:?}");
+    assert!(first.iter().any(|t| t.contains("Run the database migrations on a copy of production first") && t.contains("UserPromptSubmit")), "no prompt advice in the first request: {first:?}");
+}
+
+#[test]
+fn tool_calls_are_recorded_with_claude_codes_ids_and_outcomes() {
+    let home = Home::new();
+    // A rule of the user's for a command that succeeds, beside the built-in one for a push that fails.
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    home.up();
+    home.ok(&["add", FORCE_PUSH, "--global", "--category", "git"]);
+    let clean = home.ok(&["add", "Clean the build folder with make clean, so that the dependency cache survives", "--global", "--category", "tooling"]).trim().to_string();
+    std::fs::write(home.path().join("config/trigger_rules.yaml"), format!("rules:\n  - name: build_wipe\n    pattern: 'rm -rf \\./build'\n    surface: [{clean}]\n    priority: high\n")).unwrap();
+    assert!(eventually(Duration::from_secs(10), || home.ok(&["config", "show"]).contains("rule build_wipe")), "the rule is in force");
+    let claude = Claude::new(&home, Route::Settings);
+    let s = claude.run(
+        "Clean up and push",
+        vec![Turn::bash("git push --force origin main", "Push the branch"), Turn::bash("rm -rf ./build", "Remove the build folder"), Turn::text("Finished.")],
+        &["Bash"],
+    );
+    s.assert_completed("Finished.");
+    let entries = log(&claude);
+    let by_id = |id: &str| entries.iter().find(|e| e["tool_use_id"] == id).unwrap_or_else(|| panic!("no advice logged for {id}: {entries:?}")).clone();
+    let push = by_id("toolu_stand_in_01");
+    assert!(push["outcome"].as_str().is_some_and(|o| o.starts_with("failed")), "the failed push (PostToolUseFailure): {push}");
+    let wipe = by_id("toolu_stand_in_02");
+    assert_eq!(wipe["items"][0]["id"], clean.as_str());
+    assert_eq!(wipe["outcome"], "succeeded", "the command that ran (PostToolUse): {wipe}");
+    let wiped = s.cairn_new_in(2);
+    assert!(wiped.len() == 1 && wiped[0].contains("Clean the build folder with make clean"), "the wipe's advice reached the model: {wiped:?}");
+}
+
+#[test]
+fn an_interrupting_rule_stops_the_command_and_says_why() {
+    let home = Home::new();
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    std::fs::write(home.path().join("config/tuneables.json"), r#"{"triggers": {"interrupts": "deny"}}"#).unwrap();
+    home.up();
+    let id = home.ok(&["add", FORCE_PUSH, "--global", "--category", "git"]).trim().to_string();
+    std::fs::write(home.path().join("config/trigger_rules.yaml"), format!("rules:\n  - name: guarded_push\n    pattern: 'git push --force'\n    surface: [{id}]\n    priority: critical\n    interrupt: true\n")).unwrap();
+    assert!(eventually(Duration::from_secs(10), || home.ok(&["config", "show"]).contains("rule guarded_push")), "the rule is in force");
+    let claude = Claude::new(&home, Route::Settings);
+    let s = claude.run("Push", vec![Turn::bash("touch cairn-marker && git push --force origin main", "Push"), Turn::text("Stopped.")], &["Bash"]);
+    s.assert_completed("Stopped.");
+    assert!(!claude.project().join("cairn-marker").exists(), "the denied command ran");
+    let result = result_message(&s, 1, "toolu_stand_in_01");
+    let told = result.to_string();
+    assert!(told.contains("cairn: rule guarded_push (critical)") && told.contains(FORCE_PUSH), "the model is not told why: {result}");
+    let entry = log(&claude).into_iter().find(|e| e["tool_use_id"] == "toolu_stand_in_01").expect("the interrupt is logged");
+    assert!(entry["decision"].as_str().is_some_and(|d| d.starts_with("deny: cairn: rule guarded_push")), "{entry}");
+}
+
+/// The tool results and the answer of a session: what must not change because of cairn.
+fn what_happened(s: &Session) -> Vec<String> {
+    let mut out: Vec<String> = s
+        .turns()
+        .iter()
+        .flat_map(|r| r.body["messages"].as_array().cloned().unwrap_or_default())
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|p| p["type"] == "tool_result")
+        .map(|p| format!("{} {}", p["tool_use_id"], p["content"]))
+        .collect();
+    out.dedup();
+    out.push(s.result["result"].to_string());
+    out
+}
+
+fn plain_session() -> Vec<Turn> {
+    vec![Turn::bash("echo hello > out.txt", "Write a file"), Turn::bash("cat out.txt", "Read it back"), Turn::bash("git push --force origin main", "Push"), Turn::text("Finished.")]
+}
+
+#[test]
+fn a_missing_stopped_or_slow_cairn_changes_nothing() {
+    let home = Home::new();
+    let bare = Claude::new(&home, Route::Without);
+    let baseline = bare.run("Do it", plain_session(), &["Bash"]);
+    baseline.assert_completed("Finished.");
+    let expected = what_happened(&baseline);
+
+    // The detector sees a hook that does fail.
+    let failing = Claude::new(&home, Route::Without);
+    let hook = failing.user_home().join("fail.sh");
+    std::fs::write(&hook, "#!/bin/sh\ncat >/dev/null\necho broken >&2\nexit 1\n").unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(failing.user_home().join(".claude")).unwrap();
+    std::fs::write(failing.user_home().join(".claude/settings.json"), serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": hook}]}]}}).to_string()).unwrap();
+    assert!(!failing.run("Do it", plain_session(), &["Bash"]).hook_errors().is_empty(), "a failing hook is seen in Claude Code's log");
+
+    let check = |what: &str, s: &Session| {
+        s.assert_completed("Finished.");
+        assert_eq!(what_happened(s), expected, "{what}: the session went differently");
+        assert!(s.cairn_texts().is_empty(), "{what}: cairn spoke");
+        assert!(s.hook_errors().is_empty(), "{what}: Claude Code logged hook errors: {:?}", s.hook_errors());
+        assert!(!s.stdout().to_lowercase().contains("hook") && !s.stderr().to_lowercase().contains("hook"), "{what}: {}\n{}", s.stdout(), s.stderr());
+    };
+
+    // No daemon, and none started.
+    home.up();
+    home.ok(&["add", FORCE_PUSH, "--global", "--category", "git"]);
+    home.down();
+    let down = Claude::new(&home, Route::Settings).with_env("CAIRN_AUTOSTART", "0");
+    check("daemon down", &down.run("Do it", plain_session(), &["Bash"]));
+    assert!(!home.socket().exists(), "nothing started it");
+
+    // A daemon that never answers: every hook gives up at its deadline.
+    home.up();
+    let pid = home.daemon_pid().expect("daemon pid");
+    // SAFETY: signals to the test's own daemon.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let stopped = Claude::new(&home, Route::Settings).with_env("CAIRN_HOOK_DEADLINE_MS", "300");
+    let s = stopped.run("Do it", plain_session(), &["Bash"]);
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    check("daemon stopped", &s);
+    assert!(home.path().join("logs/hook-misses.log").is_file(), "the misses are counted");
+
+    // A hook past its deadline with the daemon well.
+    let hurried = Claude::new(&home, Route::Settings).with_env("CAIRN_HOOK_DEADLINE_MS", "1");
+    check("deadline", &hurried.run("Do it", plain_session(), &["Bash"]));
+}
+
+#[test]
+fn disabled_or_paused_nothing_reaches_the_model() {
+    let home = home_with_lesson();
+    let claude = Claude::new(&home, Route::Settings);
+    write_project_file(&claude, "README.md", "# shop\n");
+    let disabled = Claude::new(&home, Route::Settings).with_env("CAIRN_DISABLE", "1");
+    let s = disabled.run("Push my work", push_session(), &["Bash", "Read"]);
+    s.assert_completed("Finished.");
+    assert!(s.cairn_texts().is_empty(), "CAIRN_DISABLE=1: {:?}", s.cairn_texts());
+
+    let paused = claude.cairn(&["pause"]);
+    assert!(paused.status.success(), "{}", String::from_utf8_lossy(&paused.stderr));
+    let before = home.status()["session_events"].as_u64().unwrap();
+    let s = claude.run("Push my work", push_session(), &["Bash", "Read"]);
+    s.assert_completed("Finished.");
+    assert!(s.cairn_texts().is_empty(), "paused: {:?}", s.cairn_texts());
+    assert_eq!(home.status()["session_events"].as_u64().unwrap(), before, "a paused project leaves nothing");
+    assert!(claude.cairn(&["resume"]).status.success());
+    let s = claude.run("Push my work", push_session(), &["Bash", "Read"]);
+    assert_eq!(s.cairn_new_in(3).len(), 1, "resumed, the push is advised again");
+}
+
+#[test]
+fn both_install_routes_behave_alike_and_uninstall_leaves_none() {
+    let home = home_with_lesson();
+    let said = |route: Route| {
+        let claude = Claude::new(&home, route);
+        write_project_file(&claude, "README.md", "# shop\n");
+        let s = claude.run("Push my work", push_session(), &["Bash", "Read"]);
+        s.assert_completed("Finished.");
+        (0..4).map(|n| s.cairn_new_in(n).iter().map(|t| t.lines().filter(|l| l.starts_with("- [")).collect::<Vec<_>>().join("\n")).collect::<Vec<_>>()).collect::<Vec<_>>()
+    };
+    let by_settings = said(Route::Settings);
+    assert!(by_settings[3].iter().any(|t| t.contains(FORCE_PUSH)), "{by_settings:?}");
+    assert_eq!(said(Route::Plugin), by_settings, "the plugin says what the settings route says, when it says it");
+
+    let claude = Claude::new(&home, Route::Settings);
+    let out = claude.cairn(&["hooks", "uninstall", "--user"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    write_project_file(&claude, "README.md", "# shop\n");
+    let s = claude.run("Push my work", push_session(), &["Bash", "Read"]);
+    s.assert_completed("Finished.");
+    assert!(s.cairn_texts().is_empty(), "uninstalled, cairn still spoke: {:?}", s.cairn_texts());
+}
