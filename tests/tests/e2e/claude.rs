@@ -260,3 +260,53 @@ fn both_install_routes_behave_alike_and_uninstall_leaves_none() {
     s.assert_completed("Finished.");
     assert!(s.cairn_texts().is_empty(), "uninstalled, cairn still spoke: {:?}", s.cairn_texts());
 }
+
+/// One HTTP/1.1 exchange with the stand-in: the response's head and body.
+fn http(url: &str, request: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let addr = url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut out = String::new();
+    stream.read_to_string(&mut out).unwrap();
+    let (head, body) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
+    (head.to_string(), body.to_string())
+}
+
+fn post(url: &str, path: &str, body: &Value) -> (String, String) {
+    let body = body.to_string();
+    http(url, &format!("POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()))
+}
+
+#[test]
+fn the_stand_in_plays_its_script_in_both_forms_and_records_every_request() {
+    use cairn_tests::claude::StandIn;
+    let stand_in = StandIn::start(vec![Turn::bash("ls", "List"), Turn::text("Bye.")]);
+    let url = stand_in.url();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    let turn = serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [{"name": "Bash"}], "stream": true});
+    // A side request (no tools) is answered without taking a turn of the script.
+    let (_, side) = post(&url, "/v1/messages?beta=true", &serde_json::json!({"model": "m", "messages": [], "stream": false}));
+    let side: Value = serde_json::from_str(&side).unwrap();
+    assert_eq!((side["content"][0]["text"].as_str(), side["stop_reason"].as_str()), (Some("Done."), Some("end_turn")));
+    // Streamed: server-sent events of a tool call.
+    let (head, events) = post(&url, "/v1/messages?beta=true", &turn);
+    assert!(head.contains("200") && head.to_lowercase().contains("text/event-stream"), "{head}");
+    let names: Vec<&str> = events.lines().filter_map(|l| l.strip_prefix("event: ")).collect();
+    assert_eq!(names, ["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]);
+    assert!(events.contains("\"input_json_delta\"") && events.contains(r#"\"command\":\"ls\""#) && events.contains("\"tool_use\""), "{events}");
+    // Not streamed: the whole message at once.
+    let mut plain = turn.clone();
+    plain["stream"] = false.into();
+    let (_, body) = post(&url, "/v1/messages", &plain);
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((answer["content"][0]["text"].as_str(), answer["stop_reason"].as_str()), (Some("Bye."), Some("end_turn")));
+    let (_, count) = post(&url, "/v1/messages/count_tokens", &turn);
+    assert!(serde_json::from_str::<Value>(&count).unwrap()["input_tokens"].as_u64().is_some());
+    let (head, _) = http(&url, "HEAD / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let recorded = stand_in.requests();
+    assert_eq!(recorded.iter().map(|r| r.path.as_str()).collect::<Vec<_>>(), ["/v1/messages?beta=true", "/v1/messages?beta=true", "/v1/messages", "/v1/messages/count_tokens"]);
+    assert_eq!(recorded.iter().filter(|r| r.is_turn()).count(), 2);
+    assert_eq!(stand_in.left(), 0);
+}
