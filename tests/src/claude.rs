@@ -82,11 +82,6 @@ impl Recorded {
         }
         out
     }
-
-    /// Whether the model was given anything from cairn.
-    pub fn has_cairn(&self) -> bool {
-        self.texts().iter().any(|t| t.contains(CAIRN_HEADER))
-    }
 }
 
 /// How cairn's context text starts (see the advisor's format).

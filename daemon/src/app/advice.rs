@@ -64,6 +64,18 @@ impl Subject<'_> {
     }
 }
 
+/// Where and how an answer is asked for.
+#[derive(Clone, Copy)]
+pub struct Asked<'a> {
+    /// The event's project (advice also comes from `global`).
+    pub project: &'a str,
+    /// With a session, what it heard within its cooldown is skipped, and what is said starts one.
+    pub session: Option<&'a str>,
+    pub patience: Patience,
+    /// Also list what was weighed and not said.
+    pub explain: bool,
+}
+
 fn item(s: Scored, verdict: Option<&Verdict>) -> AdviceItem {
     AdviceItem {
         id: s.candidate.id,
@@ -89,20 +101,20 @@ fn rule_sets<'a>(effective: &'a Arc<Vec<TriggerRule>>, t: &Tuneables, pack_on: b
     }
 }
 
-/// Advice for `parts` in `project` (plus `global`), at most `limit` items, skipping what
-/// `session` heard within its cooldown. Records nothing.
-fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, limit: usize, session: Option<&str>, patience: Patience, explain: bool) -> Considered {
+/// Advice for `parts` in the asked project (plus `global`), at most `limit` items, skipping what
+/// the session heard within its cooldown. Records nothing.
+fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), limit: usize, asked: Asked<'_>) -> Considered {
+    let Asked { project, session, patience, explain } = asked;
     let (intent, salience, raw) = parts;
     if intent.is_empty() || limit == 0 {
         return Considered::default();
     }
-    let t = d.tuneables();
-    let policy = Policy::from_settings(&t, limit);
+    let policy = Policy::from_settings(t, limit);
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
     // One snapshot of what the user keeps quiet serves the rules and the lookup alike.
     let quiet = d.memories().quiet();
     let effective = d.config().read().effective_rules.clone();
-    let sets = rule_sets(&effective, &t, quiet.pack_on);
+    let sets = rule_sets(&effective, t, quiet.pack_on);
     let (seed_weight, seed_basis) = d.memories().seed_weight(&projects);
     let ask = Ask {
         intent,
@@ -119,7 +131,7 @@ fn ranked_advice(d: &Daemon, parts: &(Intent, Salience, String), project: &str, 
     let wall = time::OffsetDateTime::now_utc();
     let cooldown = Duration::from_secs(t.advice.cooldown_s);
     let lookup = Audible { lookup: d.store(), quiet: &quiet };
-    with_retrieval(d, &intent.meaning, patience, |retrieval| {
+    with_retrieval(d, t, &intent.meaning, patience, |retrieval| {
         // Explaining reads the near misses too; otherwise only what can pass the gate is read.
         let floor = if explain { 0.0 } else { policy.gates.min_similarity };
         let candidates = gather(retrieval, &lookup, &ask, floor, wall, policy.recency_half_life_days);
@@ -145,29 +157,30 @@ fn interrupt(t: &Tuneables, kind: &EventKind, tool: Option<&str>, salience: &Sal
     })
 }
 
-/// The answer for an event of `kind` about `subject` in `project`: chosen, rendered within the
-/// budget, and cut to what was rendered. With a session, what was said starts its cooldown.
-pub fn answer(d: &Daemon, kind: &EventKind, subject: Subject<'_>, project: &str, session: Option<&str>, patience: Patience, explain: bool) -> Answer {
-    let t = d.tuneables();
+/// The answer for an event of `kind` about `subject`, under the settings `t`: chosen, rendered
+/// within the budget, and cut to what was rendered. With a session, what was said starts its
+/// cooldown.
+pub fn answer(d: &Daemon, t: &Tuneables, kind: &EventKind, subject: Subject<'_>, asked: Asked<'_>) -> Answer {
+    let Asked { project, session, explain, .. } = asked;
     let (source, tool) = match &subject {
         Subject::Event(e) => (e.source.clone().unwrap_or_else(|| "startup".into()), e.tool_name.clone()),
         Subject::Text(_) => ("startup".into(), None),
     };
     let parts = subject.parts();
     let mut decision = None;
-    let Some((limit, budget)) = policy::limits(&t, kind) else {
+    let Some((limit, budget)) = policy::limits(t, kind) else {
         // Events that carry no advice in Claude Code's protocol get none here either.
         let (intent, salience, _) = parts;
         return Answer { intent, salience, context: None, items: Vec::new(), decision: None, considered: Vec::new() };
     };
     let (said, mut not_said) = match kind {
         EventKind::SessionStart => {
-            let (items, short) = brief::session_start(d, project, &source, session, limit);
+            let (items, short) = brief::session_start(d, t.ranking.recency_half_life_days, project, &source, session, limit);
             (items.into_iter().map(|i| (i, short.to_string(), None)).collect(), Vec::new())
         }
         _ => {
-            let c = ranked_advice(d, &parts, project, limit, session, patience, explain);
-            decision = interrupt(&t, kind, tool.as_deref(), &parts.1, &c);
+            let c = ranked_advice(d, t, &parts, limit, asked);
+            decision = interrupt(t, kind, tool.as_deref(), &parts.1, &c);
             let items: Vec<(AdviceItem, String, Option<Scored>)> = c
                 .said
                 .into_iter()
@@ -227,7 +240,9 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
     }
     // A person asking may wait for the model, so the answer is the one the hook gives once warm.
     let _ = d.embedder_ready().await;
-    let mut answer = tokio::task::block_in_place(|| answer(d, &kind, subject, &project, req.session.as_deref(), Patience::Human, req.explain));
+    let t = d.tuneables();
+    let asked = Asked { project: &project, session: req.session.as_deref(), patience: Patience::Human, explain: req.explain };
+    let mut answer = tokio::task::block_in_place(|| answer(d, &t, &kind, subject, asked));
     if let Some(limit) = req.limit {
         answer.items.truncate(limit as usize);
     }

@@ -24,7 +24,7 @@ fn brief_item(m: Memory, score: f64, why: String, signals: Signals) -> AdviceIte
 /// At startup (and after `/clear`) there is no action yet: the project's own most useful
 /// lessons (not `global`), by effectiveness and recency. (How often a lesson was used joins
 /// when the learning loop counts it; until then every count would be 0.)
-fn most_useful(d: &Daemon, project: &str, quiet: &Quiet, limit: usize) -> Vec<AdviceItem> {
+fn most_useful(d: &Daemon, half_life: f64, project: &str, quiet: &Quiet, limit: usize) -> Vec<AdviceItem> {
     if project == GLOBAL_PROJECT {
         return Vec::new();
     }
@@ -33,7 +33,6 @@ fn most_useful(d: &Daemon, project: &str, quiet: &Quiet, limit: usize) -> Vec<Ad
     let ids: Vec<String> = d.memories().newest(project).into_iter().filter(|id| !quiet.silences(id)).take(BRIEF_POOL).collect();
     let memories: Vec<Memory> = ids.iter().filter_map(|id| d.memories().get(id)).filter(|m| m.project == project).collect();
     let now = time::OffsetDateTime::now_utc();
-    let half_life = d.tuneables().ranking.recency_half_life_days;
     let mut scored: Vec<(f64, f64, Memory)> = memories
         .into_iter()
         .map(|m| {
@@ -96,12 +95,12 @@ fn changed_since_last_seen(d: &Daemon, session: Option<&str>, project: &str, qui
 }
 
 /// The brief for `source` (startup, clear, compact, resume), with the short reason shown beside
-/// each item.
-pub fn session_start(d: &Daemon, project: &str, source: &str, session: Option<&str>, limit: usize) -> (Vec<AdviceItem>, &'static str) {
+/// each item; recency halves every `half_life` days.
+pub fn session_start(d: &Daemon, half_life: f64, project: &str, source: &str, session: Option<&str>, limit: usize) -> (Vec<AdviceItem>, &'static str) {
     let quiet = d.memories().quiet();
     match source {
         "compact" => (told_in_session(d, session, project, &quiet, limit), "told earlier in this session"),
         "resume" => (changed_since_last_seen(d, session, project, &quiet, limit), "changed since this session was last active"),
-        _ => (most_useful(d, project, &quiet, limit), "one of this project's most useful lessons"),
+        _ => (most_useful(d, half_life, project, &quiet, limit), "one of this project's most useful lessons"),
     }
 }

@@ -150,14 +150,6 @@ impl Daemon {
         }
     }
 
-    /// The model if loaded and wanted; never waits (the hook's path).
-    pub fn embedder_now(&self) -> Option<Arc<dyn Embed>> {
-        if !self.tuneables().model.enabled {
-            return None;
-        }
-        self.semantic.model().embedder_now()
-    }
-
     /// The model if wanted, waiting for it to load; `None` when it is off or cannot load.
     pub async fn embedder_ready(&self) -> Option<Arc<dyn Embed>> {
         if !self.tuneables().model.enabled {

@@ -5,7 +5,7 @@
 use cairn_proto::HookReply;
 use serde_json::Value;
 
-use super::advice::{answer, Subject};
+use super::advice::{answer, Asked, Subject};
 use super::daemon::Daemon;
 use super::error::Result;
 use super::record;
@@ -25,6 +25,8 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         return Ok(HookReply::default());
     }
     let session = event.session_id.clone().unwrap_or_else(|| NO_SESSION.to_string());
+    // One copy of the settings for the whole event.
+    let t = d.tuneables();
 
     let mut reply = HookReply::default();
     let mut said = Vec::new();
@@ -33,7 +35,8 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         let started = std::time::Instant::now();
         // A few milliseconds of work, run in place: handing the thread over (block_in_place)
         // costs more than it saves at this size, and the hook never waits on a lock here.
-        let answer = answer(d, &event.kind, Subject::Event(&event), &project, event.session_id.as_deref(), Patience::Hook, false);
+        let asked = Asked { project: &project, session: event.session_id.as_deref(), patience: Patience::Hook, explain: false };
+        let answer = answer(d, &t, &event.kind, Subject::Event(&event), asked);
         tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, items = answer.items.len(), "advice");
         reply.additional_context = answer.context;
         reply.decision = answer.decision;
@@ -54,7 +57,7 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         advised: said,
         decision: reply.decision.as_ref().map(record::decision),
     };
-    record::hook_event(d, &entry)?;
+    record::hook_event(d, &entry, t.sessions.max_events)?;
     if event.kind == EventKind::SessionEnd {
         d.cooldowns().end(&session);
     }

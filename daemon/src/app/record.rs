@@ -20,11 +20,10 @@ pub fn decision(d: &HookDecision) -> String {
     redact::redact_text(&format!("{}: {}", d.permission, d.reason))
 }
 
-/// Appends a hook's event to the session log; past the log's bound, each new event retires the
+/// Appends a hook's event to the session log; past `max_events`, each new event retires the
 /// oldest. The flush starts as the hook is answered.
-pub fn hook_event(d: &Daemon, record: &SessionEvent) -> Result<()> {
+pub fn hook_event(d: &Daemon, record: &SessionEvent, max_events: u64) -> Result<()> {
     d.store().append_event(record)?;
-    let max_events = d.tuneables().sessions.max_events;
     if d.store().event_count() > max_events {
         d.store().prune_events(0, max_events)?;
     }

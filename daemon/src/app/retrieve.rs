@@ -3,6 +3,7 @@
 //! to at this instant).
 
 use super::daemon::Daemon;
+use crate::config::Tuneables;
 use crate::retrieval::hybrid::Fusion;
 use crate::retrieval::{Retrieval, SemanticQuery};
 
@@ -15,10 +16,13 @@ pub enum Patience {
     Human,
 }
 
-/// Runs `f` with the retrieval for `meaning`.
-pub fn with_retrieval<R>(d: &Daemon, meaning: &str, patience: Patience, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
-    let fusion = Fusion::from_settings(&d.tuneables().retrieval);
-    let vector = d.embedder_now().and_then(|e| match d.semantic().query_vector(e.as_ref(), meaning, patience == Patience::Human) {
+/// Runs `f` with the retrieval for `meaning` under the settings `t` (the caller's one copy of
+/// them, so that one answer reads one version of the settings).
+pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Patience, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
+    let fusion = Fusion::from_settings(&t.retrieval);
+    // The model if loaded and wanted; never waits (the hook's path).
+    let embedder = if t.model.enabled { d.semantic().model().embedder_now() } else { None };
+    let vector = embedder.and_then(|e| match d.semantic().query_vector(e.as_ref(), meaning, patience == Patience::Human) {
         Ok(v) => v,
         Err(e) => {
             tracing::error!(error = %e, "cannot embed a query; keywords only");

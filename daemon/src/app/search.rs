@@ -22,7 +22,8 @@ pub async fn search(d: &Daemon, req: SearchRequest) -> Result<SearchResults> {
     let project = d.project_for(&req.scope);
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project.as_str(), GLOBAL_PROJECT] };
     let _ = d.embedder_ready().await;
-    let (hits, hybrid) = tokio::task::block_in_place(|| with_retrieval(d, &text, Patience::Human, |r| (r.hybrid(&text, &projects, k as usize), r.is_hybrid())));
+    let t = d.tuneables();
+    let (hits, hybrid) = tokio::task::block_in_place(|| with_retrieval(d, &t, &text, Patience::Human, |r| (r.hybrid(&text, &projects, k as usize), r.is_hybrid())));
     let results = hits
         .into_iter()
         .filter_map(|hit| {
