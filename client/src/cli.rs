@@ -54,6 +54,8 @@ pub enum Command {
         #[arg(long)]
         context: Option<String>,
         #[command(flatten)]
+        examples: ExampleArgs,
+        #[command(flatten)]
         scope: ProjectArgs,
     },
     /// Import memories from a JSONL file (one memory per line).
@@ -70,7 +72,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Change a memory's text, category, tags or context.
+    /// Change a memory's text, category, tags, context or example moments.
     Edit {
         id: String,
         #[arg(long)]
@@ -82,6 +84,13 @@ pub enum Command {
         tags: Option<Vec<String>>,
         #[arg(long)]
         context: Option<String>,
+        /// Replace the example moments given with --example / --not-example (each list given
+        /// replaces its own).
+        #[command(flatten)]
+        examples: ExampleArgs,
+        /// Remove every example moment (both kinds) before adding those given.
+        #[arg(long)]
+        clear_examples: bool,
     },
     /// List memories of this project and `global` (or of every project with --all).
     List {
@@ -243,6 +252,18 @@ pub enum HooksAction {
     },
     /// Say where cairn's hooks are installed.
     Status,
+}
+
+/// Example moments of a lesson: evidence of where it applies, in words.
+#[derive(Args, Debug, Default)]
+pub struct ExampleArgs {
+    /// A moment the lesson applies to, as the action or request reads ("Push the rebased branch:
+    /// git push -f origin develop"); repeatable.
+    #[arg(long = "example", value_name = "MOMENT")]
+    pub examples: Vec<String>,
+    /// A near miss it does not apply to (the safe variant, a read about the subject); repeatable.
+    #[arg(long = "not-example", value_name = "MOMENT")]
+    pub not_examples: Vec<String>,
 }
 
 #[derive(Subcommand)]

@@ -30,6 +30,14 @@ pub struct Memory {
     pub source: String,
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Moments the lesson applies to, in words ("Push the rebased branch: git push -f origin
+    /// develop"): evidence for its relevance where the action and the lesson share no words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<String>,
+    /// Near misses it does not apply to (the safe variant, a read about the subject): a moment
+    /// closer to one of these than to the lesson and its examples is not advised.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_examples: Vec<String>,
     pub created_at: String,
     pub updated_at: String,
     /// Why it exists (Wake layer 1). Reserved: filled by temporal intelligence (causality).

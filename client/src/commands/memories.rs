@@ -3,11 +3,12 @@
 use cairn_proto::{ListQuery, Memory, MemoryEdit, NewMemory};
 
 use super::{client, ctx, print_json, scope, Failure};
-use crate::cli::ProjectArgs;
+use crate::cli::{ExampleArgs, ProjectArgs};
 
-pub async fn add(text: String, category: Option<String>, tags: Vec<String>, context: Option<String>, args: ProjectArgs) -> Result<(), Failure> {
+pub async fn add(text: String, category: Option<String>, tags: Vec<String>, context: Option<String>, examples: ExampleArgs, args: ProjectArgs) -> Result<(), Failure> {
     let c = client().await?;
-    let memory = c.add(ctx(), NewMemory { text, category, tags, context, source: Some("user".into()), scope: scope(&args) }).await??;
+    let new = NewMemory { text, category, tags, context, source: Some("user".into()), scope: scope(&args), examples: examples.examples, not_examples: examples.not_examples };
+    let memory = c.add(ctx(), new).await??;
     outln!("{}", memory.id);
     Ok(())
 }
@@ -34,6 +35,12 @@ fn print_memory(m: &Memory) {
     if !m.context.is_empty() {
         outln!("context:    {}", m.context);
     }
+    for e in &m.examples {
+        outln!("example:    {e}");
+    }
+    for e in &m.not_examples {
+        outln!("not for:    {e}");
+    }
     outln!();
     outln!("{}", m.text);
 }
@@ -44,8 +51,11 @@ pub async fn show(id: String, json: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-pub async fn edit(id: String, text: Option<String>, category: Option<String>, tags: Option<Vec<String>>, context: Option<String>) -> Result<(), Failure> {
-    let memory = client().await?.edit(ctx(), MemoryEdit { id, text, category, tags, context }).await??;
+pub async fn edit(id: String, text: Option<String>, category: Option<String>, tags: Option<Vec<String>>, context: Option<String>, examples: ExampleArgs, clear: bool) -> Result<(), Failure> {
+    // A list given replaces its kind; --clear-examples empties both first.
+    let replace = |given: Vec<String>| if given.is_empty() && !clear { None } else { Some(given) };
+    let edit = MemoryEdit { id, text, category, tags, context, examples: replace(examples.examples), not_examples: replace(examples.not_examples) };
+    let memory = client().await?.edit(ctx(), edit).await??;
     outln!("{}", memory.id);
     Ok(())
 }

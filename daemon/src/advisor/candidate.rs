@@ -5,6 +5,15 @@
 use crate::config::rules::Priority;
 use crate::retrieval::Hit;
 
+/// A candidate's standing among the others retrieved for the same moment.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Standing {
+    /// The closest in meaning of all retrieved.
+    pub best: bool,
+    /// Its closeness minus the closest other's (clamped to +-0.3).
+    pub margin: f64,
+}
+
 /// A trigger rule that put a memory forward.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Triggered {
@@ -59,6 +68,9 @@ pub struct Candidate {
     pub found: bool,
     /// For a seed lesson: its weight in fusion and what the weight rests on.
     pub seed: Option<(f64, String)>,
+    /// Its standing among everything retrieved for the moment (closest in meaning, and by how
+    /// much): set by the gathering, which sees them all.
+    pub standing: Standing,
 }
 
 impl Candidate {

@@ -1,13 +1,18 @@
 //! Deciding what to say, in this order and never the other way round (Spark's fix 2):
-//! 1. the gate, `min_similarity`, on retrieval relevance alone (the hybrid of keywords and
-//!    embeddings); a trigger's candidate bypasses it, since its pattern matched;
-//! 2. the fusion ([`super::fuse`]) and the decision, `min_fusion_score`, on the fused score.
-//!    Nothing after fusion filters on raw similarity again, so a well-fused item is never
-//!    dropped by a similarity test;
+//! 1. the gate: an optional floor on retrieval relevance (`min_similarity`, off by default)
+//!    and, without embeddings, enough shared words; a trigger's candidate bypasses it, since its
+//!    pattern matched;
+//! 2. the decision ([`super::fuse`], [`super::decision`]): the learned model's probability
+//!    against its bar (`min_fusion_score`). A moment closer to one of the lesson's near misses
+//!    than to the lesson and its examples is not advised. A rule of the user's, the pack's or
+//!    cairn's own (not a learned one) is an instruction rather than evidence: what it puts
+//!    forward speaks whatever the model says, unless the moment is one of the lesson's near
+//!    misses; a critical rule speaks even then (it may be the user's own order to stop such
+//!    commands). The model decides what retrieval alone, or a learned rule, puts forward;
 //! 3. cooldown, MMR and category caps ([`super::diversity`]), the best item's company, and the
 //!    item limit.
 //!
-//! Pure and cheap, so that the advice benchmark can tune thresholds over gathered candidates.
+//! Pure and cheap, so that the advice benchmark can fit and measure over gathered candidates.
 
 use super::candidate::Candidate;
 use super::diversity;
@@ -15,6 +20,7 @@ use super::explain::Verdict;
 use super::fuse::{fuse, Scored};
 use super::policy::{Gates, Policy};
 use super::salience::Salience;
+use crate::config::rules::Priority;
 
 /// What the advisor made of one event: what it would say (in order) and what it would not, with
 /// the verdict for each.
@@ -34,36 +40,63 @@ pub fn gate(c: &Candidate, gates: &Gates) -> Result<(), String> {
         return Err(format!("relevance {:.2} < min_similarity {:.2}", h.relevance, gates.min_similarity));
     }
     let needed = gates.min_matched_terms.min(h.query_terms);
-    if h.cosine.is_none() && h.matched.len() < needed {
+    if h.cosine.is_none() && h.example.is_none() && h.matched.len() < needed {
         return Err(format!("no embeddings, and {} of the {needed} query words needed matched", h.matched.len()));
     }
     Ok(())
 }
 
-/// Gates, fuses and decides. Returns what passed, best first, and what did not, with why.
-pub fn rank(candidates: Vec<Candidate>, salience: (f64, &str), gates: &Gates) -> (Vec<Scored>, Vec<(Scored, Verdict)>) {
+/// A rule of the user's, the pack's or cairn's own (not a learned one) put it forward.
+pub fn by_rule(c: &Candidate) -> bool {
+    c.trigger.as_ref().is_some_and(|t| t.confidence >= 1.0)
+}
+
+/// A critical rule of the user's, the pack's or cairn's own put it forward.
+pub fn by_critical_rule(s: &Scored) -> bool {
+    by_rule(&s.candidate) && s.candidate.trigger.as_ref().is_some_and(|t| t.priority == Priority::Critical)
+}
+
+/// Why the moment reads as one of the lesson's near misses, if it does.
+fn near_miss(s: &Scored) -> Option<String> {
+    let h = s.candidate.hit.as_ref()?;
+    let (n, text) = h.counter.as_ref()?;
+    let meaning = super::decision::meaning(&s.candidate)?;
+    (*n > meaning).then(|| format!("closer to '{text}' ({n:.2}), a moment it is not for, than to the lesson or its examples ({meaning:.2})"))
+}
+
+/// Gates and decides. Returns what passed, critical rules first, then by probability; and what
+/// did not, with why.
+pub fn rank(candidates: Vec<Candidate>, salience: &Salience, prompt: bool, gates: &Gates) -> (Vec<Scored>, Vec<(Scored, Verdict)>) {
     let mut kept = Vec::new();
     let mut dropped = Vec::new();
     for c in candidates {
         let gated = gate(&c, gates);
-        let scored = fuse(c, salience, gates);
+        let scored = fuse(c, salience, prompt, gates);
+        let (critical, ruled) = (by_critical_rule(&scored), by_rule(&scored.candidate));
         match gated {
             Err(reason) => dropped.push((scored, Verdict::Gated(reason))),
-            Ok(()) if scored.score < gates.min_fusion_score => {
-                let reason = format!("score {:.2} < min_fusion_score {:.2}", scored.score, gates.min_fusion_score);
-                dropped.push((scored, Verdict::Undecided(reason)));
-            }
-            Ok(()) => kept.push(scored),
+            Ok(()) if critical => kept.push(scored),
+            Ok(()) => match near_miss(&scored) {
+                Some(reason) => dropped.push((scored, Verdict::NearMiss(reason))),
+                None if ruled => kept.push(scored),
+                None if scored.score < scored.bar => {
+                    let reason = format!("p {:.2} < min_fusion_score {:.2}", scored.score, scored.bar);
+                    dropped.push((scored, Verdict::Undecided(reason)));
+                }
+                None => kept.push(scored),
+            },
         }
     }
-    kept.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.candidate.id.cmp(&b.candidate.id)));
+    // Rules first (critical ones before the rest), then by probability.
+    let order = |s: &Scored| (by_critical_rule(s), by_rule(&s.candidate));
+    kept.sort_by(|a, b| order(b).cmp(&order(a)).then(b.score.total_cmp(&a.score)).then_with(|| a.candidate.id.cmp(&b.candidate.id)));
     (kept, dropped)
 }
 
-/// Decides what to say: gate, fuse, decide, skip what `cooled` says was said recently, MMR,
-/// category caps, and the item limit.
-pub fn choose(candidates: Vec<Candidate>, salience: &Salience, policy: &Policy, cooled: impl Fn(&str) -> bool) -> Considered {
-    let (decided, mut not_said) = rank(candidates, (salience.score, salience.reason), &policy.gates);
+/// Decides what to say: gate, decide, skip what `cooled` says was said recently, MMR, category
+/// caps, and the item limit. `prompt`: the user typed the moment.
+pub fn choose(candidates: Vec<Candidate>, salience: &Salience, prompt: bool, policy: &Policy, cooled: impl Fn(&str) -> bool) -> Considered {
+    let (decided, mut not_said) = rank(candidates, salience, prompt, &policy.gates);
     let mut fresh = Vec::new();
     for s in decided {
         if cooled(&s.candidate.id) {
@@ -76,12 +109,13 @@ pub fn choose(candidates: Vec<Candidate>, salience: &Salience, policy: &Policy, 
     not_said.extend(redundant);
     let (capped, over_cap) = diversity::cap_categories(diverse, &policy.category_caps, policy.default_category_cap);
     not_said.extend(over_cap);
-    // The best item's company: only items near it in score.
-    let top = capped.iter().map(|s| s.score).fold(f64::NEG_INFINITY, f64::max);
+    // The best item's company: only items near it in probability (what a rule put forward is
+    // not held to it).
+    let top = capped.iter().filter(|s| !by_rule(&s.candidate)).map(|s| s.score).fold(f64::NEG_INFINITY, f64::max);
     let mut said = Vec::with_capacity(capped.len());
     for s in capped {
-        if s.score < policy.min_relative_score * top {
-            let reason = format!("score {:.2} < {:.2} x the best item's {top:.2}", s.score, policy.min_relative_score);
+        if !by_rule(&s.candidate) && s.score < policy.min_relative_score * top {
+            let reason = format!("p {:.2} < {:.2} x the best item's {top:.2}", s.score, policy.min_relative_score);
             not_said.push((s, Verdict::Outshone(reason)));
         } else {
             said.push(s);
@@ -97,6 +131,7 @@ pub fn choose(candidates: Vec<Candidate>, salience: &Salience, policy: &Policy, 
 mod tests {
     use super::*;
     use crate::advisor::candidate::{Source, Triggered};
+    use crate::advisor::decision::{self, Standing};
     use crate::config::rules::Priority;
     use crate::config::Tuneables;
     use crate::retrieval::hybrid::Fusion;
@@ -105,7 +140,7 @@ mod tests {
     fn cand(id: &str, lexical: f64, cosine: Option<f64>, matched: usize, effectiveness: f64) -> Candidate {
         let mut hit = Hit::by_words(id.into(), lexical * 5.0, lexical, (0..matched).map(|i| format!("w{i}")).collect(), 4);
         hit.cosine = cosine;
-        Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 }.apply(&mut hit);
+        Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 }.apply(&mut hit);
         Candidate {
             id: id.into(),
             text: format!("memory {id}"),
@@ -118,6 +153,7 @@ mod tests {
             vector: None,
             found: true,
             seed: None,
+            standing: Standing::default(),
         }
     }
 
@@ -130,111 +166,132 @@ mod tests {
     }
 
     fn gates() -> Gates {
-        Gates { min_similarity: 0.4, min_fusion_score: 0.45, weight_recency: 0.0, ..Gates::from_settings(&Tuneables::default()) }
+        Gates { min_fusion_score: 0.5, model: decision::known_model(), ..Gates::from_settings(&Tuneables::default()) }
     }
 
-    const LOUD: (f64, &str) = (1.0, "pushes");
+    const LOUD: Salience = Salience { score: 1.0, reason: "pushes" };
 
     fn ids(v: &[Scored]) -> Vec<&str> {
         v.iter().map(|s| s.candidate.id.as_str()).collect()
     }
 
     #[test]
-    fn the_gate_looks_at_relevance_only() {
-        let (kept, dropped) = rank(vec![cand("a", 0.9, None, 3, 0.5), cand("b", 0.3, None, 3, 0.5)], LOUD, &gates());
-        assert_eq!(ids(&kept), vec!["a"]);
-        assert!(matches!(&dropped[0].1, Verdict::Gated(r) if r.contains("min_similarity")), "{dropped:?}");
+    fn the_decision_is_the_model_s_probability_against_its_bar() {
+        // logit = -6 + 10 x 0.5 + 2 x 0 + 2 x 1 = 1: said; at cosine 0.3 it is -1: not said.
+        let (kept, dropped) = rank(vec![cand("close", 0.0, Some(0.5), 0, 0.5), cand("far", 0.0, Some(0.3), 0, 0.5)], &LOUD, false, &gates());
+        assert_eq!(ids(&kept), vec!["close"]);
+        assert!((kept[0].score - decision::sigmoid(1.0)).abs() < 1e-9);
+        assert!(matches!(&dropped[0].1, Verdict::Undecided(r) if r.contains("min_fusion_score")), "{dropped:?}");
+        // Raising the bar says less.
+        let mut strict = gates();
+        strict.min_fusion_score = 0.9;
+        assert!(rank(vec![cand("close", 0.0, Some(0.5), 0, 0.5)], &LOUD, false, &strict).0.is_empty());
     }
 
     #[test]
-    fn a_trigger_is_never_gated_by_relevance() {
-        let (kept, _) = rank(vec![trig("t", Priority::Critical)], LOUD, &gates());
-        assert_eq!(ids(&kept), vec!["t"]);
-        assert_eq!(kept[0].relevance, 0.0);
+    fn a_critical_rule_speaks_whatever_the_model_says() {
+        let (kept, _) = rank(vec![trig("t", Priority::Critical), cand("close", 0.0, Some(0.6), 0, 0.5)], &LOUD, false, &gates());
+        assert_eq!(ids(&kept), vec!["t", "close"], "a critical rule first, even below the bar");
+        assert!(kept[0].score < 0.5);
         assert_eq!(kept[0].source, Source::Trigger);
         assert!(kept[0].why.starts_with("trigger force_push (critical) on `git push --force`"), "{}", kept[0].why);
         assert_eq!(kept[0].short_why, "trigger force_push (critical)");
         assert_eq!(kept[0].signals["trigger_conf"], 1.0);
+        // A rule of lower priority speaks too, unless the moment is one of its lesson's near
+        // misses; a learned rule is weighed like retrieval.
+        let high = trig("h", Priority::High);
+        let mut missed = trig("m", Priority::High);
+        missed.hit = Some(Hit::by_words("m".into(), 0.0, 0.0, vec![], 3));
+        missed.hit.as_mut().unwrap().cosine = Some(0.3);
+        missed.hit.as_mut().unwrap().counter = Some((0.6, "the safe variant".into()));
+        let mut critical_missed = missed.clone();
+        critical_missed.id = "c".into();
+        critical_missed.trigger.as_mut().unwrap().priority = Priority::Critical;
+        let mut learned = trig("l", Priority::Critical);
+        learned.trigger.as_mut().unwrap().confidence = 0.7;
+        let (kept, dropped) = rank(vec![high, missed, critical_missed, learned], &LOUD, false, &gates());
+        assert_eq!(ids(&kept), vec!["c", "h"]);
+        assert!(dropped.iter().any(|(s, v)| s.candidate.id == "m" && matches!(v, Verdict::NearMiss(_))));
+        assert!(dropped.iter().any(|(s, v)| s.candidate.id == "l" && matches!(v, Verdict::Undecided(_))));
     }
 
     #[test]
-    fn a_high_fusion_item_is_not_dropped_by_similarity_after_ranking() {
-        // Just past the gate, lifted by its record; an item of higher raw similarity but a poor
-        // record falls under the decision line. Ranking follows the fused score, and nothing
-        // after it filters on similarity again.
-        let proven = cand("proven", 0.42, None, 3, 1.0);
-        let poor = cand("poor", 0.5, None, 3, 0.0);
-        let (kept, dropped) = rank(vec![poor, proven], LOUD, &gates());
-        assert_eq!(ids(&kept), vec!["proven"]);
-        assert!(kept[0].score > kept[0].relevance);
-        assert!(matches!(dropped[0].1, Verdict::Undecided(_)));
+    fn a_look_around_needs_stronger_evidence() {
+        let quiet = Salience { score: 0.15, reason: "looks around" };
+        assert_eq!(rank(vec![cand("a", 0.0, Some(0.5), 0, 0.5)], &LOUD, false, &gates()).0.len(), 1);
+        let (kept, dropped) = rank(vec![cand("a", 0.0, Some(0.5), 0, 0.5)], &quiet, false, &gates());
+        assert!(kept.is_empty() && matches!(dropped[0].1, Verdict::Undecided(_)));
+        assert!(dropped[0].0.why.contains("looks around"), "{}", dropped[0].0.why);
     }
 
     #[test]
-    fn salience_weighs_on_retrieved_advice_only() {
-        let quiet = (0.15, "looks around");
-        let (loud_kept, _) = rank(vec![cand("a", 0.6, None, 3, 0.5)], LOUD, &gates());
-        let (quiet_kept, quiet_dropped) = rank(vec![cand("a", 0.6, None, 3, 0.5)], quiet, &gates());
-        assert_eq!(loud_kept.len(), 1);
-        assert!(quiet_kept.is_empty() && matches!(quiet_dropped[0].1, Verdict::Undecided(_)), "a read-only look around needs stronger evidence");
-        let (t, _) = rank(vec![trig("t", Priority::High)], quiet, &gates());
-        assert_eq!(t.len(), 1, "a trigger speaks whatever the salience");
-    }
-
-    #[test]
-    fn priorities_order_triggers() {
-        let (kept, _) = rank(vec![trig("normal", Priority::Normal), trig("critical", Priority::Critical), trig("high", Priority::High)], LOUD, &gates());
-        assert_eq!(ids(&kept), vec!["critical", "high", "normal"]);
-    }
-
-    #[test]
-    fn untested_memories_are_neutral_and_outcomes_reorder() {
-        let (kept, _) = rank(vec![cand("weak", 0.8, None, 3, 0.2), cand("strong", 0.8, None, 3, 0.9)], LOUD, &gates());
+    fn outcomes_move_the_decision_and_untested_lessons_are_neutral() {
+        let (kept, _) = rank(vec![cand("weak", 0.0, Some(0.5), 0, 0.2), cand("strong", 0.0, Some(0.5), 0, 0.9)], &LOUD, false, &gates());
         assert_eq!(ids(&kept), vec!["strong", "weak"]);
-        let (kept, _) = rank(vec![cand("a", 0.7, None, 3, 0.5)], LOUD, &gates());
-        assert!((kept[0].score - 0.7).abs() < 1e-12);
-        assert_eq!(kept[0].signals["outcome_boost"], 0.0);
+        assert!(kept[0].signals["add.outcome"] > 0.0 && kept[1].signals["add.outcome"] < 0.0);
+        let (kept, _) = rank(vec![cand("a", 0.0, Some(0.5), 0, 0.5)], &LOUD, false, &gates());
+        assert!(!kept[0].signals.contains_key("add.outcome"));
     }
 
     #[test]
-    fn without_embeddings_words_must_match() {
-        assert!(rank(vec![cand("k", 0.9, None, 1, 0.5)], LOUD, &gates()).0.is_empty());
+    fn without_embeddings_words_must_match_and_the_words_only_model_decides() {
+        assert!(rank(vec![cand("k", 0.9, None, 1, 0.5)], &LOUD, false, &gates()).0.is_empty(), "too few words matched");
         let mut one = cand("one", 0.9, None, 1, 0.5);
         one.hit.as_mut().unwrap().query_terms = 1;
-        assert_eq!(rank(vec![one], LOUD, &gates()).0.len(), 1);
-        // With embeddings, relevance alone decides: a paraphrase shares no word.
-        assert_eq!(rank(vec![cand("p", 0.0, Some(0.7), 0, 0.5)], LOUD, &gates()).0.len(), 1);
+        let (kept, _) = rank(vec![one], &LOUD, false, &gates());
+        // -5 + 6 x 0.9 + 2 = 2.4
+        assert!((kept[0].decision.logit - 2.4).abs() < 1e-9, "{}", kept[0].decision.logit);
+        // With embeddings, meaning alone can decide: a paraphrase shares no word.
+        assert_eq!(rank(vec![cand("p", 0.0, Some(0.7), 0, 0.5)], &LOUD, false, &gates()).0.len(), 1);
     }
 
     #[test]
-    fn seeds_weigh_less_as_the_user_s_own_lessons_grow() {
-        let mut seed = cand("s", 0.8, None, 3, 0.5);
+    fn a_moment_closer_to_a_near_miss_is_not_advised() {
+        let mut c = cand("push", 0.0, Some(0.5), 0, 0.5);
+        c.hit.as_mut().unwrap().counter = Some((0.62, "push my own feature branch".into()));
+        let (kept, dropped) = rank(vec![c.clone()], &LOUD, false, &gates());
+        assert!(kept.is_empty());
+        assert!(matches!(&dropped[0].1, Verdict::NearMiss(r) if r.contains("push my own feature branch")), "{dropped:?}");
+        // An example closer still outweighs the near miss.
+        c.hit.as_mut().unwrap().example = Some((0.7, "force-push main".into()));
+        assert_eq!(rank(vec![c], &LOUD, false, &gates()).0.len(), 1);
+    }
+
+    #[test]
+    fn seeds_yield_to_the_user_s_own_lessons() {
+        let mut seed = cand("s", 0.0, Some(0.5), 0, 0.5);
         seed.seed = Some((0.75, "25 of your own".into()));
-        let (kept, _) = rank(vec![seed, cand("own", 0.8, None, 3, 0.5)], LOUD, &gates());
+        let (kept, _) = rank(vec![seed, cand("own", 0.0, Some(0.5), 0, 0.5)], &LOUD, false, &gates());
         assert_eq!(ids(&kept), vec!["own", "s"]);
-        assert!((kept[1].score - 0.75 * kept[0].score).abs() < 1e-12);
+        assert!((kept[1].decision.logit - (kept[0].decision.logit + 0.75f64.ln())).abs() < 1e-9);
         assert_eq!(kept[1].signals["seed_weight"], 0.75);
-        assert!(kept[1].why.contains("seed lesson, weight 0.75 (25 of your own)"), "{}", kept[1].why);
+        assert!(kept[1].why.contains("seed weight 0.75 (25 of your own)"), "{}", kept[1].why);
     }
 
     #[test]
-    fn a_triggered_seed_keeps_its_strength() {
-        let mut t = trig("seed", Priority::Critical);
-        t.seed = Some((0.5, "many lessons of your own".into()));
-        let (kept, _) = rank(vec![t], LOUD, &gates());
-        assert!((kept[0].score - 1.1).abs() < 1e-12, "{}", kept[0].score);
-    }
-
-    #[test]
-    fn why_names_every_signal() {
-        let (kept, _) = rank(vec![cand("a", 0.5, Some(0.6), 2, 0.7)], (0.9, "changes something shared"), &gates());
+    fn why_names_every_term_and_the_evidence() {
+        let mut c = cand("a", 0.5, Some(0.6), 2, 0.7);
+        c.standing = Standing { best: true, margin: 0.1 };
+        let (kept, _) = rank(vec![c], &Salience { score: 0.9, reason: "changes something shared" }, false, &gates());
         let why = &kept[0].why;
-        for part in ["relevance", "semantic 0.60", "words 0.50: 'w0', 'w1'", "salience 0.90 (changes something shared)", "effectiveness 0.70", "score", "from p"] {
+        for part in ["p 0.", "(bar 0.50)", "meaning 0.60 +6.00", "words 0.50 ('w0', 'w1') +1.00", "salience 0.90 (changes something shared) +1.80", "effectiveness 0.70", "base -6.00", "relevance", "from p"] {
             assert!(why.contains(part), "{why} lacks {part}");
         }
-        assert!(kept[0].short_why.starts_with("relevance"), "{}", kept[0].short_why);
-        for s in ["relevance", "semantic", "similarity", "lexical", "bm25", "salience", "effectiveness", "recency", "trigger_conf"] {
+        assert!(kept[0].short_why.starts_with("p 0.") && kept[0].short_why.contains("meaning 0.60"), "{}", kept[0].short_why);
+        for s in ["probability", "logit", "relevance", "similarity", "lexical", "bm25", "salience", "effectiveness", "recency", "trigger_conf", "in.meaning", "in.best", "add.meaning"] {
             assert!(kept[0].signals.contains_key(s), "signals lack {s}");
         }
+    }
+
+    #[test]
+    fn the_best_item_s_company_and_the_limit() {
+        let policy = |limit| Policy { min_relative_score: 0.9, ..Policy::from_settings(&Tuneables::default(), limit) };
+        let mut p = policy(2);
+        p.gates = gates();
+        let (mut a, mut b) = (cand("a", 0.0, Some(0.8), 0, 0.5), cand("b", 0.0, Some(0.52), 0, 0.5));
+        (a.vector, b.vector) = (Some(vec![1.0, 0.0]), Some(vec![0.0, 1.0]));
+        let out = choose(vec![a, b], &LOUD, false, &p, |_| false);
+        assert_eq!(ids(&out.said), vec!["a"]);
+        assert!(out.not_said.iter().any(|(s, v)| s.candidate.id == "b" && matches!(v, Verdict::Outshone(_))), "{:?}", out.not_said.iter().map(|(s, v)| (&s.candidate.id, v)).collect::<Vec<_>>());
     }
 }

@@ -98,8 +98,10 @@ mod tests {
             vector: Some(vector),
             found: true,
             seed: None,
+            standing: Default::default(),
         };
-        fuse(c, (1.0, "test"), &Gates { weight_recency: 0.0, ..Gates::from_settings(&Tuneables::default()) })
+        let gates = Gates { model: crate::advisor::decision::known_model(), ..Gates::from_settings(&Tuneables::default()) };
+        fuse(c, &crate::advisor::salience::Salience { score: 1.0, reason: "test" }, false, &gates)
     }
 
     fn unit(v: &[f32]) -> Vec<f32> {

@@ -1,15 +1,19 @@
 //! Why: the reason each lesson was said, every signal named, in words for people and short for
 //! the hook's context text; and why a lesson weighed was not said. Pure.
 
-use super::candidate::{Candidate, Source};
+use super::candidate::Candidate;
+use super::decision::{Decision, Term};
+use super::salience::Salience;
 
 /// Why a considered candidate was not said.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
     /// Failed the relevance gate.
     Gated(String),
-    /// Fused score under `min_fusion_score`.
+    /// The decision's probability under its bar (`min_fusion_score`).
     Undecided(String),
+    /// The moment is closer to a near miss the lesson is not for than to it and its examples.
+    NearMiss(String),
     /// Said in this session within the cooldown.
     Cooldown,
     /// Too close to an item already chosen.
@@ -27,6 +31,7 @@ impl Verdict {
         match self {
             Verdict::Gated(r) => format!("gated: {r}"),
             Verdict::Undecided(r) => format!("not decided: {r}"),
+            Verdict::NearMiss(r) => format!("near miss: {r}"),
             Verdict::Cooldown => "said earlier in this session (cooldown)".into(),
             Verdict::Redundant(r) => format!("redundant: {r}"),
             Verdict::CategoryCap => "its category had its share".into(),
@@ -36,22 +41,50 @@ impl Verdict {
     }
 }
 
-/// The terms of a candidate's score, as `why` names them.
-pub struct Terms {
-    pub source: Source,
-    pub relevance: f64,
-    pub recency_boost: f64,
-    pub score: f64,
+fn clip(text: &str, n: usize) -> String {
+    if text.chars().count() <= n { text.to_string() } else { format!("{}...", text.chars().take(n).collect::<String>()) }
 }
 
-/// `why` (every signal) and its first clause (for the hook's context text).
-pub fn why(c: &Candidate, t: &Terms, salience: (f64, &str)) -> (String, String) {
-    let relevance = t.relevance;
-    let relevance_clause = c.hit.as_ref().map(|h| match h.semantic {
-        Some(semantic) => format!("relevance {relevance:.2} (semantic {semantic:.2}, words {:.2}: {})", h.lexical, h.words()),
-        None => format!("relevance {relevance:.2} (words {:.2}: {}; no embeddings)", h.lexical, h.words()),
-    });
+/// One term of the decision in words, with what it added to the logit.
+fn term(c: &Candidate, t: &Term, salience: &Salience) -> String {
+    let v = t.value;
+    let words = match t.name.as_str() {
+        "meaning" => match c.hit.as_ref().and_then(|h| h.example.as_ref()).filter(|(e, _)| *e == v) {
+            Some((_, text)) if c.hit.as_ref().and_then(|h| h.cosine).is_none_or(|l| l < v) => format!("meaning {v:.2} (like its example '{}')", clip(text, 60)),
+            _ => format!("meaning {v:.2}"),
+        },
+        "best" => "the closest lesson".to_string(),
+        "margin" => format!("lead {v:+.2} over the next"),
+        "by_example" => "found by an example".to_string(),
+        "words" => format!("words {v:.2} ({})", c.hit.as_ref().map_or_else(String::new, |h| h.words())),
+        "rule_critical" | "rule_high" | "rule_other" => "its rule".to_string(),
+        "rule_by_category" => "picked from the rule's category".to_string(),
+        "salience" => format!("salience {v:.2} ({})", salience.reason),
+        "prompt" => "asked in words".to_string(),
+        "seed" => "seed lesson".to_string(),
+        "outcome" => format!("effectiveness {:.2}", c.effectiveness),
+        "recency" => format!("recency {v:.2}"),
+        "seed_weight" => format!("seed weight {v:.2} ({})", c.seed.as_ref().map_or("", |(_, b)| b.as_str())),
+        other => match other.strip_prefix("category:") {
+            Some(cat) => format!("{cat} lesson"),
+            None => format!("{other} {v:.2}"),
+        },
+    };
+    format!("{words} {:+.2}", t.contribution)
+}
+
+/// `why` (the decision and every term) and its first clause (for the hook's context text).
+pub fn why(c: &Candidate, d: &Decision, bar: f64, salience: &Salience) -> (String, String) {
     let mut clauses = Vec::new();
+    let decided = format!("p {:.2} (bar {bar:.2})", d.probability);
+    // The short reason: the closeness in meaning when there is one, then the strongest other
+    // term that spoke for the lesson; each without its number of logit.
+    let bare = |t: &Term| {
+        let full = term(c, t, salience);
+        full.rsplit_once(' ').map_or(full.clone(), |(w, _)| w.to_string())
+    };
+    let mut leads: Vec<String> = d.terms.iter().filter(|t| t.name == "meaning").map(bare).collect();
+    leads.extend(d.terms.iter().filter(|t| t.contribution > 0.0 && t.name != "meaning" && !t.name.starts_with("rule_")).take(1).map(bare));
     let short_why = match &c.trigger {
         Some(tr) => {
             let short = format!("trigger {} ({})", tr.rule, tr.priority.name());
@@ -63,32 +96,22 @@ pub fn why(c: &Candidate, t: &Terms, salience: (f64, &str)) -> (String, String) 
                 clause.push_str(&format!(", learned rule (confidence {:.2})", tr.confidence));
             }
             clauses.push(clause);
-            if let Some(rc) = relevance_clause.filter(|_| t.source == Source::Both) {
-                clauses.push(rc);
-            }
             short
         }
-        None => {
-            clauses.push(relevance_clause.unwrap_or_default());
-            match c.hit.as_ref() {
-                Some(h) => match h.semantic {
-                    Some(semantic) => format!("relevance {relevance:.2} (semantic {semantic:.2}, words {:.2})", h.lexical),
-                    None => format!("relevance {relevance:.2} (words {:.2})", h.lexical),
-                },
-                None => format!("relevance {relevance:.2}"),
-            }
-        }
+        None if leads.is_empty() => decided.clone(),
+        None => format!("{decided}: {}", leads.join(", ")),
     };
-    clauses.push(format!("salience {:.2} ({})", salience.0, salience.1));
-    if (c.effectiveness - 0.5).abs() > 1e-9 {
-        clauses.push(format!("effectiveness {:.2}", c.effectiveness));
+    let terms: Vec<String> = d.terms.iter().map(|t| term(c, t, salience)).collect();
+    clauses.push(format!("{decided}: {}, base {:+.2}", terms.join(", "), d.intercept));
+    if let Some((n, text)) = c.hit.as_ref().and_then(|h| h.counter.as_ref()) {
+        clauses.push(format!("nearest moment it is not for '{}' ({n:.2})", clip(text, 60)));
     }
-    if t.recency_boost > 0.005 {
-        clauses.push(format!("recency {:.2}", c.recency));
+    if let Some(h) = &c.hit {
+        clauses.push(h.explain());
     }
     if let Some((w, basis)) = &c.seed {
         clauses.push(format!("seed lesson, weight {w:.2} ({basis})"));
     }
-    clauses.push(format!("score {:.2}; from {}", t.score, c.project));
+    clauses.push(format!("from {}", c.project));
     (clauses.join("; "), short_why)
 }

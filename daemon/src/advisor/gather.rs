@@ -9,6 +9,7 @@ use cairn_proto::Memory;
 use time::OffsetDateTime;
 
 use super::candidate::{Candidate, Triggered};
+use super::decision::{self, Standing};
 use super::intent::Intent;
 use super::lookup::MemoryLookup;
 use super::salience::{self, Salience};
@@ -52,6 +53,7 @@ fn candidate(memory: Memory, hit: Option<Hit>, trigger: Option<Triggered>, vecto
         hit,
         trigger,
         vector,
+        standing: Standing::default(),
     }
 }
 
@@ -88,9 +90,10 @@ fn rule_words(name: &str, category: &str) -> String {
         .join(" ")
 }
 
-/// Finds the candidates for an event: memories retrieval found with at least `floor` relevance,
-/// and the memories trigger rules put forward; each with every signal filled in.
-pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'_>, floor: f64, now: OffsetDateTime, half_life_days: f64) -> Vec<Candidate> {
+/// Finds the candidates for an event: the memories trigger rules put forward, and of those
+/// retrieval found, the closest `keep` by meaning and the best `keep` by keywords (every one when
+/// `keep` is `None`); each with every signal filled in, its standing among all retrieved too.
+pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'_>, keep: Option<usize>, now: OffsetDateTime, half_life_days: f64) -> Vec<Candidate> {
     let words = ask.intent.words.as_str();
     let mut out: HashMap<String, Candidate> = HashMap::new();
     // Retrieval's candidates, once: the category picks below look here first.
@@ -141,9 +144,11 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
         }
     }
 
-    // Retrieval: only hits that can pass the gate are read from the store.
+    // Retrieval: only the leading hits are read from the store; a lesson far down both lists is
+    // not what this moment is about.
+    let kept = keep.map(|k| leaders(&found, k));
     for f in found {
-        if f.relevance < floor {
+        if kept.as_ref().is_some_and(|kept| !kept.contains(&f.id)) && !out.contains_key(&f.id) {
             continue;
         }
         if let Some(c) = out.get_mut(&f.id) {
@@ -158,7 +163,23 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
     }
     let mut v: Vec<Candidate> = out.into_values().collect();
     v.sort_by(|a, b| a.id.cmp(&b.id));
+    // Standing among what was retrieved and put forward (a hit left out above is behind at least
+    // `keep` others by meaning, so it changes neither the lead nor anyone's gap to it).
+    let meanings: Vec<Option<f64>> = v.iter().map(decision::meaning).collect();
+    for (c, s) in v.iter_mut().zip(decision::standings(&meanings)) {
+        c.standing = s;
+    }
     v
+}
+
+/// Ids of the `k` closest hits by meaning and the `k` best by keywords.
+fn leaders(found: &[Hit], k: usize) -> std::collections::HashSet<String> {
+    let mut by_meaning: Vec<&Hit> = found.iter().filter(|h| h.cosine.is_some() || h.example.is_some()).collect();
+    let closeness = |h: &Hit| h.cosine.unwrap_or(f64::MIN).max(h.example.as_ref().map_or(f64::MIN, |(e, _)| *e));
+    by_meaning.sort_by(|a, b| closeness(b).total_cmp(&closeness(a)).then_with(|| a.id.cmp(&b.id)));
+    let mut by_words: Vec<&Hit> = found.iter().filter(|h| h.lexical > 0.0).collect();
+    by_words.sort_by(|a, b| b.lexical.total_cmp(&a.lexical).then_with(|| a.id.cmp(&b.id)));
+    by_meaning.into_iter().take(k).chain(by_words.into_iter().take(k)).map(|h| h.id.clone()).collect()
 }
 
 #[cfg(test)]
@@ -190,7 +211,7 @@ mod tests {
 
     fn policy(limit: usize) -> Policy {
         Policy {
-            gates: Gates { min_similarity: 0.4, min_fusion_score: 0.4, weight_recency: 0.0, ..Gates::from_settings(&Tuneables::default()) },
+            gates: Gates { min_similarity: 0.4, min_fusion_score: 0.4, model: crate::advisor::decision::known_model(), ..Gates::from_settings(&Tuneables::default()) },
             mmr_lambda: 0.5,
             mmr_duplicate: 0.9,
             min_relative_score: 0.0,
@@ -202,12 +223,12 @@ mod tests {
     }
 
     fn run(index: &LexicalIndex, lookup: &HashMap<String, Memory>, words: &str, raw: &str, rules: &[TriggerRule], salience: Salience) -> Considered {
-        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: index, semantic: None, fusion };
         let intent = Intent { words: words.into(), meaning: words.into() };
         let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules: &[rules], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
-        choose(gather(&retrieval, lookup, &ask, 0.4, now, 30.0), &salience, &policy(2), |_| false)
+        choose(gather(&retrieval, lookup, &ask, None, now, 30.0), &salience, false, &policy(2), |_| false)
     }
 
     const PUSH: Salience = Salience { score: 0.9, reason: "pushes" };
@@ -275,7 +296,7 @@ mod tests {
             memory("strong", "global", "Never force-push to main; open a pull request instead", "git"),
             memory("weak", "global", "Push tags after the release notes are merged", "release"),
         ]);
-        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
         let intent = Intent { words: "force push to main".into(), meaning: String::new() };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
@@ -284,10 +305,10 @@ mod tests {
         p.gates.min_matched_terms = 1;
         p.gates.min_similarity = 0.01;
         p.gates.min_fusion_score = 0.01;
-        let all = choose(gather(&retrieval, &lookup, &ask, 0.01, now, 30.0), &PUSH, &p, |_| false);
+        let all = choose(gather(&retrieval, &lookup, &ask, None, now, 30.0), &PUSH, false, &p, |_| false);
         assert_eq!(all.said.len(), 2, "without a relative bar both are said");
         p.min_relative_score = 0.6;
-        let out = choose(gather(&retrieval, &lookup, &ask, 0.01, now, 30.0), &PUSH, &p, |_| false);
+        let out = choose(gather(&retrieval, &lookup, &ask, None, now, 30.0), &PUSH, false, &p, |_| false);
         assert_eq!(out.said.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["strong"]);
         assert!(out.not_said.iter().any(|(s, v)| s.candidate.id == "weak" && matches!(v, Verdict::Outshone(_))));
     }
@@ -296,18 +317,18 @@ mod tests {
     fn limits_and_cooldowns_hold() {
         let mems: Vec<Memory> = (0..6).map(|i| memory(&format!("m{i}"), "global", &format!("rotate the api tokens monthly, rule {i} of the vault {}", ["alpha", "beta", "gamma", "delta", "echo", "golf"][i]), &format!("c{i}"))).collect();
         let (index, lookup) = setup(&mems);
-        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9 };
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
         let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new() };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
-        let gathered = gather(&retrieval, &lookup, &ask, 0.4, now, 30.0);
+        let gathered = gather(&retrieval, &lookup, &ask, None, now, 30.0);
         assert!(gathered.len() >= 3);
-        let out = choose(gathered.clone(), &PUSH, &policy(2), |_| false);
+        let out = choose(gathered.clone(), &PUSH, false, &policy(2), |_| false);
         assert_eq!(out.said.len(), 2, "a tool call gets at most two");
         assert!(out.not_said.iter().any(|(_, v)| *v == Verdict::OverLimit));
         let first: Vec<String> = out.said.iter().map(|s| s.candidate.id.clone()).collect();
-        let again = choose(gathered, &PUSH, &policy(2), |id| first.contains(&id.to_string()));
+        let again = choose(gathered, &PUSH, false, &policy(2), |id| first.contains(&id.to_string()));
         assert!(again.said.iter().all(|s| !first.contains(&s.candidate.id)), "cooled-down items are not repeated");
         assert_eq!(again.not_said.iter().filter(|(_, v)| *v == Verdict::Cooldown).count(), 2);
     }

@@ -19,6 +19,7 @@
 pub mod candidate;
 pub mod choose;
 pub mod cooldown;
+pub mod decision;
 pub mod diversity;
 pub mod explain;
 pub mod format;

@@ -3,39 +3,46 @@
 
 use std::collections::HashMap;
 
+use super::decision::{Fixed, Model};
 use crate::base::event::EventKind;
 use crate::config::table;
 use crate::config::tuneables::Tuneables;
 
-/// Thresholds and weights of the gate, the fusion and the decision.
+/// Retrieved lessons read from the store per moment: the closest this many by meaning and the
+/// best this many by keywords (a lesson further down both lists is not what the moment is about).
+pub const LEADERS: usize = 10;
+
+/// The gate, the decision model and its bar.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gates {
+    /// An optional floor on retrieval relevance before the decision (0: none).
     pub min_similarity: f64,
+    /// The probability a lesson must reach to be said, for the model with embeddings.
     pub min_fusion_score: f64,
     /// Without embeddings, a memory must share at least this many query terms (fewer if the
     /// query has fewer).
     pub min_matched_terms: usize,
-    pub weight_outcome: f64,
-    pub weight_recency: f64,
-    pub weight_salience: f64,
-    pub trigger_base: f64,
-    /// Added to a trigger's score by its priority: critical, high, normal, background.
-    pub priority_bonus: [f64; 4],
+    /// The terms the labelled set cannot teach, weighted by the settings.
+    pub fixed: Fixed,
+    pub model: &'static Model,
 }
 
 impl Gates {
     pub fn from_settings(t: &Tuneables) -> Gates {
-        let (r, b) = (&t.ranking, &t.triggers.priority_bonus);
+        let r = &t.ranking;
         Gates {
             min_similarity: r.min_similarity,
             min_fusion_score: r.min_fusion_score,
             min_matched_terms: r.min_matched_terms,
-            weight_outcome: r.weight_outcome,
-            weight_recency: r.weight_recency,
-            weight_salience: r.weight_salience,
-            trigger_base: t.triggers.base_score,
-            priority_bonus: [b.critical, b.high, b.normal, b.background],
+            fixed: Fixed::from_weights(r.weight_outcome, r.weight_recency),
+            model: Model::builtin(),
         }
+    }
+
+    /// The bar of the keywords-only model: its own operating point, moved as far as the user
+    /// moved `min_fusion_score` from the shipped one.
+    pub fn words_only_bar(&self) -> f64 {
+        (self.model.words_only.threshold + self.min_fusion_score - self.model.with_embeddings.threshold).clamp(0.0, 1.0)
     }
 }
 
@@ -94,12 +101,13 @@ mod tests {
         let mut t = Tuneables::default();
         t.ranking.min_fusion_score = 0.7;
         t.ranking.category_caps = [("default".to_string(), 1), ("git".to_string(), 3)].into();
-        t.triggers.priority_bonus.high = 0.05;
+        t.ranking.weight_outcome = 0.5;
         let p = Policy::from_settings(&t, 2);
-        assert_eq!((p.gates.min_fusion_score, p.gates.priority_bonus[1], p.limit), (0.7, 0.05, 2));
+        assert_eq!((p.gates.min_fusion_score, p.gates.fixed.outcome, p.limit), (0.7, 2.0, 2));
         assert_eq!((p.default_category_cap, p.category_caps.get("git").copied(), p.category_caps.get("default")), (1, Some(3), None));
         let defaults = Policy::from_settings(&Tuneables::default(), 8);
-        assert_eq!(defaults.gates.min_fusion_score, 0.8, "the settings table's bar, no other");
+        assert_eq!(defaults.gates.min_fusion_score, Model::builtin().with_embeddings.threshold, "the settings table's bar is the shipped model's operating point");
+        assert!((defaults.gates.words_only_bar() - Model::builtin().words_only.threshold).abs() < 1e-12);
         assert_eq!(defaults.default_category_cap, 2);
         assert_eq!(limits(&t, &EventKind::PreToolUse), Some((2, 600)));
         assert_eq!(limits(&t, &EventKind::UserPromptSubmit), Some((8, 2400)));

@@ -37,6 +37,13 @@ pub struct Seed {
     pub tags: Vec<String>,
     #[serde(default)]
     pub triggers: Vec<String>,
+    /// Moments it applies to, in the words the advisor reads an action in: evidence of its
+    /// relevance on a fresh install, where the user has taught nothing yet.
+    #[serde(default)]
+    pub examples: Vec<String>,
+    /// Near misses it does not apply to.
+    #[serde(default)]
+    pub not_examples: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -79,6 +86,8 @@ pub fn rules() -> &'static [TriggerRule] {
 /// The memory a seed becomes in the store.
 pub fn memory_of(seed: &Seed, now: &str) -> Memory {
     let mut m = crate::exchange::new_memory(seed.id.clone(), GLOBAL_PROJECT.to_string(), seed.text.clone(), seed.category.clone(), SEED_SOURCE.to_string(), seed.tags.clone(), seed.context.clone());
+    m.examples = seed.examples.clone();
+    m.not_examples = seed.not_examples.clone();
     m.created_at = now.to_string();
     m.updated_at = now.to_string();
     m
@@ -108,6 +117,10 @@ mod tests {
             assert!(crate::exchange::validate_id(&s.id).is_ok(), "{}", s.id);
             assert_eq!(crate::exchange::normalize_category(&s.category).as_deref(), Ok(s.category.as_str()), "{}", s.id);
             assert!(s.text.len() > 40, "{} says too little", s.id);
+            for (field, examples) in [("examples", &s.examples), ("not_examples", &s.not_examples)] {
+                assert_eq!(crate::exchange::normalize_examples(field, examples).as_ref(), Ok(examples), "{}", s.id);
+            }
+            assert!(s.examples.len() >= 2 && !s.not_examples.is_empty(), "{} comes with its situations", s.id);
         }
         let categories: std::collections::BTreeSet<&str> = pack().iter().map(|s| s.category.as_str()).collect();
         for needed in ["security", "git", "testing", "deployment", "destructive", "dependencies"] {

@@ -13,6 +13,7 @@ use super::daemon::Daemon;
 use super::error::{Error, Result};
 use super::record;
 use super::retrieve::{with_retrieval, Patience};
+use crate::retrieval::hybrid::Fusion;
 use crate::advisor::choose::{choose, Considered};
 use crate::advisor::explain::Verdict;
 use crate::advisor::format;
@@ -103,7 +104,7 @@ fn rule_sets<'a>(effective: &'a Arc<Vec<TriggerRule>>, t: &Tuneables, pack_on: b
 
 /// Advice for `parts` in the asked project (plus `global`), at most `limit` items, skipping what
 /// the session heard within its cooldown. Records nothing.
-fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), limit: usize, asked: Asked<'_>) -> Considered {
+fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), prompt: bool, limit: usize, asked: Asked<'_>) -> Considered {
     let Asked { project, session, patience, explain } = asked;
     let (intent, salience, raw) = parts;
     if intent.is_empty() || limit == 0 {
@@ -131,12 +132,14 @@ fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), 
     let wall = time::OffsetDateTime::now_utc();
     let cooldown = Duration::from_secs(t.advice.cooldown_s);
     let lookup = Audible { lookup: d.store(), quiet: &quiet };
-    with_retrieval(d, t, &intent.meaning, patience, |retrieval| {
-        // Explaining reads the near misses too; otherwise only what can pass the gate is read.
-        let floor = if explain { 0.0 } else { policy.gates.min_similarity };
-        let candidates = gather(retrieval, &lookup, &ask, floor, wall, policy.recency_half_life_days);
+    // Advice reads relevance on its own calibration (the category picks of trigger rules); search
+    // keeps the one the settings give it.
+    with_retrieval(d, t, &intent.meaning, patience, Fusion::ADVICE, |retrieval| {
+        // Explaining reads every candidate; otherwise only the leaders by meaning and by words.
+        let keep = (!explain).then_some(policy::LEADERS);
+        let candidates = gather(retrieval, &lookup, &ask, keep, wall, policy.recency_half_life_days);
         let cooldowns = d.cooldowns();
-        choose(candidates, salience, &policy, |id| session.is_some_and(|s| !cooldowns.allows(s, id, now, cooldown)))
+        choose(candidates, salience, prompt, &policy, |id| session.is_some_and(|s| !cooldowns.allows(s, id, now, cooldown)))
     })
 }
 
@@ -179,7 +182,7 @@ pub fn answer(d: &Daemon, t: &Tuneables, kind: &EventKind, subject: Subject<'_>,
             (items.into_iter().map(|i| (i, short.to_string(), None)).collect(), Vec::new())
         }
         _ => {
-            let c = ranked_advice(d, t, &parts, limit, asked);
+            let c = ranked_advice(d, t, &parts, *kind == EventKind::UserPromptSubmit, limit, asked);
             decision = interrupt(t, kind, tool.as_deref(), &parts.1, &c);
             let items: Vec<(AdviceItem, String, Option<Scored>)> = c
                 .said

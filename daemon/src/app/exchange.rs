@@ -22,6 +22,7 @@ fn apply_minimal(m: &MinimalMemory, id: &str, current: Option<Memory>) -> Memory
     let project = m.project.clone().unwrap_or_else(|| cairn_proto::GLOBAL_PROJECT.into());
     let tags = m.tags.clone().unwrap_or_default();
     let source = m.source.clone().unwrap_or_else(|| "user".into());
+    let (examples, not_examples) = (m.examples.clone().unwrap_or_default(), m.not_examples.clone().unwrap_or_default());
     match current {
         // An existing id: the line's fields replace the old ones; history and worth stay.
         Some(mut old) => {
@@ -30,10 +31,17 @@ fn apply_minimal(m: &MinimalMemory, id: &str, current: Option<Memory>) -> Memory
             old.project = project;
             old.tags = tags;
             old.source = source;
+            old.examples = examples;
+            old.not_examples = not_examples;
             old.updated_at = crate::base::clock::now();
             old
         }
-        None => exchange::new_memory(id.to_string(), project, m.text.clone(), category, source, tags, String::new()),
+        None => {
+            let mut new = exchange::new_memory(id.to_string(), project, m.text.clone(), category, source, tags, String::new());
+            new.examples = examples;
+            new.not_examples = not_examples;
+            new
+        }
     }
 }
 

@@ -29,7 +29,11 @@ pub async fn add(d: &Daemon, req: NewMemory) -> Result<Memory> {
     let source = exchange::validate_source(req.source.as_deref().unwrap_or("user")).map_err(Error::Invalid)?;
     let project = exchange::validate_project(&d.project_for(&req.scope)).map_err(Error::Invalid)?;
     let context = req.context.unwrap_or_default().trim().to_string();
-    let memory = exchange::new_memory(ulid::Ulid::new().to_string(), project, text, category, source, tags, context);
+    let examples = exchange::normalize_examples("--example", &req.examples).map_err(Error::Invalid)?;
+    let not_examples = exchange::normalize_examples("--not-example", &req.not_examples).map_err(Error::Invalid)?;
+    let mut memory = exchange::new_memory(ulid::Ulid::new().to_string(), project, text, category, source, tags, context);
+    memory.examples = examples;
+    memory.not_examples = not_examples;
     save(d, &memory).await?;
     Ok(memory)
 }
@@ -44,8 +48,10 @@ pub async fn edit(d: &Daemon, edit: MemoryEdit) -> Result<Memory> {
     let text = edit.text.as_deref().map(exchange::validate_text).transpose().map_err(Error::Invalid)?;
     let category = edit.category.as_deref().map(exchange::normalize_category).transpose().map_err(Error::Invalid)?;
     let tags = edit.tags.as_deref().map(exchange::normalize_tags).transpose().map_err(Error::Invalid)?;
-    if text.is_none() && category.is_none() && tags.is_none() && edit.context.is_none() {
-        return Err(Error::Invalid("nothing to change: give --text, --category, --tags or --context".into()));
+    let examples = edit.examples.as_deref().map(|e| exchange::normalize_examples("--example", e)).transpose().map_err(Error::Invalid)?;
+    let not_examples = edit.not_examples.as_deref().map(|e| exchange::normalize_examples("--not-example", e)).transpose().map_err(Error::Invalid)?;
+    if text.is_none() && category.is_none() && tags.is_none() && edit.context.is_none() && examples.is_none() && not_examples.is_none() {
+        return Err(Error::Invalid("nothing to change: give --text, --category, --tags, --context, --example or --not-example".into()));
     }
     // The model is made ready first: the new text is embedded under the lock.
     let _ = d.embedder_ready().await;
@@ -63,6 +69,12 @@ pub async fn edit(d: &Daemon, edit: MemoryEdit) -> Result<Memory> {
         }
         if let Some(c) = edit.context {
             m.context = c.trim().to_string();
+        }
+        if let Some(e) = examples {
+            m.examples = e;
+        }
+        if let Some(e) = not_examples {
+            m.not_examples = e;
         }
         // A seed the user edits becomes theirs: it leaves the pack and weighs as their own.
         if m.source == SEED_SOURCE {

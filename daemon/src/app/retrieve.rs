@@ -18,8 +18,7 @@ pub enum Patience {
 
 /// Runs `f` with the retrieval for `meaning` under the settings `t` (the caller's one copy of
 /// them, so that one answer reads one version of the settings).
-pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Patience, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
-    let fusion = Fusion::from_settings(&t.retrieval);
+pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Patience, fusion: Fusion, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
     // The model if loaded and wanted; never waits (the hook's path).
     let embedder = if t.model.enabled { d.semantic().model().embedder_now() } else { None };
     let vector = embedder.and_then(|e| match d.semantic().query_vector(e.as_ref(), meaning, patience == Patience::Human) {

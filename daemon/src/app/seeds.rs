@@ -36,9 +36,33 @@ fn load(d: &Daemon, only: Option<&str>) -> Result<usize> {
     Ok(added)
 }
 
-/// On a home's first start: the pack is loaded, unless `CAIRN_SEED_PACK` says `off`.
+/// Seeds still as the pack wrote them take on the example moments of this release's pack (a
+/// home loaded by an older cairn has none). A seed the user edited is theirs and is left alone.
+/// Returns how many were brought up to date.
+fn refresh_examples(d: &Daemon) -> Result<usize> {
+    let mut changed = 0;
+    for seed in seeds::pack() {
+        let w = d.memories().writer();
+        let Some(mut m) = w.get(&seed.id)? else { continue };
+        if m.source != SEED_SOURCE || (m.examples == seed.examples && m.not_examples == seed.not_examples) {
+            continue;
+        }
+        m.examples = seed.examples.clone();
+        m.not_examples = seed.not_examples.clone();
+        w.put(&m, &Prepared::default())?;
+        changed += 1;
+    }
+    Ok(changed)
+}
+
+/// On a home's first start: the pack is loaded, unless `CAIRN_SEED_PACK` says `off`. On every
+/// later start, the pack's seeds take on this release's example moments.
 pub fn first_start(d: &Daemon) -> Result<()> {
     if d.store().seed_pack()?.is_some() {
+        let changed = refresh_examples(d)?;
+        if changed > 0 {
+            tracing::info!(seeds = changed, "seed pack's example moments brought up to date");
+        }
         return Ok(());
     }
     let off = std::env::var("CAIRN_SEED_PACK").is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no"));

@@ -59,7 +59,7 @@ fn in_project(p: &str) -> Scope {
 
 async fn add(d: &Daemon, text: &str, project: &str, category: &str) -> String {
     let scope = if project == GLOBAL_PROJECT { Scope { global: true, ..Scope::default() } } else { in_project(project) };
-    memories::add(d, NewMemory { text: text.into(), category: Some(category.into()), tags: vec![], context: None, source: None, scope }).await.unwrap().id
+    memories::add(d, NewMemory { text: text.into(), category: Some(category.into()), tags: vec![], context: None, source: None, scope, examples: vec![], not_examples: vec![] }).await.unwrap().id
 }
 
 fn push_event(session: &str, tool_use_id: &str, command: &str) -> serde_json::Value {
@@ -102,7 +102,7 @@ async fn a_write_reaches_the_store_every_index_and_every_mirror_and_a_forget_tak
 async fn bad_input_is_refused_with_the_reason() {
     let f = daemon().await;
     let d = &f.daemon;
-    let empty = memories::add(d, NewMemory { text: "   ".into(), category: None, tags: vec![], context: None, source: None, scope: Scope::default() }).await;
+    let empty = memories::add(d, NewMemory { text: "   ".into(), category: None, tags: vec![], context: None, source: None, scope: Scope::default(), examples: vec![], not_examples: vec![] }).await;
     assert!(matches!(empty, Err(Error::Invalid(ref r)) if r.contains("text is empty")));
     let nothing = memories::edit(d, MemoryEdit { id: "x".into(), ..MemoryEdit::default() }).await;
     assert!(matches!(nothing, Err(Error::Invalid(ref r)) if r.contains("nothing to change")));

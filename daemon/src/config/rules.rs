@@ -166,7 +166,8 @@ impl TriggerRules {
 /// printed (echoed to the terminal or a file, not piped into the command that needs it), a file
 /// that holds secrets (`.env`, a private key, a credentials file) staged for a commit, a
 /// database client pointed at production, force-pushing a shared branch (main, master, trunk,
-/// develop, release*, prod*, or the current branch when none is named), and deployment.
+/// develop, release*, prod*, or the current branch when none is named), deployment, and SQL
+/// built by pasting values into the query text (a template's `${...}`, `+ var`, `%s`, `{var}`).
 /// A rule of the user's with the same name replaces one of these; `triggers.builtin_rules: false`
 /// turns them all off.
 pub const BUILTIN: &str = r#"
@@ -195,6 +196,10 @@ rules:
     pattern: '\bgit\s+push\b[^;&|\n]*\s(--force|--force-with-lease|-f)\b([^;&|\n]*\b(main|master|trunk|develop|release[\w/.-]*|prod\w*|production)\b|(\s+[\w.-]+)?\s*($|[;&|\n]))|\bgit\s+push\b[^;&|\n]*\s\+(main|master|trunk|develop|release[\w/.-]*|prod\w*)\b'
     surface: [category:git]
     priority: critical
+  - name: sql_built_from_input
+    pattern: '\b(select\s[^;\n]*\sfrom|insert\s+into|update\s+\w+\s+set|delete\s+from)\b[^;\n]*(\$\{|"\s*\+\s*\w|''\s*\+\s*\w|%s''|''\{\w+\}|#\{)'
+    surface: [category:security]
+    priority: high
   - name: production_deploy
     pattern: '\bdeploy\w*\b[^\n]*\b(prod|production|live)\b|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(apply|rollout)\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(upgrade|install)\b|\bterraform(\s+-\S+)*\s+apply\b|\bfly\s+deploy\b|\bvercel\b[^\n]*--prod\b|\bserverless\s+deploy\b'
     surface: [category:deployment]
@@ -295,6 +300,19 @@ mod tests {
         }
         for raw in ["git push --force origin main", "git push -f", "git push origin +main", "git push --force-with-lease", "git push -f origin release/2.4", "git push --force origin"] {
             assert_eq!(hit(raw), vec!["force_push"], "{raw}");
+        }
+        // SQL built by pasting a value into the query text, in several languages; bound
+        // parameters are not.
+        for raw in [
+            "const rows = await db.query(`SELECT * FROM customers WHERE full_name = '${req.query.name}'`);",
+            "String q = \"SELECT id FROM users WHERE email = '\" + email + \"'\";",
+            "cur.execute(\"UPDATE orders SET note = '%s'\" % note)",
+            "ActiveRecord::Base.connection.execute(\"DELETE FROM carts WHERE user_id = #{params[:id]}\")",
+        ] {
+            assert_eq!(hit(raw), vec!["sql_built_from_input"], "{raw}");
+        }
+        for raw in ["db.query('SELECT * FROM customers WHERE id = $1', [id])", "cur.execute(\"SELECT * FROM t WHERE id = %s\", (id,))", "conn.execute(\"INSERT INTO t (a) VALUES (?)\", params![a])"] {
+            assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
         }
         // A routine cleanup of a literal relative path, and force-pushing one's own branch.
         for raw in [

@@ -10,7 +10,7 @@
 
 /// A group of settings: a JSON object in the file.
 pub struct Block {
-    /// Dotted path of the object (`triggers.priority_bonus` is a block inside `triggers`).
+    /// Dotted path of the object (a block inside another is named `outer.inner`).
     pub path: &'static str,
     pub doc: &'static str,
 }
@@ -82,10 +82,9 @@ macro_rules! setting {
 /// Every block, outermost first, in the order the file lists them.
 pub const BLOCKS: &[Block] = &[
     Block { path: "model", doc: "The embedding model: whether meaning takes part, which files, and how it runs." },
-    Block { path: "retrieval", doc: "How keyword and meaning evidence become one relevance (for `search` and advice alike)." },
-    Block { path: "ranking", doc: "How advice is decided: the relevance gate, the fused score and its weights, diversity and caps." },
+    Block { path: "retrieval", doc: "How keyword and meaning evidence become one relevance for `search` (advice weighs raw closeness in its own learned decision)." },
+    Block { path: "ranking", doc: "How advice is decided: the learned decision's bar, the weights it cannot learn, diversity and caps." },
     Block { path: "triggers", doc: "Trigger rules from trigger_rules.yaml (Spark's `triggers` block)." },
-    Block { path: "triggers.priority_bonus", doc: "Added to a triggered memory's score by the rule's priority." },
     Block { path: "advice", doc: "How much one answer may say." },
     Block { path: "sessions", doc: "The session log: what happened in each agent session." },
     Block { path: "store", doc: "The store." },
@@ -103,32 +102,28 @@ pub const SETTINGS: &[Setting] = &[
     setting!("model.max_tokens", "semantic.max_tokens", Default::Count(256), Check::Within(1, 512), rule "must be between 1 and 512 (sentence-transformer models read at most 512 tokens)", "Longest window of tokens embedded at once; longer texts are embedded in windows (restart to apply)."),
     setting!("model.threads", "semantic.threads", Default::Count(2), Check::Within(1, 64), "Threads one embedding may use (restart to apply)."),
     setting!("model.query_cache_size", "semantic.query_cache_size", Default::Count(1024), Check::Within(1, 100_000), "Query embeddings kept in memory (restart to apply)."),
-    // Tuned on LoCoMo's tuning conversations (BENCHMARKS.md).
-    setting!("retrieval.weight_similarity", "semantic.weight_similarity", Default::Number(0.7), UNIT, "How much embedding similarity counts in relevance beside keywords (0: not at all; 1: a perfect paraphrase alone is fully relevant)."),
-    setting!("retrieval.similarity_floor", "semantic.similarity_floor", Default::Number(0.15), Check::Between(-1.0, 1.0), "Cosine similarity at or below which the semantic part of relevance is 0."),
-    setting!("retrieval.similarity_ceiling", "semantic.similarity_ceiling", Default::Number(0.9), Check::Between(-1.0, 1.0), "Cosine similarity at or above which the semantic part of relevance is 1."),
-    setting!("ranking.min_similarity", "semantic.min_similarity", Default::Number(0.5), UNIT, "Gate on retrieval relevance (0 to 1, keywords and embeddings fused) before fusion; a trigger match bypasses it."),
+    // Search's calibration, tuned on LoCoMo's tuning conversations together with the paraphrase
+    // set's tune part (BENCHMARKS.md): the best LoCoMo recall among fusions that find paraphrases
+    // at least as well as plain cosine.
+    setting!("retrieval.weight_similarity", "semantic.weight_similarity", Default::Number(0.45), UNIT, "How much embedding similarity counts in relevance beside keywords (0: not at all; 1: a perfect paraphrase alone is fully relevant)."),
+    setting!("retrieval.similarity_floor", "semantic.similarity_floor", Default::Number(0.0), Check::Between(-1.0, 1.0), "Cosine similarity at or below which the semantic part of relevance is 0."),
+    setting!("retrieval.similarity_ceiling", "semantic.similarity_ceiling", Default::Number(1.0), Check::Between(-1.0, 1.0), "Cosine similarity at or above which the semantic part of relevance is 1."),
+    setting!("retrieval.words_exponent", "", Default::Number(2.0), Check::Between(1.0, 4.0), "The keyword part of relevance is the share of the query a memory covers raised to this power: above 1, a match on one incidental word weighs little beside meaning."),
+    setting!("ranking.min_similarity", "semantic.min_similarity", Default::Number(0.0), UNIT, "An optional floor on retrieval relevance (search's fusion of keywords and embeddings) before the decision; 0: none (the decision weighs closeness itself). A trigger match bypasses it."),
     setting!("ranking.min_matched_terms", "semantic.min_matched_terms", Default::Count(2), Check::Any, "Distinct query words a keyword match must share (fewer for shorter queries), when there are no embeddings."),
-    // Conservative, as tuned on the tune half of the advice set (BENCHMARKS.md): better no advice
-    // than bad advice. At 0.8 a new lesson speaks on a routine action only when it fits almost
-    // exactly; a trigger, a push, a deploy or a lesson with good outcomes clears it more easily.
-    setting!("ranking.min_fusion_score", "semantic.min_fusion_score", Default::Number(0.8), UNIT, "Decision threshold on the fused score: below it, nothing is said."),
-    setting!("ranking.weight_outcome", "semantic.weight_outcome", Default::Number(0.3), UNIT, "How much a memory's proven effectiveness moves its score."),
-    setting!("ranking.weight_recency", "semantic.weight_recency", Default::Number(0.1), UNIT, "How much a recently touched memory is lifted."),
+    // The shipped decision model's operating point, chosen on the tune part of the advice set
+    // (decision.json says how; a test keeps the two equal).
+    setting!("ranking.min_fusion_score", "semantic.min_fusion_score", Default::Number(0.67), UNIT, "The decision's bar: the probability (from the learned decision model) a lesson must reach to be said; higher says less."),
+    setting!("ranking.weight_outcome", "semantic.weight_outcome", Default::Number(0.3), UNIT, "How much a memory's proven effectiveness moves the decision (a share of probability; the learning loop fills effectiveness)."),
+    setting!("ranking.weight_recency", "semantic.weight_recency", Default::Number(0.1), UNIT, "How much a recently touched memory is lifted in the decision (a share of probability)."),
     setting!("ranking.recency_half_life_days", "semantic.recency_half_life_days", Default::Number(30.0), Check::Above(0.0), "Days for a memory's recency to halve."),
-    setting!("ranking.weight_salience", "semantic.weight_salience", Default::Number(0.5), UNIT, "How much a low-salience action (a look around) discounts retrieved advice (0: not at all)."),
     setting!("ranking.mmr_lambda", "semantic.mmr_lambda", Default::Number(0.5), UNIT, "MMR balance between score (1) and diversity (0)."),
     setting!("ranking.mmr_duplicate_similarity", "semantic.mmr_duplicate_similarity", Default::Number(0.9), UNIT, "An item at least this similar (cosine) to one already chosen is dropped as a duplicate."),
-    setting!("ranking.min_relative_score", "semantic.min_relative_score", Default::Number(0.8), UNIT, "An item scoring under this share of the best item's score is not said beside it (0: no such bar)."),
+    setting!("ranking.min_relative_score", "semantic.min_relative_score", Default::Number(0.8), UNIT, "An item whose probability is under this share of the best item's is not said beside it (0: no such bar)."),
     setting!("ranking.category_caps", "semantic.category_caps", Default::Counts(&[("default", 2, "The cap for categories not named here.")]), Check::Any, "Most items per memory category in one answer; `default` for the rest (0 keeps a category out)."),
     setting!("triggers.enabled", "", Default::Bool(true), Check::Any, "Whether trigger rules apply (the built-in ones and trigger_rules.yaml's)."),
     setting!("triggers.builtin_rules", "", Default::Bool(true), Check::Any, "Whether cairn's built-in rules (destructive commands, secrets, force-push, deployment) apply; a rule of yours with the same name replaces one."),
-    setting!("triggers.base_score", "", Default::Number(0.9), Check::Between(0.0, 2.0), "A triggered memory's base score, before its priority bonus."),
     setting!("triggers.learned_confidence", "", Default::Number(0.7), UNIT, "Confidence in a learned rule (yours and cairn's have 1)."),
-    setting!("triggers.priority_bonus.critical", "", Default::Number(0.2), Check::Between(-1.0, 1.0), "Bonus for critical rules."),
-    setting!("triggers.priority_bonus.high", "", Default::Number(0.1), Check::Between(-1.0, 1.0), "Bonus for high rules."),
-    setting!("triggers.priority_bonus.normal", "", Default::Number(0.0), Check::Between(-1.0, 1.0), "Bonus for normal rules."),
-    setting!("triggers.priority_bonus.background", "", Default::Number(-0.1), Check::Between(-1.0, 1.0), "Bonus (usually negative) for background rules."),
     setting!("triggers.min_category_relevance", "", Default::Number(0.15), UNIT, "A `category:NAME` surface picks the category's most relevant memory only when it is at least this relevant to the event."),
     setting!("triggers.interrupts", "", Default::Choice("off", &["off", "ask", "deny"]), Check::Any, "What a critical rule with `interrupt: true` does to a matching tool call: \"off\" (only advise), \"ask\" (Claude Code asks you first) or \"deny\". Never on a read-only action."),
     setting!("advice.max_items_tool", "", Default::Count(2), Check::Within(1, 2), rule "must be 1 or 2: a tool call gets at most 2 lessons", "Most lessons for one tool call."),
@@ -197,7 +192,7 @@ mod tests {
         assert_eq!(find("semantic.max_tokens").map(|s| s.key), Some("model.max_tokens"));
         assert_eq!(find("semantic.weight_similarity").map(|s| s.key), Some("retrieval.weight_similarity"));
         assert!(find("semantic.embedding_provider").is_none());
-        assert!(is_block("semantic") && is_block("triggers.priority_bonus") && !is_block("preset"));
+        assert!(is_block("semantic") && is_block("triggers") && !is_block("preset") && !is_block("triggers.priority_bonus"));
         assert_eq!(count_default("ranking.category_caps", "default"), Some(2));
         assert_eq!(count_default("ranking.category_caps", "git"), None);
     }

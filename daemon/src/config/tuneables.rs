@@ -48,6 +48,7 @@ pub struct Retrieval {
     pub weight_similarity: f64,
     pub similarity_floor: f64,
     pub similarity_ceiling: f64,
+    pub words_exponent: f64,
 }
 
 /// How advice is decided.
@@ -60,7 +61,6 @@ pub struct Ranking {
     pub weight_outcome: f64,
     pub weight_recency: f64,
     pub recency_half_life_days: f64,
-    pub weight_salience: f64,
     pub mmr_lambda: f64,
     pub mmr_duplicate_similarity: f64,
     pub min_relative_score: f64,
@@ -73,9 +73,7 @@ pub struct Ranking {
 pub struct Triggers {
     pub enabled: bool,
     pub builtin_rules: bool,
-    pub base_score: f64,
     pub learned_confidence: f64,
-    pub priority_bonus: PriorityBonus,
     pub min_category_relevance: f64,
     pub interrupts: InterruptMode,
 }
@@ -97,15 +95,6 @@ impl InterruptMode {
             InterruptMode::Deny => "deny",
         }
     }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PriorityBonus {
-    pub critical: f64,
-    pub high: f64,
-    pub normal: f64,
-    pub background: f64,
 }
 
 /// How much advice one answer may carry.
@@ -527,7 +516,6 @@ mod tests {
         let loaded = Tuneables::parse("{}", "t.json").unwrap();
         assert_eq!(loaded.tuneables, Tuneables::default());
         assert!(loaded.unknown_keys.is_empty() && loaded.renamed_keys.is_empty());
-        assert_eq!(loaded.tuneables.ranking.min_fusion_score, 0.8);
     }
 
     #[test]
@@ -610,8 +598,7 @@ mod tests {
             r#"{"advice": {"max_items_tool": 3}}"#,
             r#"{"advice": {"max_items_prompt": 9}}"#,
             r#"{"ranking": {"recency_half_life_days": 0}}"#,
-            r#"{"triggers": {"base_score": 2.5}}"#,
-            r#"{"triggers": {"priority_bonus": {"high": -1.5}}}"#,
+            r#"{"triggers": {"learned_confidence": 1.5}}"#,
             r#"{"model": {"max_tokens": 513}}"#,
             r#"{"retrieval": {"similarity_floor": 0.9, "similarity_ceiling": 0.5}}"#,
             r#"{"model": {"embedding_model": "/m.onnx"}}"#,

@@ -3,7 +3,8 @@
 //! from outside (import lines, `add` and `edit`). Pure; no I/O.
 //!
 //! An export line is `{"v": 1, "kind": "memory", ...every field}` or
-//! `{"v": 1, "kind": "edge", "edge": {...}}`; import accepts those and the minimal `{"id"?, "text", "category"?, "project"?, "tags"?, "source"?}`. Records are
+//! `{"v": 1, "kind": "edge", "edge": {...}}`; import accepts those and the minimal `{"id"?, "text", "category"?, "project"?, "tags"?, "source"?, "examples"?,
+//! "not_examples"?}`. Records are
 //! written back exactly as read, so export -> import -> export yields identical bytes.
 
 use cairn_proto::{Edge, Memory, Now, GLOBAL_PROJECT};
@@ -20,6 +21,10 @@ const MAX_ID_CHARS: usize = 128;
 const MAX_CATEGORY_CHARS: usize = 64;
 const MAX_TAG_CHARS: usize = 64;
 const MAX_TAGS: usize = 32;
+/// Most example moments of each kind a lesson carries, and their length: each is embedded when
+/// the lesson is written, and compared with every moment the lesson is considered for.
+pub const MAX_EXAMPLES: usize = 16;
+const MAX_EXAMPLE_CHARS: usize = 300;
 pub const DEFAULT_CATEGORY: &str = "general";
 pub const SOURCES: &[&str] = &["user", "seed", "captured", "distilled", "agent"];
 
@@ -62,6 +67,10 @@ pub struct MinimalMemory {
     pub tags: Option<Vec<String>>,
     #[serde(default)]
     pub source: Option<String>,
+    #[serde(default)]
+    pub examples: Option<Vec<String>>,
+    #[serde(default)]
+    pub not_examples: Option<Vec<String>>,
 }
 
 /// What a home keeps out of advice and the seed pack's state: the last line of an export.
@@ -223,6 +232,28 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// Example moments (`examples`, `not_examples`): trimmed, empty ones and duplicates dropped,
+/// order kept; each a line of printable text of bounded length, and a bounded number of them.
+pub fn normalize_examples(field: &str, examples: &[String]) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for example in examples {
+        let e = example.trim();
+        if e.is_empty() {
+            continue;
+        }
+        if e.chars().count() > MAX_EXAMPLE_CHARS || e.chars().any(char::is_control) {
+            return Err(format!("{field}: {:?} must be one line of at most {MAX_EXAMPLE_CHARS} printable characters", e.chars().take(40).collect::<String>()));
+        }
+        if !out.iter().any(|o| o == e) {
+            out.push(e.to_string());
+        }
+    }
+    if out.len() > MAX_EXAMPLES {
+        return Err(format!("{field}: at most {MAX_EXAMPLES}"));
+    }
+    Ok(out)
+}
+
 pub fn validate_source(source: &str) -> Result<String, String> {
     let s = source.trim().to_lowercase();
     if SOURCES.contains(&s.as_str()) {
@@ -249,6 +280,8 @@ fn validate_minimal(m: &mut MinimalMemory, default_project: &str) -> Result<(), 
     m.project = Some(validate_project(m.project.as_deref().unwrap_or(default_project))?);
     m.tags = Some(normalize_tags(m.tags.as_deref().unwrap_or(&[]))?);
     m.source = Some(validate_source(m.source.as_deref().unwrap_or("user"))?);
+    m.examples = Some(normalize_examples("examples", m.examples.as_deref().unwrap_or(&[]))?);
+    m.not_examples = Some(normalize_examples("not_examples", m.not_examples.as_deref().unwrap_or(&[]))?);
     Ok(())
 }
 
@@ -274,6 +307,11 @@ fn validate_full(m: &Memory) -> Result<(), String> {
     }
     if normalize_tags(&m.tags)? != m.tags {
         return Err("tags must be trimmed, non-empty and distinct".to_string());
+    }
+    for (field, examples) in [("examples", &m.examples), ("not_examples", &m.not_examples)] {
+        if &normalize_examples(field, examples)? != examples {
+            return Err(format!("{field} must be trimmed, non-empty and distinct"));
+        }
     }
     validate_source(&m.source)?;
     check_time("created_at", &m.created_at)?;
@@ -315,6 +353,8 @@ pub fn new_memory(id: String, project: String, text: String, category: String, s
         category,
         source,
         tags,
+        examples: Vec::new(),
+        not_examples: Vec::new(),
         created_at: at.clone(),
         updated_at: at,
         why: Default::default(),

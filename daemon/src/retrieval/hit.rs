@@ -29,12 +29,16 @@ pub struct Hit {
     pub semantic: Option<f64>,
     /// The fused relevance in [0, 1]; the keyword relevance alone without embeddings.
     pub relevance: f64,
+    /// The memory's closest example moment to the query (cosine, text), when it has examples.
+    pub example: Option<(f64, String)>,
+    /// Its closest near miss (a moment it does not apply to), when it has any.
+    pub counter: Option<(f64, String)>,
 }
 
 impl Hit {
     /// A hit by keywords alone.
     pub fn by_words(id: String, bm25: f64, lexical: f64, matched: Vec<String>, query_terms: usize) -> Hit {
-        Hit { id, bm25, lexical, matched, query_terms, cosine: None, semantic: None, relevance: lexical }
+        Hit { id, bm25, lexical, matched, query_terms, cosine: None, semantic: None, relevance: lexical, example: None, counter: None }
     }
 
     /// The inputs of fusion.

@@ -3,12 +3,16 @@
 //!
 //! Cosine similarities of this kind of model crowd into a narrow band (unrelated texts near 0.1,
 //! close paraphrases near 0.7), so the semantic part is the cosine mapped linearly from
-//! [floor, ceiling] onto [0, 1]. The parts combine as a noisy-or: either kind of evidence alone
-//! can make a memory relevant (a paraphrase that shares no word, or an exact keyword match the
-//! model misses), and both together make it more so:
-//! `relevance = 1 - (1 - words) x (1 - weight_similarity x semantic)`.
-//! On LoCoMo this form ranked as well as a linear blend, while letting a pure paraphrase reach a
-//! relevance that a gate can pass. Each part stays visible on its own in `why`.
+//! [floor, ceiling] onto [0, 1]. The keyword part is the share of the query a memory covers,
+//! raised to `words_exponent`: one incidental word of five (0.2) says little about a memory and
+//! counts 0.04 at the exponent 2, while a strong match (0.8) keeps most of its weight (0.64).
+//! Without it, a question that shares no word with the lesson it means (a paraphrase) lost that
+//! lesson to lessons sharing one common word. The parts combine as a noisy-or: either kind of
+//! evidence alone can make a memory relevant, and both together make it more so:
+//! `relevance = 1 - (1 - words^words_exponent) x (1 - weight_similarity x semantic)`.
+//! This is search's calibration (tuned on LoCoMo's tuning conversations and the paraphrase
+//! set's tune part); advice weighs the raw cosine in its own learned decision. Each part stays
+//! visible on its own in `why`.
 
 pub use super::hit::Evidence;
 use super::hit::Hit;
@@ -24,12 +28,20 @@ pub struct Fusion {
     pub similarity_floor: f64,
     /// Cosine at or above which the semantic part is 1.
     pub similarity_ceiling: f64,
+    /// The keyword part is the share of the query covered raised to this power (1: as is).
+    pub words_exponent: f64,
 }
 
 impl Fusion {
+    /// Advice's own calibration, for the relevance it reads before its decision (which lesson of
+    /// a category a trigger rule surfaces, and the optional gate): the one the advice set's
+    /// category floor was tuned with (2026-11-23), kept apart from search's, which the settings
+    /// give and LoCoMo and the paraphrase set tune. The decision itself weighs the raw cosine.
+    pub const ADVICE: Fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
+
     /// The fusion the settings ask for.
     pub fn from_settings(r: &tuneables::Retrieval) -> Fusion {
-        Fusion { weight_similarity: r.weight_similarity, similarity_floor: r.similarity_floor, similarity_ceiling: r.similarity_ceiling }
+        Fusion { weight_similarity: r.weight_similarity, similarity_floor: r.similarity_floor, similarity_ceiling: r.similarity_ceiling, words_exponent: r.words_exponent }
     }
 
     /// The semantic part: cosine mapped onto [0, 1].
@@ -38,17 +50,18 @@ impl Fusion {
         ((cosine - self.similarity_floor) / span).clamp(0.0, 1.0)
     }
 
+    /// The keyword part: the share of the query covered, raised to `words_exponent`.
+    pub fn words(&self, lexical: f64) -> f64 {
+        lexical.clamp(0.0, 1.0).powf(self.words_exponent.max(1.0))
+    }
+
     /// Relevance in [0, 1]: the noisy-or of both parts, or the keyword part alone without
-    /// embeddings.
+    /// embeddings (as covered: alone, its order is all that counts).
     pub fn relevance(&self, e: Evidence) -> f64 {
-        let words = e.lexical.clamp(0.0, 1.0);
-        match e.cosine {
-            None => words,
-            Some(c) => {
-                let w = self.weight_similarity.clamp(0.0, 1.0);
-                1.0 - (1.0 - words) * (1.0 - w * self.semantic(c))
-            }
-        }
+        let Some(c) = e.cosine else { return e.lexical.clamp(0.0, 1.0) };
+        let words = self.words(e.lexical);
+        let w = self.weight_similarity.clamp(0.0, 1.0);
+        1.0 - (1.0 - words) * (1.0 - w * self.semantic(c))
     }
 
     /// Fills a hit's semantic part and fused relevance from its evidence: the one place a
@@ -63,7 +76,7 @@ impl Fusion {
 mod tests {
     use super::*;
 
-    const F: Fusion = Fusion { weight_similarity: 0.5, similarity_floor: 0.1, similarity_ceiling: 0.6 };
+    const F: Fusion = Fusion { weight_similarity: 0.5, similarity_floor: 0.1, similarity_ceiling: 0.6, words_exponent: 1.0 };
 
     #[test]
     fn semantic_part_maps_the_useful_band() {
@@ -87,6 +100,20 @@ mod tests {
         // Without weight, embeddings change nothing.
         let off = Fusion { weight_similarity: 0.0, ..F };
         assert!((off.relevance(both) - 0.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_weak_keyword_match_weighs_little_beside_meaning() {
+        let squared = Fusion { words_exponent: 2.0, ..F };
+        // One incidental word against a paraphrase: the paraphrase wins once weak matches are
+        // squared, and not before.
+        let incidental = Evidence { lexical: 0.3, cosine: Some(0.3) };
+        let paraphrase = Evidence { lexical: 0.0, cosine: Some(0.45) };
+        assert!(F.relevance(incidental) > F.relevance(paraphrase));
+        assert!(squared.relevance(incidental) < squared.relevance(paraphrase));
+        assert!((squared.words(0.8) - 0.64).abs() < 1e-12);
+        // Without embeddings the keyword part stands alone, as covered.
+        assert_eq!(squared.relevance(Evidence { lexical: 0.5, cosine: None }), 0.5);
     }
 
     #[test]

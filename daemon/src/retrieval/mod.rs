@@ -3,6 +3,7 @@
 //! evidence into one relevance, and the index of each project's most recent changes. Every kind
 //! of retrieval answers with one [`Hit`] type. Pure but for the graphs' files.
 
+pub mod examples;
 pub mod hit;
 pub mod hybrid;
 pub mod lexical;
@@ -49,8 +50,9 @@ impl Retrieval<'_> {
         out
     }
 
-    /// The union of the best `depth` by keywords and the best `depth` by embeddings, each with
-    /// both kinds of evidence and their fused relevance, in no particular order.
+    /// The union of the best `depth` by keywords, the best `depth` by embeddings and the best
+    /// `depth` by their example moments, each with every kind of evidence and their fused
+    /// relevance, in no particular order.
     pub fn gather(&self, query: &str, projects: &[&str], depth: usize) -> Vec<Hit> {
         let mut found: HashMap<String, Hit> = HashMap::new();
         for mut hit in self.lexical.search(query, Some(projects), depth) {
@@ -58,21 +60,31 @@ impl Retrieval<'_> {
             found.insert(hit.id.clone(), hit);
         }
         if let Some(s) = &self.semantic {
-            let similar: Vec<(String, f32)> = s.index.search(s.vector, projects, depth).into_iter().filter(|(id, _)| !found.contains_key(id)).collect();
+            let mut similar: Vec<(String, Option<f32>)> = s.index.search(s.vector, projects, depth).into_iter().filter(|(id, _)| !found.contains_key(id)).map(|(id, c)| (id, Some(c))).collect();
+            for (id, _) in s.index.examples().search(s.vector, projects, depth) {
+                if !found.contains_key(&id) && !similar.iter().any(|(s, _)| *s == id) {
+                    similar.push((id, None));
+                }
+            }
             let ids: Vec<&str> = similar.iter().map(|(id, _)| id.as_str()).collect();
             for ((id, sim), words) in similar.iter().zip(self.lexical.score(query, &ids)) {
                 let mut hit = words.unwrap_or_else(|| Hit::by_words(id.clone(), 0.0, 0.0, Vec::new(), 0));
-                hit.cosine = Some(*sim as f64);
+                hit.cosine = sim.map(|c| c as f64).or_else(|| self.cosine_of(id));
                 found.insert(id.clone(), hit);
             }
         }
-        found
-            .into_values()
-            .map(|mut hit| {
-                self.fusion.apply(&mut hit);
-                hit
-            })
-            .collect()
+        found.into_values().map(|hit| self.finish(hit)).collect()
+    }
+
+    /// Fills a hit's example evidence and fuses its relevance.
+    fn finish(&self, mut hit: Hit) -> Hit {
+        if let Some(s) = &self.semantic
+            && let Some(e) = s.index.examples().evidence(&hit.id, s.vector)
+        {
+            (hit.example, hit.counter) = (e.applies, e.not);
+        }
+        self.fusion.apply(&mut hit);
+        hit
     }
 
     /// Both kinds of evidence for particular memories (a trigger's picks); `None` for a memory
@@ -84,8 +96,7 @@ impl Retrieval<'_> {
             .map(|hit| {
                 let mut hit = hit?;
                 hit.cosine = self.cosine_of(&hit.id);
-                self.fusion.apply(&mut hit);
-                Some(hit)
+                Some(self.finish(hit))
             })
             .collect()
     }

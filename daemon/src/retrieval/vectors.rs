@@ -16,6 +16,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
+use super::examples::{Examples, LessonExamples};
+
 const MANIFEST: &str = "manifest.json";
 const MANIFEST_VERSION: u32 = 1;
 /// Candidates the graph search keeps while it walks (at least the number asked for).
@@ -88,6 +90,8 @@ pub struct VectorIndex {
     parts: Vec<Part>,
     part_of: HashMap<String, usize>,
     entries: HashMap<Arc<str>, Entry>,
+    /// Lessons' example moments, embedded: not in the graph files, rebuilt when the model loads.
+    examples: Examples,
 }
 
 fn options(dimension: usize) -> IndexOptions {
@@ -123,7 +127,7 @@ fn write_atomically(path: &Path, write: impl FnOnce(&Path) -> Result<(), VectorE
 
 impl VectorIndex {
     pub fn new(dimension: usize, fingerprint: &str) -> VectorIndex {
-        VectorIndex { dimension, fingerprint: fingerprint.to_string(), parts: Vec::new(), part_of: HashMap::new(), entries: HashMap::new() }
+        VectorIndex { dimension, fingerprint: fingerprint.to_string(), parts: Vec::new(), part_of: HashMap::new(), entries: HashMap::new(), examples: Examples::default() }
     }
 
     pub fn dimension(&self) -> usize {
@@ -176,13 +180,39 @@ impl VectorIndex {
         if vector.len() != self.dimension {
             return Err(VectorError::Dimension { found: vector.len(), expected: self.dimension });
         }
-        self.remove(id)?;
+        self.remove_vector(id)?;
         let part = self.part(project)?;
         self.add_to(part, Arc::from(id), key, vector)
     }
 
-    /// Takes `id`'s vector out; whether it had one.
+    /// Takes `id` out: its vector and its examples; whether it had a vector.
     pub fn remove(&mut self, id: &str) -> Result<bool, VectorError> {
+        self.examples.remove(id);
+        self.remove_vector(id)
+    }
+
+    /// The lessons' example moments.
+    pub fn examples(&self) -> &Examples {
+        &self.examples
+    }
+
+    /// Sets (`Some`) or drops (`None`) `id`'s example moments.
+    pub fn set_examples(&mut self, id: &str, examples: Option<LessonExamples>) -> Result<(), VectorError> {
+        match examples {
+            None => {
+                self.examples.remove(id);
+            }
+            Some(e) => {
+                if let Some(v) = e.applies.iter().chain(&e.not).find(|m| m.vector.len() != self.dimension) {
+                    return Err(VectorError::Dimension { found: v.vector.len(), expected: self.dimension });
+                }
+                self.examples.set(id, e);
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_vector(&mut self, id: &str) -> Result<bool, VectorError> {
         let Some(entry) = self.entries.remove(id) else { return Ok(false) };
         let p = &mut self.parts[entry.part];
         p.index.remove(entry.key).map_err(index_err)?;

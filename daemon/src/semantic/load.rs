@@ -11,6 +11,7 @@ use super::bulk::{embed_all, inventory, vector_from_store};
 use super::embed::{Embed, ModelSpec};
 use super::host::Host;
 use super::state::ModelState;
+use super::sync::embed_all_examples;
 use crate::config::tuneables;
 use crate::retrieval::vectors::VectorIndex;
 
@@ -91,6 +92,7 @@ pub(super) fn load(host: &dyn Host) {
     if repair.added + repair.rebuilt_parts + repair.unreadable > 0 {
         tracing::info!(added = repair.added, rebuilt = repair.rebuilt_parts, unreadable = repair.unreadable, "semantic index repaired against the store");
     }
+    embed_all_examples(host, embedder.as_ref());
     if !pending.is_empty() {
         tracing::info!(memories = pending.len(), "embedding memories that have no current vector");
         let job = semantic.jobs().start("embed", "embedding memories", pending.len() as u64).id;

@@ -5,6 +5,7 @@ use super::bulk::{embed_all, inventory, vector_from_store};
 use super::host::Host;
 use super::load::load_here;
 use super::state::ModelState;
+use super::sync::embed_all_examples;
 use crate::retrieval::vectors::VectorIndex;
 
 /// Re-embeds every memory with the current model and rebuilds the graphs compactly.
@@ -48,6 +49,7 @@ pub(super) fn reindex(host: &dyn Host, job: u64) {
         semantic.graphs().replace(fresh);
         Ok(())
     });
+    embed_all_examples(host, embedder.as_ref());
     let saved = semantic.graphs().save(store, semantic.dir());
     crate::process::memory::release();
     let outcome = embedded.and(swapped.map_err(|e| e.to_string())).and(saved.map(|_| ()).map_err(|e| e.to_string()));

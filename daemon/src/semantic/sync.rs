@@ -7,8 +7,10 @@ use std::collections::HashMap;
 
 use cairn_proto::Memory;
 
-use super::embed::{self, Embed};
+use super::embed::{self, Embed, EmbedError};
 use super::engine::Semantic;
+use super::host::Host;
+use crate::retrieval::examples::{self, LessonExamples, Moment};
 use crate::store::embeddings::EmbeddingRecord;
 use crate::store::Store;
 
@@ -54,6 +56,7 @@ pub fn refresh(store: &Store, semantic: &Semantic, memory: &Memory, prepared: &P
         }
         return;
     };
+    refresh_examples(semantic, memory, embedder.as_ref());
     let fingerprint = &embedder.facts().fingerprint;
     if let Some(r) = record.as_ref().filter(|r| r.text_hash == hash && &r.fingerprint == fingerprint && r.project == memory.project)
         && semantic.graphs().key_of(&memory.id) == Some(r.key)
@@ -104,6 +107,79 @@ pub(super) fn store_if_current(store: &Store, semantic: &Semantic, memory: &Memo
         return;
     }
     store_embedding(store, semantic, &current, fingerprint, hash, vector);
+}
+
+/// The hash of `memory`'s examples as they read now; `None` when it has none.
+fn examples_hash(memory: &Memory) -> Option<String> {
+    (!memory.examples.is_empty() || !memory.not_examples.is_empty()).then(|| examples::hash(&memory.project, &memory.examples, &memory.not_examples))
+}
+
+/// `memory`'s example moments embedded (one model run for all of them); `None` for a memory
+/// without any.
+pub(super) fn embed_examples(embedder: &dyn Embed, memory: &Memory) -> Result<Option<LessonExamples>, EmbedError> {
+    let Some(hash) = examples_hash(memory) else { return Ok(None) };
+    let texts: Vec<&str> = memory.examples.iter().chain(&memory.not_examples).map(String::as_str).collect();
+    let mut vectors = embedder.embed(&texts)?.into_iter();
+    let mut moments = |of: &[String]| -> Vec<Moment> { of.iter().zip(vectors.by_ref()).map(|(t, v)| Moment { text: t.clone(), vector: v }).collect() };
+    let applies = moments(&memory.examples);
+    let not = moments(&memory.not_examples);
+    Ok(Some(LessonExamples { project: memory.project.clone(), hash, applies, not }))
+}
+
+/// Brings a memory's embedded example moments in line with its examples (under the write lock).
+pub(super) fn refresh_examples(semantic: &Semantic, memory: &Memory, embedder: &dyn Embed) {
+    let wanted = examples_hash(memory);
+    let held = semantic.graphs().read().as_ref().and_then(|i| i.examples().hash_of(&memory.id).map(str::to_string));
+    if wanted == held {
+        return;
+    }
+    let embedded = match embed_examples(embedder, memory) {
+        Ok(e) => e,
+        Err(e) => {
+            tracing::error!(error = %e, id = %memory.id, "cannot embed a lesson's example moments; it is advised without them");
+            None
+        }
+    };
+    set_examples(semantic, &memory.id, embedded);
+}
+
+pub(super) fn set_examples(semantic: &Semantic, id: &str, examples: Option<LessonExamples>) {
+    let mut guard = semantic.graphs().write();
+    if let Some(index) = guard.as_mut()
+        && let Err(e) = index.set_examples(id, examples)
+    {
+        tracing::error!(error = %e, id, "cannot index a lesson's example moments");
+    }
+}
+
+/// Embeds the example moments of every memory that has any (after the index is rebuilt or
+/// loaded: they are not kept in its files). Each is set under the write lock only if the memory
+/// still has the examples embedded; a write meanwhile has set its own.
+pub(super) fn embed_all_examples(host: &dyn Host, embedder: &dyn Embed) {
+    let (store, semantic) = (host.store(), host.semantic());
+    let with: Vec<Memory> = store.memories_after(None).filter_map(Result::ok).filter(|m| examples_hash(m).is_some()).collect();
+    let mut done = 0usize;
+    for memory in &with {
+        if host.stopping() {
+            return;
+        }
+        let embedded = match embed_examples(embedder, memory) {
+            Ok(e) => e,
+            Err(e) => {
+                tracing::error!(error = %e, id = %memory.id, "cannot embed a lesson's example moments; it is advised without them");
+                continue;
+            }
+        };
+        let _w = host.hold_writes();
+        let current = store.get_memory(&memory.id).ok().flatten();
+        if current.as_ref().and_then(examples_hash) == examples_hash(memory) {
+            set_examples(semantic, &memory.id, embedded);
+            done += 1;
+        }
+    }
+    if done > 0 {
+        tracing::info!(lessons = done, "example moments embedded");
+    }
 }
 
 /// Removes a memory's embedding from the store and the index.

@@ -17,6 +17,12 @@ pub struct NewMemory {
     pub source: Option<String>,
     #[serde(default)]
     pub scope: Scope,
+    /// Moments the lesson applies to (`--example`).
+    #[serde(default)]
+    pub examples: Vec<String>,
+    /// Moments it does not apply to (`--not-example`).
+    #[serde(default)]
+    pub not_examples: Vec<String>,
 }
 
 /// Fields to change; `None` leaves a field as it is.
@@ -31,6 +37,12 @@ pub struct MemoryEdit {
     pub tags: Option<Vec<String>>,
     #[serde(default)]
     pub context: Option<String>,
+    /// Replaces the moments the lesson applies to.
+    #[serde(default)]
+    pub examples: Option<Vec<String>>,
+    /// Replaces the moments it does not apply to.
+    #[serde(default)]
+    pub not_examples: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

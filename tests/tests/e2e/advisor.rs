@@ -115,3 +115,34 @@ fn builtin_rules_can_be_turned_off() {
     assert!(eventually(Duration::from_secs(10), || !said(&format!("b{}", rand_suffix())).contains("trigger force_push")), "built-in rules off");
     home.down();
 }
+
+#[test]
+fn lessons_speak_where_their_words_are_not_and_the_routine_beside_them_hears_nothing() {
+    // The two moments issue 15 named: an edit that formats a customer's name into an SQL string,
+    // and a migration that renames a column, run as a command whose description says so. Neither
+    // names its lesson's words; both are advised through the hook. A listing, and a read of the
+    // very file the edit changes, get nothing.
+    model_dir();
+    let home = Home::new();
+    home.up();
+    home.ok(&["add", "Always pass user input to SQL as query parameters; never format it into the query string. A customer's name once closed the quote and dropped a table.", "--global", "--category", "security"]);
+    home.ok(&["add", "When a migration renames a column, ship the code that reads both names first, then rename, then drop the old name.", "--global", "--category", "database"]);
+    home.ok(&["add", "Keep pull requests under 400 lines so they get a real review.", "--global", "--category", "git"]);
+    home.ok(&["add", "Store timestamps in UTC and convert at the edges.", "--global", "--category", "style"]);
+    let file = home.path().join("src/db/customers.ts");
+    let hook = |session: &str, tool: &str, input: Value| {
+        let payload = json!({"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": home.path(), "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input});
+        additional_context(&assert_hook_contract(&home.hook(payload.to_string().as_bytes())))
+    };
+    let edit = json!({"file_path": file, "old_string": "const rows = await db.query('SELECT * FROM customers WHERE id = $1', [id]);", "new_string": "const rows = await db.query(`SELECT * FROM customers WHERE full_name = '${req.query.name}'`);"});
+    // The model loads in the background: the hook never waits for it, so the test does.
+    assert!(eventually(Duration::from_secs(30), || home.status()["model"] == "loaded"), "the model loads: {}", home.status());
+    let said = hook("e1", "Edit", edit);
+    assert!(said.contains("query parameters"), "the SQL edit gets the parameters lesson: {said}");
+    let said = hook("m1", "Bash", json!({"command": "alembic revision -m 'rename customer_name to full_name'", "description": "Create a migration that renames the column"}));
+    assert!(said.contains("reads both names first"), "the renaming migration gets its lesson: {said}");
+    assert!(said.contains("meaning 0."), "and says how close in meaning it was: {said}");
+    assert!(hook("r1", "Bash", json!({"command": "ls", "description": "List files"})).is_empty(), "a listing gets nothing");
+    assert!(hook("r2", "Read", json!({"file_path": file})).is_empty(), "a read of the same file gets nothing");
+    home.down();
+}

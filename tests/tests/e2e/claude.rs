@@ -111,8 +111,9 @@ fn tool_calls_are_recorded_with_claude_codes_ids_and_outcomes() {
     std::fs::write(home.path().join("config/trigger_rules.yaml"), format!("rules:\n  - name: build_wipe\n    pattern: 'rm -rf \\./build'\n    surface: [{clean}]\n    priority: high\n")).unwrap();
     assert!(eventually(Duration::from_secs(10), || home.ok(&["config", "show"]).contains("rule build_wipe")), "the rule is in force");
     let claude = Claude::new(&home, Route::Settings);
+    // A prompt that asks for nothing in particular: the advice under test is the tool calls'.
     let s = claude.run(
-        "Clean up and push",
+        "Carry on",
         vec![Turn::bash("git push --force origin main", "Push the branch"), Turn::bash("rm -rf ./build", "Remove the build folder"), Turn::text("Finished.")],
         &["Bash"],
     );

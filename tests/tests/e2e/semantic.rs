@@ -67,14 +67,14 @@ fn the_hook_embeds_its_query() {
     home.up();
     let lesson = home.ok(&["add", "Never force-push to main; open a pull request instead", "--global", "--category", "git"]);
     // The hook never waits for the model: once it is loaded, the hook's own answer carries the
-    // semantic part of the lesson's relevance (a new session each time, so no cooldown).
+    // lesson's closeness in meaning to the prompt (a new session each time, so no cooldown).
     let mut n = 0;
     let mut last = String::new();
     let embedded = eventually(Duration::from_secs(30), || {
         n += 1;
         let payload = serde_json::json!({"session_id": format!("s{n}"), "cwd": home.path(), "hook_event_name": "UserPromptSubmit", "prompt": "please force push my branch to main"});
         last = additional_context(&assert_hook_contract(&home.hook(payload.to_string().as_bytes())));
-        last.contains("semantic 0.")
+        last.contains("meaning 0.")
     });
     assert!(embedded, "the hook's answer shows the query's similarity: {last}");
     assert!(last.contains("Never force-push to main"), "{last}");
