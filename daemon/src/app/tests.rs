@@ -227,6 +227,25 @@ async fn the_seed_pack_loads_once_turns_off_and_on_and_steps_aside_for_an_edit()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeds_from_an_older_pack_take_on_its_example_moments_and_the_user_s_edits_are_kept() {
+    let f = daemon_with(true, None).await;
+    let d = &f.daemon;
+    let (plain, edited) = ("seed-sql-params", "seed-git-force-push");
+    // As an earlier cairn loaded them: no example moments.
+    for id in [plain, edited] {
+        let mut m = d.memories().get(id).unwrap();
+        (m.examples, m.not_examples) = (Vec::new(), Vec::new());
+        memories::save(d, &m).await.unwrap();
+    }
+    memories::edit(d, MemoryEdit { id: edited.into(), text: Some("We force-push only our own branches".into()), ..MemoryEdit::default() }).await.unwrap();
+    seeds::first_start(d).unwrap();
+    let pack = crate::advisor::seeds::find(plain).unwrap();
+    let m = d.memories().get(plain).unwrap();
+    assert_eq!((&m.examples, &m.not_examples), (&pack.examples, &pack.not_examples), "the next start brings them up to date");
+    assert!(d.memories().get(edited).unwrap().examples.is_empty(), "a seed the user edited is theirs, left alone");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_export_imported_into_an_empty_home_exports_the_same() {
     let f = daemon_with(true, None).await;
     let d = &f.daemon;

@@ -11,7 +11,7 @@ use super::bulk::{embed_all, inventory, vector_from_store};
 use super::embed::{Embed, ModelSpec};
 use super::host::Host;
 use super::state::ModelState;
-use super::sync::embed_all_examples;
+use super::sync::{catch_up_examples, examples_for_index};
 use crate::config::tuneables;
 use crate::retrieval::vectors::VectorIndex;
 
@@ -73,6 +73,13 @@ pub(super) fn load(host: &dyn Host) {
     if let Some(why) = &skipped {
         tracing::warn!(reason = %why, "saved semantic index not used; rebuilding it from the store");
     }
+    // Example moments are not in the graph files: embedded before the index goes live, so that
+    // the model is not declared loaded without them.
+    for (id, examples) in examples_for_index(host, embedder.as_ref()) {
+        if let Err(e) = index.set_examples(&id, Some(examples)) {
+            tracing::error!(error = %e, id, "cannot index a lesson's example moments");
+        }
+    }
     let pending = {
         let _w = host.hold_writes();
         let now = inventory(store, &fingerprint);
@@ -92,7 +99,7 @@ pub(super) fn load(host: &dyn Host) {
     if repair.added + repair.rebuilt_parts + repair.unreadable > 0 {
         tracing::info!(added = repair.added, rebuilt = repair.rebuilt_parts, unreadable = repair.unreadable, "semantic index repaired against the store");
     }
-    embed_all_examples(host, embedder.as_ref());
+    catch_up_examples(host, embedder.as_ref());
     if !pending.is_empty() {
         tracing::info!(memories = pending.len(), "embedding memories that have no current vector");
         let job = semantic.jobs().start("embed", "embedding memories", pending.len() as u64).id;

@@ -5,7 +5,7 @@ use super::bulk::{embed_all, inventory, vector_from_store};
 use super::host::Host;
 use super::load::load_here;
 use super::state::ModelState;
-use super::sync::embed_all_examples;
+use super::sync::{catch_up_examples, examples_for_index};
 use crate::retrieval::vectors::VectorIndex;
 
 /// Re-embeds every memory with the current model and rebuilds the graphs compactly.
@@ -40,6 +40,11 @@ pub(super) fn reindex(host: &dyn Host, job: u64) {
     let built = {
         let snapshot = inventory(store, &fingerprint).stored;
         let mut fresh = VectorIndex::new(embedder.dimension(), &fingerprint);
+        for (id, examples) in examples_for_index(host, embedder.as_ref()) {
+            if let Err(e) = fresh.set_examples(&id, Some(examples)) {
+                tracing::error!(error = %e, id, "cannot index a lesson's example moments");
+            }
+        }
         fresh.reconcile(&snapshot, |id| vector_from_store(store, id)).map(|_| fresh)
     };
     let swapped = built.and_then(|mut fresh| {
@@ -49,7 +54,7 @@ pub(super) fn reindex(host: &dyn Host, job: u64) {
         semantic.graphs().replace(fresh);
         Ok(())
     });
-    embed_all_examples(host, embedder.as_ref());
+    catch_up_examples(host, embedder.as_ref());
     let saved = semantic.graphs().save(store, semantic.dir());
     crate::process::memory::release();
     let outcome = embedded.and(swapped.map_err(|e| e.to_string())).and(saved.map(|_| ()).map_err(|e| e.to_string()));

@@ -152,18 +152,41 @@ pub(super) fn set_examples(semantic: &Semantic, id: &str, examples: Option<Lesso
     }
 }
 
-/// Embeds the example moments of every memory that has any (after the index is rebuilt or
-/// loaded: they are not kept in its files). Each is set under the write lock only if the memory
-/// still has the examples embedded; a write meanwhile has set its own.
-pub(super) fn embed_all_examples(host: &dyn Host, embedder: &dyn Embed) {
+/// The example moments of every memory that has any, embedded: for an index about to go live
+/// (they are not kept in its files). Reads the store; writes nothing.
+pub(super) fn examples_for_index(host: &dyn Host, embedder: &dyn Embed) -> Vec<(String, LessonExamples)> {
+    let mut out = Vec::new();
+    for memory in host.store().memories_after(None).filter_map(Result::ok).filter(|m| examples_hash(m).is_some()) {
+        if host.stopping() {
+            break;
+        }
+        match embed_examples(embedder, &memory) {
+            Ok(Some(e)) => out.push((memory.id, e)),
+            Ok(None) => {}
+            Err(e) => tracing::error!(error = %e, id = %memory.id, "cannot embed a lesson's example moments; it is advised without them"),
+        }
+    }
+    if !out.is_empty() {
+        tracing::info!(lessons = out.len(), "example moments embedded");
+    }
+    out
+}
+
+/// Catches the live index up with example moments written while it was being built: each
+/// memory whose examples the index does not hold as they read now is embedded and set, under
+/// the write lock and only if the memory still reads so (a write meanwhile set its own).
+pub(super) fn catch_up_examples(host: &dyn Host, embedder: &dyn Embed) {
     let (store, semantic) = (host.store(), host.semantic());
-    let with: Vec<Memory> = store.memories_after(None).filter_map(Result::ok).filter(|m| examples_hash(m).is_some()).collect();
-    let mut done = 0usize;
-    for memory in &with {
+    let held = |id: &str| semantic.graphs().read().as_ref().and_then(|i| i.examples().hash_of(id).map(str::to_string));
+    for memory in store.memories_after(None).filter_map(Result::ok) {
         if host.stopping() {
             return;
         }
-        let embedded = match embed_examples(embedder, memory) {
+        let wanted = examples_hash(&memory);
+        if wanted == held(&memory.id) {
+            continue;
+        }
+        let embedded = match embed_examples(embedder, &memory) {
             Ok(e) => e,
             Err(e) => {
                 tracing::error!(error = %e, id = %memory.id, "cannot embed a lesson's example moments; it is advised without them");
@@ -171,14 +194,9 @@ pub(super) fn embed_all_examples(host: &dyn Host, embedder: &dyn Embed) {
             }
         };
         let _w = host.hold_writes();
-        let current = store.get_memory(&memory.id).ok().flatten();
-        if current.as_ref().and_then(examples_hash) == examples_hash(memory) {
+        if store.get_memory(&memory.id).ok().flatten().as_ref().and_then(examples_hash) == wanted {
             set_examples(semantic, &memory.id, embedded);
-            done += 1;
         }
-    }
-    if done > 0 {
-        tracing::info!(lessons = done, "example moments embedded");
     }
 }
 

@@ -241,3 +241,53 @@ async fn the_worker_loads_on_request_and_reports_when_it_is_gone() {
     let host = Arc::try_unwrap(host).ok().expect("the worker let go of its host");
     home.stop(host);
 }
+
+/// The moments held for `id`: the closest of each kind to a query (any query names one of each
+/// kind when the lesson has any), and whether a search over examples finds the lesson.
+fn examples_of(host: &TestHost, id: &str) -> Option<(bool, bool, bool)> {
+    let guard = host.semantic.graphs().read();
+    let index = guard.as_ref()?;
+    let query = vec![1.0; index.dimension()];
+    let e = index.examples().evidence(id, &query)?;
+    let found = index.examples().search(&query, &["/p"], 10).iter().any(|(m, _)| m == id);
+    Some((e.applies.is_some(), e.not.is_some(), found))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn example_moments_are_embedded_with_their_lesson_and_rebuilt_at_load_and_reindex() {
+    let mut home = Home::new();
+    let model = Arc::new(Fake::new("m1"));
+    let host = home.start(fake::loader(model.clone()));
+    load(&host);
+    let mut m = memory("a", "never force-push a shared branch");
+    m.examples = vec!["push the rebased develop over the remote".into(), "force push main".into()];
+    m.not_examples = vec!["force push my own feature branch".into()];
+    let before = embedded(&model);
+    write(&host, &m);
+    assert_eq!(embedded(&model) - before, 4, "the lesson and its three moments");
+    assert_eq!(examples_of(&host, "a"), Some((true, true, true)), "both kinds held, and the lesson found by its examples");
+    // Unchanged examples are not embedded again; a changed list is.
+    let before = embedded(&model);
+    m.text = "never force-push main or develop".into();
+    write(&host, &m);
+    assert_eq!(embedded(&model) - before, 1, "only the new text");
+    m.examples.push("git push -f origin release/2.4".into());
+    write(&host, &m);
+    assert_eq!(embedded(&model) - before, 1 + 4, "the three examples and the near miss, again");
+    // A lesson without examples holds none; one forgotten holds none either.
+    write(&host, &memory("b", "pin the docker images"));
+    assert!(examples_of(&host, "b").is_none());
+    // Not kept in the graph files: a new start embeds them again, and a reindex too.
+    home.stop(host);
+    let model = Arc::new(Fake::new("m1"));
+    let host = home.start(fake::loader(model.clone()));
+    load(&host);
+    assert_eq!(examples_of(&host, "a"), Some((true, true, true)), "embedded again at load");
+    let job = host.semantic.jobs().start("reindex", "queued", 0).id;
+    reindex(&host, job);
+    assert_eq!(examples_of(&host, "a"), Some((true, true, true)), "and after a reindex");
+    m.examples.clear();
+    m.not_examples.clear();
+    write(&host, &m);
+    assert!(examples_of(&host, "a").is_none(), "a lesson whose examples are taken away holds none");
+}

@@ -146,3 +146,69 @@ fn lessons_speak_where_their_words_are_not_and_the_routine_beside_them_hears_not
     assert!(hook("r2", "Read", json!({"file_path": file})).is_empty(), "a read of the same file gets nothing");
     home.down();
 }
+
+fn advise_payload(home: &Home, name: &str, tool: &str, input: Value) -> Value {
+    let path = home.path().join(name);
+    std::fs::write(&path, json!({"hook_event_name": "PreToolUse", "cwd": home.path(), "tool_name": tool, "tool_input": input}).to_string()).unwrap();
+    serde_json::from_str(&home.ok(&["advise", "--json", "--explain", "--hook-input", path.to_str().unwrap()])).unwrap()
+}
+
+#[test]
+fn example_moments_are_kept_shown_exported_and_weighed() {
+    model_dir();
+    let home = Home::new();
+    home.up();
+    let id = home.ok(&["add", "Keep signing keys in the vault and rotate them with the runbook", "--global", "--category", "security", "--example", "Make a new key for token signing: openssl genrsa -out jwt.key 4096", "--example", "  ", "--not-example", "Print the public half of the key: openssl rsa -in pub.pem -pubout"]).trim().to_string();
+    home.ok(&["add", "Never force-push a shared branch; add a follow-up commit instead", "--global", "--category", "git", "--not-example", "Update my PR branch after rebasing: git push --force-with-lease origin fix/login"]);
+    let shown = home.ok(&["show", &id]);
+    assert!(shown.contains("example:    Make a new key for token signing") && shown.contains("not for:    Print the public half"), "{shown}");
+    let m: Value = serde_json::from_str(&home.ok(&["show", "--json", &id])).unwrap();
+    assert_eq!(m["examples"].as_array().unwrap().len(), 1, "a blank example is dropped: {m}");
+    assert!(eventually(Duration::from_secs(30), || home.status()["model"] == "loaded"), "the model loads");
+
+    // The moment an example describes borrows its closeness.
+    let a = advise_payload(&home, "key.json", "Bash", json!({"command": "openssl genrsa -out jwt.key 4096", "description": "Make a new key for token signing"}));
+    let item = a["advice"].as_array().unwrap().iter().find(|i| i["id"] == id.as_str()).unwrap_or_else(|| panic!("the example's moment is advised: {a}")).clone();
+    assert!(item["why"].as_str().unwrap().contains("like its example 'Make a new key"), "{item}");
+    assert!(item["signals"]["example"].as_f64().unwrap() > 0.9, "{item}");
+    // A near miss of the lesson: not advised, and explain says so.
+    let a = advise_payload(&home, "lease.json", "Bash", json!({"command": "git push --force-with-lease origin fix/login", "description": "Update my PR branch after rebasing"}));
+    assert!(a["advice"].as_array().unwrap().is_empty(), "{a}");
+    let missed = a["considered"].as_array().unwrap().iter().find(|i| i["text"].as_str().unwrap().starts_with("Never force-push")).unwrap_or_else(|| panic!("{a}")).clone();
+    assert!(missed["verdict"].as_str().unwrap().starts_with("near miss"), "{missed}");
+
+    // Edit replaces a kind, or clears both; bad input is refused with a reason.
+    home.ok(&["edit", &id, "--not-example", "Read the key rotation runbook"]);
+    let m: Value = serde_json::from_str(&home.ok(&["show", "--json", &id])).unwrap();
+    assert_eq!((m["examples"].as_array().unwrap().len(), m["not_examples"][0].as_str()), (1, Some("Read the key rotation runbook")), "{m}");
+    let long = "x".repeat(400);
+    let out = home.run(&["edit", &id, "--example", &long]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("at most 300"), "{}", String::from_utf8_lossy(&out.stderr));
+    // Export carries them; an import line may give them.
+    let exported = home.ok(&["export"]);
+    assert!(exported.lines().any(|l| l.contains(&id) && l.contains("\"not_examples\":[\"Read the key rotation runbook\"]")), "{exported}");
+    let file = home.path().join("lessons.jsonl");
+    std::fs::write(&file, "{\"id\":\"imported-1\",\"text\":\"Tag releases from main only\",\"examples\":[\"Cut the 2.4 release from my branch\"],\"not_examples\":[\"List the tags\"]}\n{\"text\":\"bad\",\"examples\":\"not a list\"}\n").unwrap();
+    let report = home.ok(&["import", file.to_str().unwrap(), "--global"]);
+    assert!(report.contains("1 added") && report.contains("1 rejected"), "{report}");
+    let m: Value = serde_json::from_str(&home.ok(&["show", "--json", "imported-1"])).unwrap();
+    assert_eq!((m["examples"][0].as_str(), m["not_examples"][0].as_str()), (Some("Cut the 2.4 release from my branch"), Some("List the tags")));
+    home.ok(&["edit", &id, "--clear-examples"]);
+    let m: Value = serde_json::from_str(&home.ok(&["show", "--json", &id])).unwrap();
+    assert!(m.get("examples").is_none() && m.get("not_examples").is_none(), "cleared, and left out of the record: {m}");
+    home.down();
+}
+
+#[test]
+fn the_seed_pack_speaks_by_its_example_moments_and_keeps_quiet_on_its_near_misses() {
+    model_dir();
+    let home = Home::with_seed_pack();
+    home.up();
+    let seed: Value = serde_json::from_str(&home.ok(&["show", "--json", "seed-sql-params"])).unwrap();
+    assert!(seed["examples"].as_array().is_some_and(|e| e.len() >= 2) && seed["not_examples"].as_array().is_some_and(|e| !e.is_empty()), "{seed}");
+    // `advise` waits for the model, which is declared loaded once the pack's moments are in.
+    // An f-string query in Python: no trigger pattern of the pack matches it.
+    let a = advise_payload(&home, "fstring.json", "Edit", json!({"file_path": home.path().join("api/search.py"), "old_string": "cur.execute(\"SELECT * FROM items WHERE name LIKE %s\", (f\"%{term}%\",))", "new_string": "cur.execute(f\"SELECT * FROM items WHERE name LIKE '%{term}%'\")"}));
+    assert!(a["advice"].as_array().unwrap().iter().any(|i| i["id"] == "seed-sql-params"), "{a}");
+    home.down();
+}
