@@ -211,47 +211,44 @@ pub fn normalize_category(category: &str) -> Result<String, String> {
     Ok(c)
 }
 
-/// Trims tags, drops empty ones and duplicates, keeps order.
-pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>, String> {
+/// Trims each of a list of short strings, drops empty ones and duplicates, keeps order; one too
+/// long (or holding a control character) is refused with `too_long`'s message, as are more than
+/// `max_items`.
+fn normalize_list(items: &[String], max_chars: usize, max_items: usize, too_long: impl Fn(&str) -> String, too_many: impl Fn() -> String) -> Result<Vec<String>, String> {
     let mut out: Vec<String> = Vec::new();
-    for tag in tags {
-        let t = tag.trim();
+    for item in items {
+        let t = item.trim();
         if t.is_empty() {
             continue;
         }
-        if t.chars().count() > MAX_TAG_CHARS || t.chars().any(char::is_control) {
-            return Err(format!("tag {tag:?} must be at most {MAX_TAG_CHARS} printable characters"));
+        if t.chars().count() > max_chars || t.chars().any(char::is_control) {
+            return Err(too_long(item));
         }
         if !out.iter().any(|o| o == t) {
             out.push(t.to_string());
         }
     }
-    if out.len() > MAX_TAGS {
-        return Err(format!("at most {MAX_TAGS} tags"));
+    if out.len() > max_items {
+        return Err(too_many());
     }
     Ok(out)
+}
+
+/// Trims tags, drops empty ones and duplicates, keeps order.
+pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>, String> {
+    normalize_list(tags, MAX_TAG_CHARS, MAX_TAGS, |tag| format!("tag {tag:?} must be at most {MAX_TAG_CHARS} printable characters"), || format!("at most {MAX_TAGS} tags"))
 }
 
 /// Example moments (`examples`, `not_examples`): trimmed, empty ones and duplicates dropped,
 /// order kept; each a line of printable text of bounded length, and a bounded number of them.
 pub fn normalize_examples(field: &str, examples: &[String]) -> Result<Vec<String>, String> {
-    let mut out: Vec<String> = Vec::new();
-    for example in examples {
-        let e = example.trim();
-        if e.is_empty() {
-            continue;
-        }
-        if e.chars().count() > MAX_EXAMPLE_CHARS || e.chars().any(char::is_control) {
-            return Err(format!("{field}: {:?} must be one line of at most {MAX_EXAMPLE_CHARS} printable characters", e.chars().take(40).collect::<String>()));
-        }
-        if !out.iter().any(|o| o == e) {
-            out.push(e.to_string());
-        }
-    }
-    if out.len() > MAX_EXAMPLES {
-        return Err(format!("{field}: at most {MAX_EXAMPLES}"));
-    }
-    Ok(out)
+    normalize_list(
+        examples,
+        MAX_EXAMPLE_CHARS,
+        MAX_EXAMPLES,
+        |e| format!("{field}: {:?} must be one line of at most {MAX_EXAMPLE_CHARS} printable characters", e.trim().chars().take(40).collect::<String>()),
+        || format!("{field}: at most {MAX_EXAMPLES}"),
+    )
 }
 
 pub fn validate_source(source: &str) -> Result<String, String> {
@@ -399,6 +396,27 @@ mod tests {
         let ImportItem::Memory(back) = parse_import_line(&v.to_string(), "global").unwrap() else { panic!("not a memory") };
         assert_eq!(back.now.tier, None);
         assert_eq!(memory_line(&back), memory_line(&sample()), "it exports as a line of this release");
+    }
+
+    #[test]
+    fn example_moments_are_normalised_bounded_and_round_trip() {
+        let ImportItem::Minimal(m) = parse_import_line(r#"{"text":"t","examples":["  a  ","","a","b"],"not_examples":["c"]}"#, "p").unwrap() else { panic!() };
+        assert_eq!((m.examples, m.not_examples), (Some(vec!["a".to_string(), "b".to_string()]), Some(vec!["c".to_string()])));
+        let many: Vec<String> = (0..=MAX_EXAMPLES).map(|i| format!("moment {i}")).collect();
+        assert_eq!(normalize_examples("examples", &many).unwrap_err(), format!("examples: at most {MAX_EXAMPLES}"));
+        assert!(normalize_examples("--example", &["two\nlines".into()]).unwrap_err().starts_with("--example: \"two\\nlines\" must be one line"));
+        for bad in [r#"{"text":"t","examples":"a"}"#, r#"{"text":"t","not_examples":[1]}"#] {
+            assert!(parse_import_line(bad, "p").is_err(), "{bad}");
+        }
+        // A full record keeps them byte for byte, and a record without them exports without them.
+        let mut m = sample();
+        m.examples = vec!["push -f origin develop".into()];
+        let line = memory_line(&m);
+        assert!(line.contains(r#""examples":["push -f origin develop"]"#) && !line.contains("not_examples"), "{line}");
+        let ImportItem::Memory(back) = parse_import_line(&line, "p").unwrap() else { panic!() };
+        assert_eq!(*back, m);
+        m.examples = vec![" padded ".into()];
+        assert!(parse_import_line(&memory_line(&m), "p").unwrap_err().contains("examples must be trimmed"));
     }
 
     #[test]
