@@ -84,8 +84,6 @@ pub enum Command {
         tags: Option<Vec<String>>,
         #[arg(long)]
         context: Option<String>,
-        /// Replace the example moments given with --example / --not-example (each list given
-        /// replaces its own).
         #[command(flatten)]
         examples: ExampleArgs,
         /// Remove every example moment (both kinds) before adding those given.
@@ -258,10 +256,11 @@ pub enum HooksAction {
 #[derive(Args, Debug, Default)]
 pub struct ExampleArgs {
     /// A moment the lesson applies to, as the action or request reads ("Push the rebased branch:
-    /// git push -f origin develop"); repeatable.
+    /// git push -f origin develop"); repeatable. On `edit`, the ones given replace the lesson's.
     #[arg(long = "example", value_name = "MOMENT")]
     pub examples: Vec<String>,
     /// A near miss it does not apply to (the safe variant, a read about the subject); repeatable.
+    /// On `edit`, the ones given replace the lesson's.
     #[arg(long = "not-example", value_name = "MOMENT")]
     pub not_examples: Vec<String>,
 }

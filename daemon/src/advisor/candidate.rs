@@ -21,6 +21,8 @@ pub struct Triggered {
     pub priority: Priority,
     /// Confidence in the rule itself: 1 for the user's and cairn's rules, less for learned ones.
     pub confidence: f64,
+    /// A rule cairn learned (from `learned:`), not one the user, the pack or cairn wrote.
+    pub learned: bool,
     /// The text of the tool input the pattern matched.
     pub matched: String,
     /// `Some(category)` when the rule named a category and this memory was its most relevant.
@@ -66,7 +68,7 @@ pub struct Candidate {
     /// Whether retrieval itself put it forward (a triggered memory is also scored, but that
     /// alone does not make it retrieved).
     pub found: bool,
-    /// For a seed lesson: its weight in fusion and what the weight rests on.
+    /// For a seed lesson: its weight in the decision and what the weight rests on.
     pub seed: Option<(f64, String)>,
     /// Its standing among everything retrieved for the moment (closest in meaning, and by how
     /// much): set by the gathering, which sees them all.

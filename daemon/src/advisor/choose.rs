@@ -48,7 +48,7 @@ pub fn gate(c: &Candidate, gates: &Gates) -> Result<(), String> {
 
 /// A rule of the user's, the pack's or cairn's own (not a learned one) put it forward.
 pub fn by_rule(c: &Candidate) -> bool {
-    c.trigger.as_ref().is_some_and(|t| t.confidence >= 1.0)
+    c.trigger.as_ref().is_some_and(|t| !t.learned)
 }
 
 /// A critical rule of the user's, the pack's or cairn's own put it forward.
@@ -105,7 +105,9 @@ pub fn choose(candidates: Vec<Candidate>, salience: &Salience, prompt: bool, pol
             fresh.push(s);
         }
     }
-    let (diverse, redundant) = diversity::mmr(fresh, policy.mmr_lambda, policy.mmr_duplicate);
+    // What rules put forward goes first through MMR, so that the caps and the limit that follow
+    // keep it (critical rules before the rest, as `rank` ordered them).
+    let (diverse, redundant) = diversity::mmr(fresh, policy.mmr_lambda, policy.mmr_duplicate, |s| by_rule(&s.candidate));
     not_said.extend(redundant);
     let (capped, over_cap) = diversity::cap_categories(diverse, &policy.category_caps, policy.default_category_cap);
     not_said.extend(over_cap);
@@ -159,7 +161,7 @@ mod tests {
 
     fn trig(id: &str, priority: Priority) -> Candidate {
         let mut c = cand(id, 0.0, Some(0.0), 0, 0.5);
-        c.trigger = Some(Triggered { rule: "force_push".into(), priority, confidence: 1.0, matched: "git push --force".into(), via_category: Some("git".into()), interrupt: false });
+        c.trigger = Some(Triggered { rule: "force_push".into(), priority, confidence: 1.0, learned: false, matched: "git push --force".into(), via_category: Some("git".into()), interrupt: false });
         c.hit = None;
         c.found = false;
         c
@@ -208,7 +210,7 @@ mod tests {
         critical_missed.id = "c".into();
         critical_missed.trigger.as_mut().unwrap().priority = Priority::Critical;
         let mut learned = trig("l", Priority::Critical);
-        learned.trigger.as_mut().unwrap().confidence = 0.7;
+        learned.trigger.as_mut().unwrap().learned = true;
         let (kept, dropped) = rank(vec![high, missed, critical_missed, learned], &LOUD, false, &gates());
         assert_eq!(ids(&kept), vec!["c", "h"]);
         assert!(dropped.iter().any(|(s, v)| s.candidate.id == "m" && matches!(v, Verdict::NearMiss(_))));
@@ -281,6 +283,20 @@ mod tests {
         for s in ["probability", "logit", "relevance", "similarity", "lexical", "bm25", "salience", "effectiveness", "recency", "trigger_conf", "in.meaning", "in.best", "add.meaning"] {
             assert!(kept[0].signals.contains_key(s), "signals lack {s}");
         }
+    }
+
+    #[test]
+    fn what_a_rule_puts_forward_keeps_its_place_under_the_limit() {
+        let mut p = Policy::from_settings(&Tuneables::default(), 2);
+        p.gates = gates();
+        let mut rule = trig("rule", Priority::Critical);
+        rule.vector = Some(vec![0.0, 0.0, 1.0]);
+        let (mut a, mut b) = (cand("a", 0.0, Some(0.9), 0, 0.5), cand("b", 0.0, Some(0.85), 0, 0.5));
+        (a.vector, b.vector) = (Some(vec![1.0, 0.0, 0.0]), Some(vec![0.0, 1.0, 0.0]));
+        b.category = "other".into();
+        let out = choose(vec![a, b, rule], &LOUD, false, &p, |_| false);
+        assert_eq!(ids(&out.said), vec!["rule", "a"], "the critical rule first, the best of the rest beside it");
+        assert!(out.not_said.iter().any(|(s, v)| s.candidate.id == "b" && *v == Verdict::OverLimit));
     }
 
     #[test]

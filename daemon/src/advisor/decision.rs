@@ -46,8 +46,9 @@ pub struct Moment {
 /// example moment's; `None` without embeddings.
 pub fn meaning(c: &Candidate) -> Option<f64> {
     let h = c.hit.as_ref()?;
-    let example = h.example.as_ref().map(|(e, _)| *e);
-    match (h.cosine, example) {
+    // A cosine that is not a number (a broken vector) is no evidence.
+    let example = h.example.as_ref().map(|(e, _)| *e).filter(|e| e.is_finite());
+    match (h.cosine.filter(|c| c.is_finite()), example) {
         (None, None) => None,
         (a, b) => Some(a.unwrap_or(f64::MIN).max(b.unwrap_or(f64::MIN))),
     }
@@ -157,8 +158,8 @@ pub struct Provenance {
 pub struct Fitted {
     pub intercept: f64,
     pub weights: BTreeMap<String, f64>,
-    /// The probability at or above which a lesson is said (the default of
-    /// `ranking.min_fusion_score`).
+    /// The probability at or above which a lesson is said: the operating point chosen for this
+    /// model (for the embeddings model, the default of `ranking.min_fusion_score`).
     pub threshold: f64,
     /// The L2 penalty it was fitted with.
     pub l2: f64,
@@ -249,6 +250,8 @@ impl Fitted {
             terms.push(Term { name: "seed_weight".into(), value: w, weight: 1.0, contribution: w.ln(), fitted: false });
         }
         let logit = self.intercept + terms.iter().map(|t| t.contribution).sum::<f64>();
+        // Whatever went wrong upstream, a decision that is not a number says nothing.
+        let logit = if logit.is_finite() { logit } else { f64::NEG_INFINITY };
         terms.sort_by(|a, b| b.contribution.abs().total_cmp(&a.contribution.abs()).then_with(|| a.name.cmp(&b.name)));
         Decision { probability: sigmoid(logit), logit, intercept: self.intercept, terms }
     }
@@ -270,6 +273,10 @@ pub fn fit(rows: &[(Inputs, bool)], l2: f64) -> (f64, BTreeMap<String, f64>) {
         .collect();
     let y: Vec<f64> = rows.iter().map(|(_, r)| f64::from(u8::from(*r))).collect();
     let mut beta = vec![0.0; k];
+    // A whisker of penalty on every coefficient, the intercept too, keeps the system solvable
+    // when inputs are collinear or a class is separable; it moves a well-posed fit by nothing
+    // one could see.
+    const RIDGE: f64 = 1e-6;
     for _ in 0..100 {
         // Gradient and Hessian of the penalised negative log-likelihood.
         let mut grad = vec![0.0; k];
@@ -284,11 +291,12 @@ pub fn fit(rows: &[(Inputs, bool)], l2: f64) -> (f64, BTreeMap<String, f64>) {
                 }
             }
         }
-        for a in 1..k {
-            grad[a] += l2 * beta[a];
-            hess[a][a] += l2;
+        for a in 0..k {
+            let penalty = if a == 0 { RIDGE } else { l2.max(0.0) + RIDGE };
+            grad[a] += penalty * beta[a];
+            hess[a][a] += penalty;
         }
-        let Some(step) = solve(hess, grad) else { break };
+        let Some(step) = solve(hess, grad).filter(|s| s.iter().all(|x| x.is_finite())) else { break };
         let size: f64 = step.iter().map(|s| s.abs()).fold(0.0, f64::max);
         for (b, s) in beta.iter_mut().zip(&step) {
             *b -= s;
@@ -384,7 +392,7 @@ mod tests {
         let words = inputs(&cand(None, None, 0.5), Standing { best: true, margin: 0.3 }, moment);
         assert_eq!((words.get("meaning"), words.get("best"), words.get("words")), (0.0, 0.0, 0.5));
         let mut t = cand(Some(0.2), None, 0.0);
-        t.trigger = Some(Triggered { rule: "r".into(), priority: Priority::High, confidence: 1.0, matched: "x".into(), via_category: Some("security".into()), interrupt: false });
+        t.trigger = Some(Triggered { rule: "r".into(), priority: Priority::High, confidence: 1.0, learned: false, matched: "x".into(), via_category: Some("security".into()), interrupt: false });
         t.category = "style".into();
         let ti = inputs(&t, Standing::default(), moment);
         assert_eq!((ti.get("rule_high"), ti.get("rule_by_category"), ti.get("rule_critical")), (1.0, 1.0, 0.0));
@@ -423,6 +431,33 @@ mod tests {
         // The penalty shrinks the weights towards zero.
         let (_, shrunk) = fit(&rows, 100.0);
         assert!(shrunk["m"].abs() < w["m"].abs());
+    }
+
+    #[test]
+    fn fitting_survives_collinear_and_separable_inputs() {
+        // Two copies of one input, and a class that one input separates perfectly.
+        let rows: Vec<(Inputs, bool)> = (0..40)
+            .map(|i| {
+                let x = (i % 10) as f64 / 10.0;
+                (Inputs { values: vec![("a".into(), x), ("b".into(), x)] }, x >= 0.5)
+            })
+            .collect();
+        let (b, w) = fit(&rows, 0.0);
+        assert!(b.is_finite() && w.values().all(|v| v.is_finite()), "{b} {w:?}");
+        assert!(w["a"] > 0.0 && (w["a"] - w["b"]).abs() < 1e-6, "collinear inputs share the weight: {w:?}");
+        let f = Fitted { intercept: b, weights: w, threshold: 0.5, l2: 0.0 };
+        let p = |x: f64| sigmoid(f.logit(&Inputs { values: vec![("a".into(), x), ("b".into(), x)] }));
+        assert!(p(0.9) > 0.9 && p(0.1) < 0.1);
+    }
+
+    #[test]
+    fn a_cosine_that_is_not_a_number_is_no_evidence() {
+        let c = cand(Some(f64::NAN), None, 0.2);
+        assert_eq!(meaning(&c), None);
+        let mut weights = Inputs::default();
+        weights.values.push(("x".into(), f64::NAN));
+        let f = Fitted { intercept: 0.0, weights: [("x".to_string(), 1.0)].into(), threshold: 0.5, l2: 1.0 };
+        assert_eq!(f.decide(&weights, Fixed::from_weights(0.3, 0.1), 0.5, 0.0, None).probability, 0.0);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Diversity: MMR over the decided advice, so that near-duplicates do not crowd out a different
 //! lesson, then category caps. Pure; no I/O.
 //!
-//! MMR picks the best-scoring item first, then each time the item that maximises
+//! MMR picks what a rule put forward first (in the order given), then the best-scoring item,
+//! then each time the item that maximises
 //! `lambda x score - (1 - lambda) x (its highest similarity to an item already picked)`.
 //! Similarity is the cosine of the memories' embeddings (term overlap without them). An item
 //! at least `duplicate` similar to one already picked says nothing new and is dropped.
@@ -26,8 +27,9 @@ pub fn similarity(a: &Scored, b: &Scored) -> f64 {
     }
 }
 
-/// Orders `items` (best first) by MMR; returns the picked order and the dropped duplicates.
-pub fn mmr(items: Vec<Scored>, lambda: f64, duplicate: f64) -> (Vec<Scored>, Vec<(Scored, Verdict)>) {
+/// Orders `items` (best first) by MMR, those `first` says first; returns the picked order and
+/// the dropped duplicates.
+pub fn mmr(items: Vec<Scored>, lambda: f64, duplicate: f64, first: impl Fn(&Scored) -> bool) -> (Vec<Scored>, Vec<(Scored, Verdict)>) {
     let lambda = lambda.clamp(0.0, 1.0);
     let mut remaining = items;
     let mut picked: Vec<Scored> = Vec::with_capacity(remaining.len());
@@ -38,13 +40,17 @@ pub fn mmr(items: Vec<Scored>, lambda: f64, duplicate: f64) -> (Vec<Scored>, Vec
             .iter()
             .map(|r| picked.iter().enumerate().map(|(i, p)| (similarity(r, p), Some(i))).fold((0.0, None), |best, x| if x.0 > best.0 { x } else { best }))
             .collect();
-        let best = (0..remaining.len())
-            .max_by(|&a, &b| {
-                let va = lambda * remaining[a].score - (1.0 - lambda) * closest[a].0;
-                let vb = lambda * remaining[b].score - (1.0 - lambda) * closest[b].0;
-                va.total_cmp(&vb).then_with(|| remaining[b].candidate.id.cmp(&remaining[a].candidate.id))
-            })
-            .expect("not empty");
+        // Among those that come first, the earliest; else MMR's choice.
+        let best = match (0..remaining.len()).find(|&i| first(&remaining[i])) {
+            Some(i) => i,
+            None => (0..remaining.len())
+                .max_by(|&a, &b| {
+                    let va = lambda * remaining[a].score - (1.0 - lambda) * closest[a].0;
+                    let vb = lambda * remaining[b].score - (1.0 - lambda) * closest[b].0;
+                    va.total_cmp(&vb).then_with(|| remaining[b].candidate.id.cmp(&remaining[a].candidate.id))
+                })
+                .expect("not empty"),
+        };
         let (sim, near) = closest[best];
         let item = remaining.remove(best);
         match near {
@@ -114,7 +120,7 @@ mod tests {
         let a = item("a", "git", 0.9, unit(&[1.0, 0.0, 0.0]));
         let a2 = item("a-again", "git", 0.88, unit(&[0.99, 0.05, 0.0]));
         let b = item("b", "testing", 0.6, unit(&[0.0, 1.0, 0.0]));
-        let (picked, dropped) = mmr(vec![a, a2, b], 0.5, 0.9);
+        let (picked, dropped) = mmr(vec![a, a2, b], 0.5, 0.9, |_| false);
         assert_eq!(picked.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["a", "b"]);
         assert_eq!(dropped.len(), 1);
         assert!(matches!(&dropped[0].1, Verdict::Redundant(r) if r.contains("similar to a")), "{:?}", dropped[0].1);
@@ -125,10 +131,10 @@ mod tests {
         let a = item("a", "x", 0.9, unit(&[1.0, 0.0]));
         let echo = item("echo", "x", 0.85, unit(&[0.8, 0.6]));
         let other = item("other", "y", 0.7, unit(&[0.0, 1.0]));
-        let (picked, _) = mmr(vec![a, echo, other], 0.5, 0.95);
+        let (picked, _) = mmr(vec![a, echo, other], 0.5, 0.95, |_| false);
         assert_eq!(picked.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["a", "other", "echo"]);
         // With lambda 1, pure relevance: the order is the scores'.
-        let (picked, _) = mmr(vec![item("a", "x", 0.9, unit(&[1.0, 0.0])), item("echo", "x", 0.85, unit(&[0.8, 0.6])), item("other", "y", 0.7, unit(&[0.0, 1.0]))], 1.0, 1.1);
+        let (picked, _) = mmr(vec![item("a", "x", 0.9, unit(&[1.0, 0.0])), item("echo", "x", 0.85, unit(&[0.8, 0.6])), item("other", "y", 0.7, unit(&[0.0, 1.0]))], 1.0, 1.1, |_| false);
         assert_eq!(picked.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["a", "echo", "other"]);
     }
 

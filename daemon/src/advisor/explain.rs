@@ -92,7 +92,7 @@ pub fn why(c: &Candidate, d: &Decision, bar: f64, salience: &Salience) -> (Strin
             if let Some(cat) = &tr.via_category {
                 clause.push_str(&format!(", the most relevant {cat} lesson"));
             }
-            if tr.confidence < 1.0 {
+            if tr.learned {
                 clause.push_str(&format!(", learned rule (confidence {:.2})", tr.confidence));
             }
             clauses.push(clause);

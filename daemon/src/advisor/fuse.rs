@@ -19,7 +19,8 @@ use super::salience::Salience;
 pub struct Scored {
     pub candidate: Candidate,
     pub source: Source,
-    /// Retrieval's relevance (the search calibration), kept for `why` and search alike.
+    /// Retrieval's relevance, on advice's own calibration (`Fusion::ADVICE`): for the optional
+    /// gate and for `why`; the decision reads the raw evidence.
     pub relevance: f64,
     /// The decision's probability that the lesson is worth saying now.
     pub score: f64,

@@ -34,7 +34,7 @@ pub struct Ask<'a> {
     /// A `category:NAME` surface resolves to the category's most relevant memory only when that
     /// memory is about the event at all (at least this relevant); a rule naming ids has no such bar.
     pub min_category_relevance: f64,
-    /// A seed lesson's weight in fusion now (see `super::seeds::weight`), and what it rests on.
+    /// A seed lesson's weight in the decision now (see `super::seeds::weight`), and what it rests on.
     pub seed_weight: f64,
     pub seed_basis: String,
 }
@@ -123,6 +123,7 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
                 rule: m.rule.spec.name.clone(),
                 priority: m.rule.spec.priority,
                 confidence,
+                learned: m.rule.learned,
                 matched: m.matched.clone(),
                 via_category,
                 interrupt: m.rule.spec.interrupt && m.rule.spec.priority == Priority::Critical,
@@ -146,6 +147,9 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
 
     // Retrieval: only the leading hits are read from the store; a lesson far down both lists is
     // not what this moment is about.
+    // The leaders among what may be said at all: a muted memory or a seed turned off must not
+    // take a place among them.
+    let found: Vec<Hit> = found.into_iter().filter(|f| out.contains_key(&f.id) || lookup.audible(&f.id)).collect();
     let kept = keep.map(|k| leaders(&found, k));
     for f in found {
         if kept.as_ref().is_some_and(|kept| !kept.contains(&f.id)) && !out.contains_key(&f.id) {
@@ -311,6 +315,40 @@ mod tests {
         let out = choose(gather(&retrieval, &lookup, &ask, None, now, 30.0), &PUSH, false, &p, |_| false);
         assert_eq!(out.said.iter().map(|s| s.candidate.id.as_str()).collect::<Vec<_>>(), vec!["strong"]);
         assert!(out.not_said.iter().any(|(s, v)| s.candidate.id == "weak" && matches!(v, Verdict::Outshone(_))));
+    }
+
+    /// A lookup that keeps some memories quiet.
+    struct Muting<'a> {
+        memories: &'a HashMap<String, Memory>,
+        muted: &'a [&'a str],
+    }
+
+    impl MemoryLookup for Muting<'_> {
+        fn memory(&self, id: &str) -> Option<Memory> {
+            self.audible(id).then(|| self.memories.get(id).cloned()).flatten()
+        }
+        fn audible(&self, id: &str) -> bool {
+            !self.muted.contains(&id)
+        }
+    }
+
+    #[test]
+    fn the_leaders_are_chosen_among_what_may_be_said() {
+        // Five muted lessons match the words best; the one lesson that may be said is further
+        // down, and with room for one leader it must still be the one read.
+        let mut mems: Vec<Memory> = (0..5).map(|i| memory(&format!("m{i}"), "global", "rotate the vault api tokens monthly", "security")).collect();
+        mems.push(memory("own", "global", "rotate api tokens", "security"));
+        let (index, lookup) = setup(&mems);
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
+        let intent = Intent { words: "rotate the vault api tokens monthly".into(), meaning: String::new() };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
+        let now = time::macros::datetime!(2026-01-02 0:00 UTC);
+        let quiet = Muting { memories: &lookup, muted: &["m0", "m1", "m2", "m3", "m4"] };
+        let ids: Vec<String> = gather(&retrieval, &quiet, &ask, Some(1), now, 30.0).into_iter().map(|c| c.id).collect();
+        assert_eq!(ids, vec!["own"]);
+        let all: Vec<String> = gather(&retrieval, &lookup, &ask, Some(1), now, 30.0).into_iter().map(|c| c.id).collect();
+        assert_eq!(all.len(), 1, "one leader by words (none by meaning without embeddings): {all:?}");
     }
 
     #[test]

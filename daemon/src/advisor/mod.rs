@@ -7,7 +7,8 @@
 //! 3. hybrid retrieval, keywords and embeddings (`crate::retrieval`);
 //! 4. (spreading activation joins here with the learning loop);
 //! 5. enrichment: effectiveness, recency, the memory's embedding, a seed's weight (`gather`);
-//! 6. gate, fuse, decide (`choose`, `fuse`, with `why` from `explain`);
+//! 6. gate, weigh and decide: the learned decision (`choose`, `fuse`, `decision`, with `why`
+//!    from `explain`);
 //! 7. cooldown, MMR and category caps (`diversity`, `cooldown`), then the item limit (`choose`);
 //! 8. rendering within the budget (`format`).
 //!

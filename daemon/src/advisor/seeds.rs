@@ -3,7 +3,7 @@
 //! put it forward, so that cairn is useful from the first session. Pure; no I/O: the pack is
 //! compiled in (`seeds.yaml`), and the store keeps which seeds were loaded or turned off.
 //!
-//! A seed's weight in fusion falls as the user's own memories and outcomes accumulate:
+//! A seed's weight in the decision (its odds scale with it) falls as the user's own memories and outcomes accumulate:
 //! `weight = 0.5 + 0.5 x 25 / (25 + own memories + outcomes)`, so 1 in a fresh home, 0.75 after
 //! 25 lessons of the user's own, and towards 0.5 beyond: the user's lessons come first.
 
@@ -93,7 +93,7 @@ pub fn memory_of(seed: &Seed, now: &str) -> Memory {
     m
 }
 
-/// A seed's weight in fusion, given how many memories of their own the user has and how many
+/// A seed's weight in the decision, given how many memories of their own the user has and how many
 /// outcomes were recorded.
 pub fn weight(own_memories: u64, outcomes: u64) -> f64 {
     let n = (own_memories + outcomes) as f64;

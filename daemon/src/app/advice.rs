@@ -105,7 +105,7 @@ fn rule_sets<'a>(effective: &'a Arc<Vec<TriggerRule>>, t: &Tuneables, pack_on: b
 /// Advice for `parts` in the asked project (plus `global`), at most `limit` items, skipping what
 /// the session heard within its cooldown. Records nothing.
 fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), prompt: bool, limit: usize, asked: Asked<'_>) -> Considered {
-    let Asked { project, session, patience, explain } = asked;
+    let Asked { project, session, patience, .. } = asked;
     let (intent, salience, raw) = parts;
     if intent.is_empty() || limit == 0 {
         return Considered::default();
@@ -135,9 +135,9 @@ fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), 
     // Advice reads relevance on its own calibration (the category picks of trigger rules); search
     // keeps the one the settings give it.
     with_retrieval(d, t, &intent.meaning, patience, Fusion::ADVICE, |retrieval| {
-        // Explaining reads every candidate; otherwise only the leaders by meaning and by words.
-        let keep = (!explain).then_some(policy::LEADERS);
-        let candidates = gather(retrieval, &lookup, &ask, keep, wall, policy.recency_half_life_days);
+        // The leaders by meaning and by words, explaining or not: `advise` decides as the hook
+        // does, and explains what it weighed.
+        let candidates = gather(retrieval, &lookup, &ask, Some(policy::LEADERS), wall, policy.recency_half_life_days);
         let cooldowns = d.cooldowns();
         choose(candidates, salience, prompt, &policy, |id| session.is_some_and(|s| !cooldowns.allows(s, id, now, cooldown)))
     })

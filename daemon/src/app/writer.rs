@@ -129,7 +129,7 @@ impl Memories {
         self.recent.lock().expect("recent lock").changed_since(project, since)
     }
 
-    /// A seed lesson's weight in fusion for an event in `projects` (its project and `global`),
+    /// A seed lesson's weight in the decision for an event in `projects` (its project and `global`),
     /// and what it rests on (see [`seeds::weight`]): the user's own lessons there count.
     pub fn seed_weight(&self, projects: &[&str]) -> (f64, String) {
         let seeds = if projects.contains(&GLOBAL_PROJECT) { self.quiet.read().expect("quiet lock").seeds.len() } else { 0 };

@@ -167,7 +167,9 @@ impl TriggerRules {
 /// that holds secrets (`.env`, a private key, a credentials file) staged for a commit, a
 /// database client pointed at production, force-pushing a shared branch (main, master, trunk,
 /// develop, release*, prod*, or the current branch when none is named), deployment, and SQL
-/// built by pasting values into the query text (a template's `${...}`, `+ var`, `%s`, `{var}`).
+/// built by pasting values into the query text (an untagged template's `${...}`, `+ var`,
+/// `'%s'` or `"..." % x`, an f-string's `{var}`, Ruby's `#{...}`; a tagged template such as
+/// `` sql`...${id}` `` binds its values and is left alone).
 /// A rule of the user's with the same name replaces one of these; `triggers.builtin_rules: false`
 /// turns them all off.
 pub const BUILTIN: &str = r#"
@@ -197,7 +199,7 @@ rules:
     surface: [category:git]
     priority: critical
   - name: sql_built_from_input
-    pattern: '\b(select\s[^;\n]*\sfrom|insert\s+into|update\s+\w+\s+set|delete\s+from)\b[^;\n]*(\$\{|"\s*\+\s*\w|''\s*\+\s*\w|%s''|''\{\w+\}|#\{)'
+    pattern: '(^|[^\w$.`])`\s*(select\s[^`]*\sfrom|insert\s+into|update\s+\w+\s+set|delete\s+from)\b[^`]*\$\{|\b(select\s[^;\n]*\sfrom|insert\s+into|update\s+\w+\s+set|delete\s+from)\b[^;\n]*("\s*\+\s*\w|''\s*\+\s*\w|%s''|''\{\w+\}|#\{)|\b(select|insert|update|delete)\b[^;\n]*%s[^;\n]*["'']\s*%\s*[\w(]|\bf["'']\s*(select\s[^"''\n]*\sfrom|insert\s+into|update\s+\w+\s+set|delete\s+from)\b[^"''\n]*\{\w+'
     surface: [category:security]
     priority: high
   - name: production_deploy
@@ -311,7 +313,19 @@ mod tests {
         ] {
             assert_eq!(hit(raw), vec!["sql_built_from_input"], "{raw}");
         }
-        for raw in ["db.query('SELECT * FROM customers WHERE id = $1', [id])", "cur.execute(\"SELECT * FROM t WHERE id = %s\", (id,))", "conn.execute(\"INSERT INTO t (a) VALUES (?)\", params![a])"] {
+        for raw in [
+            "cur.execute(f\"SELECT * FROM items WHERE name = {name}\")",
+            "cur.execute(\"SELECT * FROM t WHERE a = %s\" % a)",
+        ] {
+            assert_eq!(hit(raw), vec!["sql_built_from_input"], "{raw}");
+        }
+        for raw in [
+            "db.query('SELECT * FROM customers WHERE id = $1', [id])",
+            "cur.execute(\"SELECT * FROM t WHERE id = %s\", (id,))",
+            "conn.execute(\"INSERT INTO t (a) VALUES (?)\", params![a])",
+            "const rows = await sql`SELECT * FROM users WHERE id = ${id}`",
+            "await prisma.$queryRaw`SELECT * FROM users WHERE email = ${email}`",
+        ] {
             assert!(hit(raw).is_empty(), "{raw}: {:?}", hit(raw));
         }
         // A routine cleanup of a literal relative path, and force-pushing one's own branch.

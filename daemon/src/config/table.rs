@@ -93,6 +93,17 @@ pub const BLOCKS: &[Block] = &[
 /// Blocks that no longer exist, whose keys moved (each key's `was` says where it went).
 pub const OLD_BLOCKS: &[&str] = &["semantic"];
 
+/// Settings whose meaning changed, with the default they had before: a file that still gives
+/// that value most likely got it from `cairn config init` of an earlier release, and is told so
+/// (the value is kept: it was written, so it is the user's until they remove it).
+pub const CHANGED_MEANING: &[(&str, f64, &str)] = &[
+    ("ranking.min_fusion_score", 0.8, "it was the bar on a hand-set score; it is now the learned decision's probability bar"),
+    ("ranking.min_similarity", 0.5, "it was the relevance gate before the decision; it is now an optional floor, off by default"),
+    ("retrieval.weight_similarity", 0.7, "search's calibration was retuned with a paraphrase set"),
+    ("retrieval.similarity_floor", 0.15, "search's calibration was retuned with a paraphrase set"),
+    ("retrieval.similarity_ceiling", 0.9, "search's calibration was retuned with a paraphrase set"),
+];
+
 /// Every setting, in the order of the file.
 pub const SETTINGS: &[Setting] = &[
     setting!("model.enabled", "semantic.enabled", Default::Bool(true), Check::Any, "Use embeddings in retrieval when the model is available (`cairn setup` fetches it)."),
@@ -109,7 +120,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!("retrieval.similarity_floor", "semantic.similarity_floor", Default::Number(0.0), Check::Between(-1.0, 1.0), "Cosine similarity at or below which the semantic part of relevance is 0."),
     setting!("retrieval.similarity_ceiling", "semantic.similarity_ceiling", Default::Number(1.0), Check::Between(-1.0, 1.0), "Cosine similarity at or above which the semantic part of relevance is 1."),
     setting!("retrieval.words_exponent", "", Default::Number(2.0), Check::Between(1.0, 4.0), "The keyword part of relevance is the share of the query a memory covers raised to this power: above 1, a match on one incidental word weighs little beside meaning."),
-    setting!("ranking.min_similarity", "semantic.min_similarity", Default::Number(0.0), UNIT, "An optional floor on retrieval relevance (search's fusion of keywords and embeddings) before the decision; 0: none (the decision weighs closeness itself). A trigger match bypasses it."),
+    setting!("ranking.min_similarity", "semantic.min_similarity", Default::Number(0.0), UNIT, "An optional floor on retrieval relevance (keywords and embeddings fused on advice's own calibration) before the decision; 0: none (the decision weighs closeness itself). A trigger match bypasses it."),
     setting!("ranking.min_matched_terms", "semantic.min_matched_terms", Default::Count(2), Check::Any, "Distinct query words a keyword match must share (fewer for shorter queries), when there are no embeddings."),
     // The shipped decision model's operating point, chosen on the tune part of the advice set
     // (decision.json says how; a test keeps the two equal).
@@ -122,7 +133,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!("ranking.min_relative_score", "semantic.min_relative_score", Default::Number(0.8), UNIT, "An item whose probability is under this share of the best item's is not said beside it (0: no such bar)."),
     setting!("ranking.category_caps", "semantic.category_caps", Default::Counts(&[("default", 2, "The cap for categories not named here.")]), Check::Any, "Most items per memory category in one answer; `default` for the rest (0 keeps a category out)."),
     setting!("triggers.enabled", "", Default::Bool(true), Check::Any, "Whether trigger rules apply (the built-in ones and trigger_rules.yaml's)."),
-    setting!("triggers.builtin_rules", "", Default::Bool(true), Check::Any, "Whether cairn's built-in rules (destructive commands, secrets, force-push, deployment) apply; a rule of yours with the same name replaces one."),
+    setting!("triggers.builtin_rules", "", Default::Bool(true), Check::Any, "Whether cairn's built-in rules (destructive commands, secrets in the input, printed or committed, a database client on production, force-push, deployment, SQL built from values) apply; a rule of yours with the same name replaces one."),
     setting!("triggers.learned_confidence", "", Default::Number(0.7), UNIT, "Confidence in a learned rule (yours and cairn's have 1)."),
     setting!("triggers.min_category_relevance", "", Default::Number(0.15), UNIT, "A `category:NAME` surface picks the category's most relevant memory only when it is at least this relevant to the event."),
     setting!("triggers.interrupts", "", Default::Choice("off", &["off", "ask", "deny"]), Check::Any, "What a critical rule with `interrupt: true` does to a matching tool call: \"off\" (only advise), \"ask\" (Claude Code asks you first) or \"deny\". Never on a read-only action."),

@@ -345,6 +345,10 @@ impl Tuneables {
             if let Err(rule) = kind_ok(s, value) {
                 return Err(ConfigError::Invalid { file: file.into(), key: written(s, *old), value: value.to_string(), rule });
             }
+            if let Some((_, before, why)) = table::CHANGED_MEANING.iter().find(|(k, before, _)| *k == s.key && value.as_f64() == Some(*before)) {
+                let now = default_value(s);
+                renamed.push(format!("{} = {before} is an earlier release's default and its meaning changed ({why}); kept as written: remove it for the new default ({now})", written(s, *old)));
+            }
             given_as.insert(s.key, written(s, *old));
             set_at(&mut file_tree, s.key, value.clone());
             // A map of counts adds to the table's entries (its `default` stays unless given).
@@ -555,6 +559,16 @@ mod tests {
         // An ignored one is not read at all.
         let ignored = Tuneables::parse(r#"{"semantic": {"min_similarity": "x"}, "ranking": {"min_similarity": 0.7}}"#, "t.json").unwrap();
         assert_eq!(ignored.tuneables.ranking.min_similarity, 0.7);
+    }
+
+    #[test]
+    fn an_earlier_release_s_defaults_whose_meaning_changed_are_reported() {
+        let loaded = Tuneables::parse(r#"{"ranking": {"min_fusion_score": 0.8, "min_similarity": 0.3}, "semantic": {"similarity_floor": 0.15}}"#, "t.json").unwrap();
+        assert_eq!(loaded.tuneables.ranking.min_fusion_score, 0.8, "kept as written");
+        let notes = loaded.renamed_keys.join("\n");
+        assert!(notes.contains("ranking.min_fusion_score = 0.8 is an earlier release's default") && notes.contains("probability bar"), "{notes}");
+        assert!(notes.contains("semantic.similarity_floor (now retrieval.similarity_floor) = 0.15"), "{notes}");
+        assert!(!notes.contains("min_similarity"), "a value of the user's own is not remarked on: {notes}");
     }
 
     #[test]

@@ -66,6 +66,11 @@ impl Examples {
         self.by_id.get(id).map(|e| e.hash.as_str())
     }
 
+    /// The lessons held.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.by_id.keys().map(String::as_str)
+    }
+
     pub fn set(&mut self, id: &str, examples: LessonExamples) {
         self.by_id.insert(id.to_string(), examples);
     }

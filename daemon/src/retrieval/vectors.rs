@@ -212,7 +212,9 @@ impl VectorIndex {
         Ok(())
     }
 
-    fn remove_vector(&mut self, id: &str) -> Result<bool, VectorError> {
+    /// Takes `id`'s vector out and keeps its examples (its text changed and is not embedded
+    /// yet); whether it had one.
+    pub fn remove_vector(&mut self, id: &str) -> Result<bool, VectorError> {
         let Some(entry) = self.entries.remove(id) else { return Ok(false) };
         let p = &mut self.parts[entry.part];
         p.index.remove(entry.key).map_err(index_err)?;

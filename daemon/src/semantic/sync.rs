@@ -52,7 +52,7 @@ pub fn refresh(store: &Store, semantic: &Semantic, memory: &Memory, prepared: &P
     let record = record_of(store, &memory.id);
     let Some(embedder) = semantic.model().loaded() else {
         if record.as_ref().is_some_and(|r| r.text_hash != hash || r.project != memory.project) {
-            drop_embedding(store, semantic, &memory.id);
+            drop_stale_vector(store, semantic, &memory.id);
         }
         return;
     };
@@ -69,7 +69,7 @@ pub fn refresh(store: &Store, semantic: &Semantic, memory: &Memory, prepared: &P
             Ok(mut v) => v.remove(0),
             Err(e) => {
                 tracing::error!(error = %e, id = %memory.id, "cannot embed a memory; it is found by keywords until embedded");
-                drop_embedding(store, semantic, &memory.id);
+                drop_stale_vector(store, semantic, &memory.id);
                 return;
             }
         },
@@ -198,18 +198,40 @@ pub(super) fn catch_up_examples(host: &dyn Host, embedder: &dyn Embed) {
             set_examples(semantic, &memory.id, embedded);
         }
     }
+    // Lessons forgotten while the index was being built leave no moments behind.
+    let held: Vec<String> = semantic.graphs().read().as_ref().map(|i| i.examples().ids().map(str::to_string).collect()).unwrap_or_default();
+    for id in held {
+        let _w = host.hold_writes();
+        if matches!(store.get_memory(&id), Ok(None)) {
+            set_examples(semantic, &id, None);
+        }
+    }
 }
 
-/// Removes a memory's embedding from the store and the index.
+/// Removes a memory from the semantic index for good (it was forgotten): its embedding in the
+/// store, its vector and its example moments.
 pub fn drop_embedding(store: &Store, semantic: &Semantic, id: &str) {
+    drop_from_index(store, semantic, id, true);
+}
+
+/// Removes a memory's embedding from the store and its vector from the index; with `all`, its
+/// example moments too.
+fn drop_from_index(store: &Store, semantic: &Semantic, id: &str, all: bool) {
     if let Err(e) = store.remove_embedding(id) {
         tracing::error!(error = %e, id, "cannot remove an embedding");
     }
     let mut guard = semantic.graphs().write();
     if let Some(index) = guard.as_mut() {
-        if let Err(e) = index.remove(id) {
+        let removed = if all { index.remove(id) } else { index.remove_vector(id) };
+        if let Err(e) = removed {
             tracing::error!(error = %e, id, "cannot remove a vector");
         }
         semantic.graphs().note(index);
     }
+}
+
+/// A memory's vector no longer matches its text (and cannot be embedded now): the stale vector
+/// goes, its example moments stay.
+fn drop_stale_vector(store: &Store, semantic: &Semantic, id: &str) {
+    drop_from_index(store, semantic, id, false);
 }

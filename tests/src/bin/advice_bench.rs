@@ -130,7 +130,9 @@ fn memory_from(v: &Value) -> Memory {
     );
     m.examples = strings("examples");
     m.not_examples = strings("not_examples");
-    // Every lesson equally old: recency plays no part in this set.
+    // Every lesson equally old (a month before the bench's clock: recency 0.5, the same small
+    // lift for every candidate, which the fit's intercept absorbs); in use a lesson touched now
+    // gets up to twice that lift, and an old one none.
     m.created_at = "2026-01-01T00:00:00Z".into();
     m.updated_at = "2026-01-01T00:00:00Z".into();
     m
@@ -380,6 +382,7 @@ fn main() {
     }
 
     if flag("--fit") {
+        assert!(fresh.is_none() && arg("--extra").is_none() && arg("--set").is_none(), "--fit reads the shipped sets' tune parts alone: no --fresh, --extra or --set");
         // The fit reads the tune parts of both sets: the advice set (the user's own lessons) and
         // the fresh-install set (the seed pack, with its example moments).
         let fresh_path = repo.join("tests/data/fresh-set.json");
