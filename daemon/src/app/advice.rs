@@ -152,7 +152,7 @@ fn interrupt(t: &Tuneables, kind: &EventKind, tool: Option<&str>, salience: &Sal
     if *kind != EventKind::PreToolUse || tool != Some("Bash") || t.triggers.interrupts == InterruptMode::Off || salience.score < salience::READ_ONLY_CEILING {
         return None;
     }
-    let eligible = considered.said.iter().chain(considered.not_said.iter().filter(|(_, v)| !matches!(v, Verdict::Gated(_) | Verdict::Undecided(_))).map(|(s, _)| s));
+    let eligible = considered.said.iter().chain(considered.not_said.iter().filter(|(_, v)| !matches!(v, Verdict::Gated(_) | Verdict::Undecided(_) | Verdict::NearMiss(_))).map(|(s, _)| s));
     let (s, rule) = eligible.filter_map(|s| s.candidate.trigger.as_ref().filter(|t| t.interrupt).map(|t| (s, t))).next()?;
     Some(HookDecision {
         permission: t.triggers.interrupts.as_str().to_string(),

@@ -275,8 +275,18 @@ async fn example_moments_are_embedded_with_their_lesson_and_rebuilt_at_load_and_
     write(&host, &m);
     assert_eq!(embedded(&model) - before, 1 + 4, "the three examples and the near miss, again");
     // A lesson without examples holds none; one forgotten holds none either.
-    write(&host, &memory("b", "pin the docker images"));
+    let mut b = memory("b", "pin the docker images");
+    write(&host, &b);
     assert!(examples_of(&host, "b").is_none());
+    b.examples = vec!["docker build -t shop:latest .".into()];
+    write(&host, &b);
+    assert_eq!(examples_of(&host, "b"), Some((true, false, true)));
+    {
+        let _w = host.hold_writes();
+        host.store.remove_memory("b").unwrap();
+        super::sync::drop_embedding(&host.store, &host.semantic, "b");
+    }
+    assert!(examples_of(&host, "b").is_none(), "forgotten, its moments go with it");
     // Not kept in the graph files: a new start embeds them again, and a reindex too.
     home.stop(host);
     let model = Arc::new(Fake::new("m1"));
