@@ -27,7 +27,7 @@ pub async fn show(json: bool) -> Result<(), Failure> {
         outln!("  {:width$} = {:<8} ({})", s.key, s.value.to_string(), s.source);
     }
     if !report.renamed_keys.is_empty() {
-        outln!("  renamed keys, read under their new names: {}", report.renamed_keys.join("; "));
+        outln!("  keys to look at (renamed, or an earlier default whose meaning changed): {}", report.renamed_keys.join("; "));
     }
     if !report.unknown_keys.is_empty() {
         outln!("  unknown keys, kept and ignored: {}", report.unknown_keys.join(", "));

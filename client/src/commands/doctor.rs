@@ -123,7 +123,7 @@ pub async fn doctor() -> Result<(), Failure> {
             r.fail("config", &s.config, "fix the file at that line; the last good settings stay in force meanwhile");
         }
         if !s.renamed_config_keys.is_empty() {
-            r.warn("config", format!("renamed keys: {}", s.renamed_config_keys.join("; ")), "rename them in tuneables.json as each says (they work meanwhile)");
+            r.warn("config", format!("renamed keys: {}", s.renamed_config_keys.join("; ")), "rename or remove them in tuneables.json as each says (they work meanwhile)");
         }
         if !s.unknown_config_keys.is_empty() {
             r.warn("config", format!("unknown keys: {}", s.unknown_config_keys.join(", ")), "check their spelling (`cairn config show`)");

@@ -160,7 +160,7 @@ pub async fn status(json: bool) -> Result<(), Failure> {
     outln!("sessions:   {} events logged", s.session_events);
     outln!("config:     {}", s.config);
     if !s.renamed_config_keys.is_empty() {
-        outln!("            renamed keys, read under their new names: {}", s.renamed_config_keys.join("; "));
+        outln!("            keys to look at (renamed, or an earlier default whose meaning changed): {}", s.renamed_config_keys.join("; "));
     }
     if !s.unknown_config_keys.is_empty() {
         outln!("            unknown keys, kept and ignored: {}", s.unknown_config_keys.join(", "));

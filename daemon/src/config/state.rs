@@ -47,7 +47,7 @@ impl ConfigState {
                     tracing::warn!(keys = ?loaded.unknown_keys, "unknown keys in tuneables.json (kept, ignored)");
                 }
                 if !loaded.renamed_keys.is_empty() {
-                    tracing::warn!(keys = ?loaded.renamed_keys, "renamed keys in tuneables.json (read under their new names)");
+                    tracing::warn!(keys = ?loaded.renamed_keys, "keys to look at in tuneables.json (renamed, or an earlier default whose meaning changed)");
                 }
                 self.tuneables = loaded.tuneables;
                 self.tuneables_file = loaded.file_value;
