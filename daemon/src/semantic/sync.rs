@@ -22,10 +22,15 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// Embeds the texts of `memories` in batches, when the model is available.
+    /// Embeds the texts of `memories`, and their example moments, in batches, when the model is
+    /// available.
     pub fn for_memories(embedder: Option<&dyn Embed>, memories: &[&Memory]) -> Prepared {
         let Some(embedder) = embedder else { return Prepared::default() };
-        let texts: Vec<String> = memories.iter().map(|m| embed::embedding_text(m)).collect();
+        let mut texts: Vec<String> = memories.iter().map(|m| embed::embedding_text(m)).collect();
+        let mut moments: Vec<String> = memories.iter().flat_map(|m| m.examples.iter().chain(&m.not_examples).cloned()).collect();
+        moments.sort();
+        moments.dedup();
+        texts.extend(moments);
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         match embedder.embed(&refs) {
             Ok(vectors) => Prepared { vectors: texts.iter().map(|t| embed::text_hash(t)).zip(vectors).collect() },
@@ -35,6 +40,13 @@ impl Prepared {
                 Prepared::default()
             }
         }
+    }
+}
+
+impl Prepared {
+    /// The vector embedded ahead for `text`, if it was.
+    fn vector(&self, text: &str) -> Option<&Vec<f32>> {
+        self.vectors.get(&embed::text_hash(text))
     }
 }
 
@@ -56,7 +68,7 @@ pub fn refresh(store: &Store, semantic: &Semantic, memory: &Memory, prepared: &P
         }
         return;
     };
-    refresh_examples(semantic, memory, embedder.as_ref());
+    refresh_examples(semantic, memory, embedder.as_ref(), prepared);
     let fingerprint = &embedder.facts().fingerprint;
     if let Some(r) = record.as_ref().filter(|r| r.text_hash == hash && &r.fingerprint == fingerprint && r.project == memory.project)
         && semantic.graphs().key_of(&memory.id) == Some(r.key)
@@ -116,10 +128,15 @@ fn examples_hash(memory: &Memory) -> Option<String> {
 
 /// `memory`'s example moments embedded (one model run for all of them); `None` for a memory
 /// without any.
-pub(super) fn embed_examples(embedder: &dyn Embed, memory: &Memory) -> Result<Option<LessonExamples>, EmbedError> {
+pub(super) fn embed_examples(embedder: &dyn Embed, memory: &Memory, prepared: &Prepared) -> Result<Option<LessonExamples>, EmbedError> {
     let Some(hash) = examples_hash(memory) else { return Ok(None) };
     let texts: Vec<&str> = memory.examples.iter().chain(&memory.not_examples).map(String::as_str).collect();
-    let mut vectors = embedder.embed(&texts)?.into_iter();
+    // Embedded ahead (a bulk write's batch, outside the write lock), else now.
+    let ahead: Option<Vec<Vec<f32>>> = texts.iter().map(|t| prepared.vector(t).cloned()).collect();
+    let mut vectors = match ahead {
+        Some(v) => v.into_iter(),
+        None => embedder.embed(&texts)?.into_iter(),
+    };
     let mut moments = |of: &[String]| -> Vec<Moment> { of.iter().zip(vectors.by_ref()).map(|(t, v)| Moment { text: t.clone(), vector: v }).collect() };
     let applies = moments(&memory.examples);
     let not = moments(&memory.not_examples);
@@ -127,13 +144,13 @@ pub(super) fn embed_examples(embedder: &dyn Embed, memory: &Memory) -> Result<Op
 }
 
 /// Brings a memory's embedded example moments in line with its examples (under the write lock).
-pub(super) fn refresh_examples(semantic: &Semantic, memory: &Memory, embedder: &dyn Embed) {
+pub(super) fn refresh_examples(semantic: &Semantic, memory: &Memory, embedder: &dyn Embed, prepared: &Prepared) {
     let wanted = examples_hash(memory);
     let held = semantic.graphs().read().as_ref().and_then(|i| i.examples().hash_of(&memory.id).map(str::to_string));
     if wanted == held {
         return;
     }
-    let embedded = match embed_examples(embedder, memory) {
+    let embedded = match embed_examples(embedder, memory, prepared) {
         Ok(e) => e,
         Err(e) => {
             tracing::error!(error = %e, id = %memory.id, "cannot embed a lesson's example moments; it is advised without them");
@@ -160,7 +177,7 @@ pub(super) fn examples_for_index(host: &dyn Host, embedder: &dyn Embed) -> Vec<(
         if host.stopping() {
             break;
         }
-        match embed_examples(embedder, &memory) {
+        match embed_examples(embedder, &memory, &Prepared::default()) {
             Ok(Some(e)) => out.push((memory.id, e)),
             Ok(None) => {}
             Err(e) => tracing::error!(error = %e, id = %memory.id, "cannot embed a lesson's example moments; it is advised without them"),
@@ -186,7 +203,7 @@ pub(super) fn catch_up_examples(host: &dyn Host, embedder: &dyn Embed) {
         if wanted == held(&memory.id) {
             continue;
         }
-        let embedded = match embed_examples(embedder, &memory) {
+        let embedded = match embed_examples(embedder, &memory, &Prepared::default()) {
             Ok(e) => e,
             Err(e) => {
                 tracing::error!(error = %e, id = %memory.id, "cannot embed a lesson's example moments; it is advised without them");

@@ -300,4 +300,17 @@ async fn example_moments_are_embedded_with_their_lesson_and_rebuilt_at_load_and_
     m.not_examples.clear();
     write(&host, &m);
     assert!(examples_of(&host, "a").is_none(), "a lesson whose examples are taken away holds none");
+
+    // A bulk write embeds the moments in its batch, ahead of the lock: none at the write.
+    let mut c = memory("c", "review the helm charts");
+    c.examples = vec!["helm upgrade shop charts/shop".into(), "helm install api charts/api".into()];
+    let prepared = Prepared::for_memories(Some(model.as_ref()), &[&c]);
+    let before = embedded(&model);
+    {
+        let _w = host.hold_writes();
+        host.store.put_memory(&c).unwrap();
+        refresh(&host.store, &host.semantic, &c, &prepared);
+    }
+    assert_eq!(embedded(&model), before, "text and moments came from the batch");
+    assert_eq!(examples_of(&host, "c").map(|e| e.0), Some(true));
 }
