@@ -501,7 +501,10 @@ fn fitted(rows: &[(Inputs, bool)], l2: f64) -> Fitted {
 }
 
 /// The tune events split into folds: the `k`th fold's training events and its test events.
-fn fold(tune: &[(usize, usize)], k: usize) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+/// An event of the fit: (labelled set, index in it).
+type At = (usize, usize);
+
+fn fold(tune: &[At], k: usize) -> (Vec<At>, Vec<At>) {
     let (mut train, mut test) = (Vec::new(), Vec::new());
     for (n, &e) in tune.iter().enumerate() {
         if n % FOLDS == k { test.push(e) } else { train.push(e) }
