@@ -45,13 +45,7 @@ pub struct Moment {
 /// A candidate's closeness in meaning to the moment: the larger of its cosine and its closest
 /// example moment's; `None` without embeddings.
 pub fn meaning(c: &Candidate) -> Option<f64> {
-    let h = c.hit.as_ref()?;
-    // A cosine that is not a number (a broken vector) is no evidence.
-    let example = h.example.as_ref().map(|(e, _)| *e).filter(|e| e.is_finite());
-    match (h.cosine.filter(|c| c.is_finite()), example) {
-        (None, None) => None,
-        (a, b) => Some(a.unwrap_or(f64::MIN).max(b.unwrap_or(f64::MIN))),
-    }
+    c.hit.as_ref()?.closeness().map(|(m, _)| m)
 }
 
 /// Each candidate's standing among `all` (by [`meaning`]), in the same order.
@@ -104,12 +98,11 @@ pub fn inputs(c: &Candidate, standing: Standing, moment: Moment) -> Inputs {
             v.push((name.to_string(), value));
         }
     };
-    if let Some(m) = meaning(c) {
+    if let Some((m, by_example)) = c.hit.as_ref().and_then(|h| h.closeness()) {
         put("meaning", m);
         put("best", f64::from(u8::from(standing.best)));
         put("margin", standing.margin);
-        let example = c.hit.as_ref().and_then(|h| h.example.as_ref()).map(|(e, _)| *e);
-        put("by_example", f64::from(u8::from(example.is_some_and(|e| Some(e) == meaning(c) && c.hit.as_ref().and_then(|h| h.cosine).is_none_or(|l| e > l)))));
+        put("by_example", f64::from(u8::from(by_example)));
     }
     if let Some(h) = &c.hit {
         put("words", h.lexical);

@@ -49,9 +49,9 @@ fn clip(text: &str, n: usize) -> String {
 fn term(c: &Candidate, t: &Term, salience: &Salience) -> String {
     let v = t.value;
     let words = match t.name.as_str() {
-        "meaning" => match c.hit.as_ref().and_then(|h| h.example.as_ref()).filter(|(e, _)| *e == v) {
-            Some((_, text)) if c.hit.as_ref().and_then(|h| h.cosine).is_none_or(|l| l < v) => format!("meaning {v:.2} (like its example '{}')", clip(text, 60)),
-            _ => format!("meaning {v:.2}"),
+        "meaning" => match c.hit.as_ref().and_then(|h| h.lending_example()) {
+            Some(text) => format!("meaning {v:.2} (like its example '{}')", clip(text, 60)),
+            None => format!("meaning {v:.2}"),
         },
         "best" => "the closest lesson".to_string(),
         "margin" => format!("lead {v:+.2} over the next"),

@@ -178,12 +178,11 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
 
 /// Ids of the `k` closest hits by meaning and the `k` best by keywords.
 fn leaders(found: &[Hit], k: usize) -> std::collections::HashSet<String> {
-    let mut by_meaning: Vec<&Hit> = found.iter().filter(|h| h.cosine.is_some() || h.example.is_some()).collect();
-    let closeness = |h: &Hit| h.cosine.unwrap_or(f64::MIN).max(h.example.as_ref().map_or(f64::MIN, |(e, _)| *e));
-    by_meaning.sort_by(|a, b| closeness(b).total_cmp(&closeness(a)).then_with(|| a.id.cmp(&b.id)));
+    let mut by_meaning: Vec<(f64, &Hit)> = found.iter().filter_map(|h| h.closeness().map(|(m, _)| (m, h))).collect();
+    by_meaning.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
     let mut by_words: Vec<&Hit> = found.iter().filter(|h| h.lexical > 0.0).collect();
     by_words.sort_by(|a, b| b.lexical.total_cmp(&a.lexical).then_with(|| a.id.cmp(&b.id)));
-    by_meaning.into_iter().take(k).chain(by_words.into_iter().take(k)).map(|h| h.id.clone()).collect()
+    by_meaning.into_iter().map(|(_, h)| h).take(k).chain(by_words.into_iter().take(k)).map(|h| h.id.clone()).collect()
 }
 
 #[cfg(test)]

@@ -46,6 +46,25 @@ impl Hit {
         Evidence { lexical: self.lexical, cosine: self.cosine }
     }
 
+    /// Closeness in meaning: the larger of the cosine and the closest example moment's (a value
+    /// that is not a number counts as none), and whether the example gave it; `None` without
+    /// embeddings.
+    pub fn closeness(&self) -> Option<(f64, bool)> {
+        let cosine = self.cosine.filter(|c| c.is_finite());
+        let example = self.example.as_ref().map(|(e, _)| *e).filter(|e| e.is_finite());
+        match (cosine, example) {
+            (None, None) => None,
+            (None, Some(e)) => Some((e, true)),
+            (Some(c), Some(e)) if e > c => Some((e, true)),
+            (Some(c), _) => Some((c, false)),
+        }
+    }
+
+    /// The example moment that lends the memory its closeness (closer than its own text).
+    pub fn lending_example(&self) -> Option<&str> {
+        self.closeness().filter(|(_, by)| *by).and(self.example.as_ref()).map(|(_, t)| t.as_str())
+    }
+
     /// The matched words quoted, or "no shared words".
     pub fn words(&self) -> String {
         if self.matched.is_empty() {
@@ -78,5 +97,21 @@ mod tests {
         assert_eq!(h.explain(), "relevance 0.65 (semantic 0.60, words 0.50)");
         h.matched.clear();
         assert_eq!(h.words(), "no shared words");
+    }
+
+    #[test]
+    fn closeness_is_the_closer_of_the_text_and_its_examples() {
+        let mut h = Hit::by_words("a".into(), 0.0, 0.0, vec![], 1);
+        assert_eq!(h.closeness(), None);
+        h.cosine = Some(0.4);
+        assert_eq!((h.closeness(), h.lending_example()), (Some((0.4, false)), None));
+        h.example = Some((0.3, "far".into()));
+        assert_eq!(h.closeness(), Some((0.4, false)), "the text is closer");
+        h.example = Some((0.6, "near".into()));
+        assert_eq!((h.closeness(), h.lending_example()), (Some((0.6, true)), Some("near")));
+        h.cosine = Some(f64::NAN);
+        assert_eq!(h.closeness(), Some((0.6, true)), "a cosine that is not a number is none");
+        h.example = Some((f64::NAN, "broken".into()));
+        assert_eq!(h.closeness(), None);
     }
 }

@@ -41,9 +41,7 @@ impl Prepared {
             }
         }
     }
-}
 
-impl Prepared {
     /// The vector embedded ahead for `text`, if it was.
     fn vector(&self, text: &str) -> Option<&Vec<f32>> {
         self.vectors.get(&embed::text_hash(text))
@@ -143,21 +141,24 @@ pub(super) fn embed_examples(embedder: &dyn Embed, memory: &Memory, prepared: &P
     Ok(Some(LessonExamples { project: memory.project.clone(), hash, applies, not }))
 }
 
+/// [`embed_examples`], a failure logged: `None` when the moments could not be embedded.
+fn embed_examples_or_log(embedder: &dyn Embed, memory: &Memory, prepared: &Prepared) -> Option<Option<LessonExamples>> {
+    embed_examples(embedder, memory, prepared)
+        .inspect_err(|e| tracing::error!(error = %e, id = %memory.id, "cannot embed a lesson's example moments; it is advised without them"))
+        .ok()
+}
+
+/// The hash of the example moments the live index holds for `id`.
+fn held_hash(semantic: &Semantic, id: &str) -> Option<String> {
+    semantic.graphs().read().as_ref().and_then(|i| i.examples().hash_of(id).map(str::to_string))
+}
+
 /// Brings a memory's embedded example moments in line with its examples (under the write lock).
 pub(super) fn refresh_examples(semantic: &Semantic, memory: &Memory, embedder: &dyn Embed, prepared: &Prepared) {
-    let wanted = examples_hash(memory);
-    let held = semantic.graphs().read().as_ref().and_then(|i| i.examples().hash_of(&memory.id).map(str::to_string));
-    if wanted == held {
+    if examples_hash(memory) == held_hash(semantic, &memory.id) {
         return;
     }
-    let embedded = match embed_examples(embedder, memory, prepared) {
-        Ok(e) => e,
-        Err(e) => {
-            tracing::error!(error = %e, id = %memory.id, "cannot embed a lesson's example moments; it is advised without them");
-            None
-        }
-    };
-    set_examples(semantic, &memory.id, embedded);
+    set_examples(semantic, &memory.id, embed_examples_or_log(embedder, memory, prepared).flatten());
 }
 
 pub(super) fn set_examples(semantic: &Semantic, id: &str, examples: Option<LessonExamples>) {
@@ -177,10 +178,8 @@ pub(super) fn examples_for_index(host: &dyn Host, embedder: &dyn Embed) -> Vec<(
         if host.stopping() {
             break;
         }
-        match embed_examples(embedder, &memory, &Prepared::default()) {
-            Ok(Some(e)) => out.push((memory.id, e)),
-            Ok(None) => {}
-            Err(e) => tracing::error!(error = %e, id = %memory.id, "cannot embed a lesson's example moments; it is advised without them"),
+        if let Some(e) = embed_examples_or_log(embedder, &memory, &Prepared::default()).flatten() {
+            out.push((memory.id, e));
         }
     }
     if !out.is_empty() {
@@ -194,22 +193,15 @@ pub(super) fn examples_for_index(host: &dyn Host, embedder: &dyn Embed) -> Vec<(
 /// the write lock and only if the memory still reads so (a write meanwhile set its own).
 pub(super) fn catch_up_examples(host: &dyn Host, embedder: &dyn Embed) {
     let (store, semantic) = (host.store(), host.semantic());
-    let held = |id: &str| semantic.graphs().read().as_ref().and_then(|i| i.examples().hash_of(id).map(str::to_string));
     for memory in store.memories_after(None).filter_map(Result::ok) {
         if host.stopping() {
             return;
         }
         let wanted = examples_hash(&memory);
-        if wanted == held(&memory.id) {
+        if wanted == held_hash(semantic, &memory.id) {
             continue;
         }
-        let embedded = match embed_examples(embedder, &memory, &Prepared::default()) {
-            Ok(e) => e,
-            Err(e) => {
-                tracing::error!(error = %e, id = %memory.id, "cannot embed a lesson's example moments; it is advised without them");
-                continue;
-            }
-        };
+        let Some(embedded) = embed_examples_or_log(embedder, &memory, &Prepared::default()) else { continue };
         let _w = host.hold_writes();
         if store.get_memory(&memory.id).ok().flatten().as_ref().and_then(examples_hash) == wanted {
             set_examples(semantic, &memory.id, embedded);
