@@ -160,6 +160,16 @@ pub enum Command {
     Mute { id: String },
     /// Let a muted memory be advised again.
     Unmute { id: String },
+    /// Tell cairn whether a lesson was right for a moment, so that it learns where lessons apply.
+    Feedback {
+        #[command(subcommand)]
+        verb: FeedbackCmd,
+    },
+    /// The memory graph: situations, links and strengths, and the log of every change.
+    Graph {
+        #[command(subcommand)]
+        action: GraphAction,
+    },
     /// The seed pack of universal lessons: list it, or turn it (or one seed) off or on.
     Seed {
         /// List every seed with its state.
@@ -236,12 +246,83 @@ impl HooksTarget {
     }
 }
 
+/// Which moment a feedback is about.
+#[derive(Args)]
+pub struct MomentArgs {
+    /// The lesson.
+    pub memory: String,
+    /// The session of the moment (`cairn log` shows them); by default the project's latest.
+    #[arg(long)]
+    pub session: Option<String>,
+    /// The tool call, by Claude Code's id (`toolu_...`); by default the session's latest moment.
+    #[arg(long)]
+    pub tool_use_id: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub scope: ProjectArgs,
+}
+
+#[derive(Subcommand)]
+pub enum FeedbackCmd {
+    /// The lesson was the right one for that moment: it is said at moments like it.
+    Used(MomentArgs),
+    /// The lesson was not for that moment: it is not said at moments like it (its worth stays).
+    NotRelevant(MomentArgs),
+    /// The lesson itself is stale, wrong or badly written: it weighs less everywhere.
+    NotUseful {
+        memory: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum GraphAction {
+    /// Set the strength of the edge SOURCE -> TARGET outright (kept within 0.05 and 0.95).
+    Link {
+        source: String,
+        target: String,
+        #[arg(long)]
+        strength: f64,
+        /// The edge's kind: manual (the default), co_used, applies (from a situation), ...
+        #[arg(long)]
+        kind: Option<String>,
+    },
+    /// A lesson's edges, with the situations linked to it.
+    Show {
+        memory: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The newest changes to the graph (one JSON line each with --json), of one lesson if given.
+    Log {
+        #[arg(long)]
+        memory: Option<String>,
+        #[arg(long, default_value_t = 50)]
+        last: u32,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
 #[derive(Subcommand)]
 pub enum HooksAction {
-    /// Add cairn's hooks (idempotent; a timestamped backup is written first).
+    /// Add cairn's hooks (idempotent; a timestamped backup is written first). A tool call is
+    /// advised on with its result, which reaches the model where advice before the call would;
+    /// calls that only look around (Read, Grep, Glob, LS, web search and fetch, TodoWrite...) are
+    /// left out, since cairn never advises on them and each hook costs Claude Code about 10 ms.
     Install {
         #[command(flatten)]
         target: HooksTarget,
+        /// Run on every tool call, the look-arounds too (their calls are then recorded and
+        /// rules can fire on them), at about 10 ms more for each.
+        #[arg(long)]
+        all_tools: bool,
+        /// Also run before each shell command, so that an interrupt rule (with
+        /// `triggers.interrupts` on) can stop it, at about 10 ms more for each.
+        #[arg(long)]
+        interrupts: bool,
     },
     /// Remove exactly the hooks cairn added.
     Uninstall {

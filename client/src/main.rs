@@ -13,7 +13,7 @@ mod settings;
 
 use clap::Parser;
 
-use cli::{Cli, Command, ConfigAction, HooksAction, ServiceAction};
+use cli::{Cli, Command, ConfigAction, FeedbackCmd, GraphAction, HooksAction, ServiceAction};
 use commands::Failure;
 
 fn main() {
@@ -59,7 +59,7 @@ fn run(command: Command) -> Result<(), Failure> {
             Command::Forget { id } => commands::memories::forget(id).await,
             Command::Doctor => commands::doctor::doctor().await,
             Command::Hooks { action } => match action {
-                HooksAction::Install { target } => commands::hooks::install(target.target()),
+                HooksAction::Install { target, all_tools, interrupts } => commands::hooks::install(target.target(), settings::Wiring { all_tools, interrupts }),
                 HooksAction::Uninstall { target } => commands::hooks::uninstall(target.target()),
                 HooksAction::Status => commands::hooks::status(),
             },
@@ -82,6 +82,16 @@ fn run(command: Command) -> Result<(), Failure> {
             Command::Log { session, last, json, all, scope } => commands::advice_log::log(session, last, json, all, scope).await,
             Command::Mute { id } => commands::advice_log::mute(id, true).await,
             Command::Unmute { id } => commands::advice_log::mute(id, false).await,
+            Command::Feedback { verb } => match verb {
+                FeedbackCmd::Used(m) => commands::graph::feedback(cairn_proto::FeedbackVerb::Used, m).await,
+                FeedbackCmd::NotRelevant(m) => commands::graph::feedback(cairn_proto::FeedbackVerb::NotRelevant, m).await,
+                FeedbackCmd::NotUseful { memory, json } => commands::graph::not_useful(memory, json).await,
+            },
+            Command::Graph { action } => match action {
+                GraphAction::Link { source, target, strength, kind } => commands::graph::link(source, target, strength, kind).await,
+                GraphAction::Show { memory, json } => commands::graph::show(memory, json).await,
+                GraphAction::Log { memory, last, json } => commands::graph::log(memory, last, json).await,
+            },
             Command::Seed { list, enable, disable, json } => commands::advice_log::seed(list, enable, disable, json).await,
             Command::Search { text, k, json, scope } => commands::search::search(text, k, json, scope).await,
             Command::Reindex => commands::search::reindex().await,

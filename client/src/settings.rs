@@ -5,16 +5,65 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-/// The events cairn listens to, and whether each is a tool event (which takes a matcher).
-pub const EVENTS: &[(&str, bool)] = &[
-    ("PreToolUse", true),
-    ("PostToolUse", true),
-    ("PostToolUseFailure", true),
-    ("UserPromptSubmit", false),
-    ("SessionStart", false),
-    ("Stop", false),
-    ("SessionEnd", false),
+/// Which tools an event's group covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tools {
+    /// Not a tool event: no matcher.
+    NotATool,
+    /// Every tool but the look-arounds (`cairn_proto::tools::LOOK_AROUND`), unless the install
+    /// asks for all: cairn neither advises on a read nor needs its success, and each hook process
+    /// costs about 10 ms inside Claude Code.
+    Acting,
+    /// Every tool: failures are rare, cost nothing on a normal call, and a failed read is worth
+    /// keeping.
+    All,
+    /// Only for interrupts (`--interrupts`), and only on shell commands, the one kind an
+    /// interrupt stops: advice on a tool call is given with its result, which Claude Code shows
+    /// the model at the same point, so without interrupts a hook before the call is a second
+    /// process per call for nothing.
+    Interrupts,
+}
+
+/// The events cairn listens to, and which tools each covers.
+pub const EVENTS: &[(&str, Tools)] = &[
+    ("PreToolUse", Tools::Interrupts),
+    ("PostToolUse", Tools::Acting),
+    ("PostToolUseFailure", Tools::All),
+    ("UserPromptSubmit", Tools::NotATool),
+    ("SessionStart", Tools::NotATool),
+    ("Stop", Tools::NotATool),
+    ("SessionEnd", Tools::NotATool),
 ];
+
+/// The matcher of the interrupts' PreToolUse group: a regex, so that a plain `Bash` group the
+/// user wrote around `cairn hook` stays theirs.
+pub const INTERRUPTS_MATCHER: &str = "^Bash$";
+
+/// What an install wires.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wiring {
+    /// `--all-tools`: the look-arounds too.
+    pub all_tools: bool,
+    /// `--interrupts`: a PreToolUse hook on shell commands, so that an interrupt can stop one.
+    pub interrupts: bool,
+}
+
+/// Whether install puts cairn's group on an event of this kind, and with which matcher
+/// (`Some(None)`: a group without one).
+pub fn matcher(tools: Tools, wiring: Wiring) -> Option<Option<String>> {
+    match tools {
+        Tools::NotATool => Some(None),
+        Tools::Interrupts if !wiring.interrupts => None,
+        Tools::Interrupts => Some(Some(INTERRUPTS_MATCHER.to_string())),
+        Tools::Acting if !wiring.all_tools => Some(Some(cairn_proto::tools::acting_matcher())),
+        _ => Some(Some("*".to_string())),
+    }
+}
+
+/// The events an install with `wiring` puts cairn on.
+pub fn wired_events(wiring: Wiring) -> Vec<&'static str> {
+    EVENTS.iter().filter(|(_, tools)| matcher(*tools, wiring).is_some()).map(|(e, _)| *e).collect()
+}
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum SettingsError {
@@ -60,27 +109,39 @@ fn object<'a>(value: &'a mut Value, what: &str) -> Result<&'a mut Map<String, Va
     value.as_object_mut().ok_or_else(|| SettingsError::NotAnObject(what.to_string()))
 }
 
-/// A group that install wrote: matcher `*` or none, holding cairn's hook alone. A `cairn hook`
-/// the user placed elsewhere (under another matcher, beside other hooks) is the user's.
+/// A group that install wrote: no matcher, `*`, or one that leaves out look-arounds (whichever
+/// list a release of cairn wrote), holding cairn's hook alone. A `cairn hook` the user placed
+/// elsewhere (under another matcher, beside other hooks) is the user's.
 fn is_own_group(group: &Value) -> bool {
     let matcher_ok = match group.get("matcher") {
         None => true,
-        Some(m) => m == "*",
+        Some(Value::String(m)) => m == "*" || m == INTERRUPTS_MATCHER || (m.starts_with("^(?!(") && m.ends_with(")$).*")),
+        Some(_) => false,
     };
     let entries = group.get("hooks").and_then(Value::as_array);
     matcher_ok
         && entries.is_some_and(|e| e.len() == 1 && e[0].get("command").and_then(Value::as_str).is_some_and(is_cairn_command))
 }
 
-/// Adds cairn's group to every event that lacks it; an existing one whose command or timeout
-/// differs (the binary moved) is updated in place. Returns how many groups were added or changed,
-/// and what the install created.
-pub fn install(settings: &mut Value, command: &str, timeout_s: u64) -> Result<(usize, Created), SettingsError> {
+/// Adds cairn's group to every event `wiring` wants that lacks it; an existing one whose
+/// command, timeout or matcher differs (the binary moved, other options) is updated in place, and
+/// one on an event `wiring` does not want (an older install's PreToolUse) is taken out. Returns
+/// how many groups were added, changed or taken out, and what the install created.
+pub fn install(settings: &mut Value, command: &str, timeout_s: u64, wiring: Wiring) -> Result<(usize, Created), SettingsError> {
     let root = object(settings, "the settings file")?;
     let mut created = Created { hooks: !root.contains_key("hooks"), events: Vec::new() };
     let hooks = object(root.entry("hooks").or_insert_with(|| json!({})), "\"hooks\"")?;
     let mut changed = 0;
-    for (event, is_tool) in EVENTS {
+    for (event, tools) in EVENTS {
+        let Some(matcher) = matcher(*tools, wiring) else {
+            if let Some(groups) = hooks.get_mut(*event) {
+                let groups = groups.as_array_mut().ok_or_else(|| SettingsError::NotAnArray(format!("\"hooks\".\"{event}\"")))?;
+                let before = groups.len();
+                groups.retain(|g| !is_own_group(g));
+                changed += before - groups.len();
+            }
+            continue;
+        };
         if !hooks.contains_key(*event) {
             created.events.push(event.to_string());
         }
@@ -88,16 +149,25 @@ pub fn install(settings: &mut Value, command: &str, timeout_s: u64) -> Result<(u
         let groups = groups.as_array_mut().ok_or_else(|| SettingsError::NotAnArray(format!("\"hooks\".\"{event}\"")))?;
         match groups.iter_mut().find(|g| is_own_group(g)) {
             Some(group) => {
-                let entry = &mut group["hooks"][0];
-                if entry.get("command").and_then(Value::as_str) != Some(command) || entry.get("timeout").and_then(Value::as_u64) != Some(timeout_s) {
-                    entry["command"] = json!(command);
-                    entry["timeout"] = json!(timeout_s);
+                let entry = &group["hooks"][0];
+                let same = entry.get("command").and_then(Value::as_str) == Some(command)
+                    && entry.get("timeout").and_then(Value::as_u64) == Some(timeout_s)
+                    && group.get("matcher").and_then(Value::as_str) == matcher.as_deref();
+                if !same {
+                    group["hooks"][0]["command"] = json!(command);
+                    group["hooks"][0]["timeout"] = json!(timeout_s);
+                    if let (Some(m), Some(g)) = (&matcher, group.as_object_mut()) {
+                        g.insert("matcher".into(), json!(m));
+                    }
                     changed += 1;
                 }
             }
             None => {
                 let hook = json!({"type": "command", "command": command, "timeout": timeout_s});
-                groups.push(if *is_tool { json!({"matcher": "*", "hooks": [hook]}) } else { json!({"hooks": [hook]}) });
+                groups.push(match &matcher {
+                    Some(m) => json!({"matcher": m, "hooks": [hook]}),
+                    None => json!({"hooks": [hook]}),
+                });
                 changed += 1;
             }
         }
@@ -132,14 +202,14 @@ pub fn uninstall(settings: &mut Value, created: Option<&Created>) -> Result<usiz
     Ok(removed)
 }
 
-/// The events where cairn's group is installed, with its command.
-pub fn installed(settings: &Value) -> Vec<(String, String)> {
+/// The events where cairn's group is installed, with its command and matcher.
+pub fn installed(settings: &Value) -> Vec<(String, String, Option<String>)> {
     let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else { return Vec::new() };
     let mut out = Vec::new();
     for (event, groups) in hooks {
         for group in groups.as_array().into_iter().flatten().filter(|g| is_own_group(g)) {
             if let Some(command) = group["hooks"][0].get("command").and_then(Value::as_str) {
-                out.push((event.clone(), command.to_string()));
+                out.push((event.clone(), command.to_string(), group.get("matcher").and_then(Value::as_str).map(str::to_string)));
             }
         }
     }
@@ -177,32 +247,49 @@ mod tests {
         assert_eq!(hook_command(Path::new("/a/b/cairn")), "/a/b/cairn hook");
     }
 
+    const FAST: Wiring = Wiring { all_tools: false, interrupts: false };
+    const EVERY: Wiring = Wiring { all_tools: true, interrupts: true };
+
+    fn n_events(w: Wiring) -> usize {
+        wired_events(w).len()
+    }
+
     #[test]
     fn install_adds_every_event_and_keeps_the_rest_in_order() {
         let mut s = original();
-        let (changed, created) = install(&mut s, CMD, 5).unwrap();
-        assert_eq!(changed, EVENTS.len());
+        let (changed, created) = install(&mut s, CMD, 5, FAST).unwrap();
+        assert_eq!(changed, 6, "every event but PreToolUse");
         assert!(!created.hooks && !created.events.contains(&"PreToolUse".to_string()) && created.events.contains(&"Stop".to_string()));
         let keys: Vec<&String> = s.as_object().unwrap().keys().collect();
         assert_eq!(keys, vec!["model", "hooks", "permissions"], "top-level order kept");
         let pre = s["hooks"]["PreToolUse"].as_array().unwrap();
-        assert_eq!(pre[0]["hooks"][0]["command"], "~/bin/guard.sh", "the user's hook stays first");
-        assert_eq!(pre[1]["matcher"], "*");
-        assert_eq!(pre[1]["hooks"][0]["command"], CMD);
-        assert_eq!(pre[1]["hooks"][0]["timeout"], 5);
+        assert_eq!(pre.len(), 1, "no hook before the call without interrupts: {pre:?}");
+        assert_eq!(pre[0]["hooks"][0]["command"], "~/bin/guard.sh", "the user's hook stays");
+        let post = &s["hooks"]["PostToolUse"][0];
+        assert_eq!(post["matcher"], cairn_proto::tools::acting_matcher(), "look-arounds left out");
+        assert_eq!(post["hooks"][0]["command"], CMD);
+        assert_eq!(post["hooks"][0]["timeout"], 5);
+        assert_eq!(s["hooks"]["PostToolUseFailure"][0]["matcher"], "*", "every failure is recorded");
         assert!(s["hooks"]["SessionStart"][0].get("matcher").is_none(), "no matcher on non-tool events");
+        assert_eq!(installed(&s).len(), n_events(FAST));
+        // With interrupts, a PreToolUse group on shell commands after the user's own.
+        let (changed, _) = install(&mut s, CMD, 5, Wiring { interrupts: true, ..FAST }).unwrap();
+        assert_eq!(changed, 1);
+        assert_eq!(s["hooks"]["PreToolUse"][1]["matcher"], INTERRUPTS_MATCHER);
         assert_eq!(installed(&s).len(), EVENTS.len());
     }
 
     #[test]
     fn install_is_idempotent_and_follows_a_moved_binary() {
-        let mut once = original();
-        install(&mut once, CMD, 5).unwrap();
-        let mut twice = once.clone();
-        assert_eq!(install(&mut twice, CMD, 5).unwrap().0, 0);
-        assert_eq!(once, twice);
-        assert_eq!(install(&mut twice, "/opt/cairn/cairn hook", 5).unwrap().0, EVENTS.len());
-        assert_eq!(installed(&twice).len(), EVENTS.len(), "updated in place, not duplicated");
+        for wiring in [FAST, EVERY] {
+            let mut once = original();
+            install(&mut once, CMD, 5, wiring).unwrap();
+            let mut twice = once.clone();
+            assert_eq!(install(&mut twice, CMD, 5, wiring).unwrap().0, 0);
+            assert_eq!(once, twice);
+            assert_eq!(install(&mut twice, "/opt/cairn/cairn hook", 5, wiring).unwrap().0, n_events(wiring));
+            assert_eq!(installed(&twice).len(), n_events(wiring), "updated in place, not duplicated");
+        }
     }
 
     #[test]
@@ -213,17 +300,19 @@ mod tests {
             json!({"hooks": {}, "x": 1}),
             json!({"hooks": {"Stop": [], "PreToolUse": [{"hooks": [{"type": "command", "command": "x"}]}]}}),
         ];
-        for start in starts {
-            let mut s = start.clone();
-            let (_, created) = install(&mut s, CMD, 5).unwrap();
-            assert_eq!(uninstall(&mut s, Some(&created)).unwrap(), EVENTS.len());
-            assert_eq!(s, start);
-            assert_eq!(uninstall(&mut s, Some(&created)).unwrap(), 0);
-            // Without the record, only containers that cairn's removal emptied go.
-            let mut s = start.clone();
-            install(&mut s, CMD, 5).unwrap();
-            uninstall(&mut s, None).unwrap();
-            assert_eq!(installed(&s), vec![]);
+        for wiring in [FAST, EVERY] {
+            for start in starts.clone() {
+                let mut s = start.clone();
+                let (_, created) = install(&mut s, CMD, 5, wiring).unwrap();
+                assert_eq!(uninstall(&mut s, Some(&created)).unwrap(), n_events(wiring));
+                assert_eq!(s, start);
+                assert_eq!(uninstall(&mut s, Some(&created)).unwrap(), 0);
+                // Without the record, only containers that cairn's removal emptied go.
+                let mut s = start.clone();
+                install(&mut s, CMD, 5, wiring).unwrap();
+                uninstall(&mut s, None).unwrap();
+                assert_eq!(installed(&s), vec![]);
+            }
         }
     }
 
@@ -234,17 +323,51 @@ mod tests {
             {"matcher": "*", "hooks": [{"type": "command", "command": "other"}, {"type": "command", "command": CMD}]}
         ]}});
         let mut s = mine.clone();
-        let (_, created) = install(&mut s, "/new/cairn hook", 5).unwrap();
+        let (_, created) = install(&mut s, "/new/cairn hook", 5, EVERY).unwrap();
         assert_eq!(s["hooks"]["PreToolUse"][0], mine["hooks"]["PreToolUse"][0], "install leaves the user's entry alone");
         assert_eq!(s["hooks"]["PreToolUse"].as_array().unwrap().len(), 3, "and adds its own group");
+        // Without interrupts, the group cairn added goes again, and the user's stay.
+        let mut fast = s.clone();
+        assert_eq!(install(&mut fast, "/new/cairn hook", 5, FAST).unwrap().0, 2, "PreToolUse out, PostToolUse's matcher changed");
+        assert_eq!(fast["hooks"]["PreToolUse"], mine["hooks"]["PreToolUse"]);
         assert_eq!(uninstall(&mut s, Some(&created)).unwrap(), EVENTS.len());
         assert_eq!(s, mine, "uninstall removes only what install added");
     }
 
     #[test]
     fn refuses_shapes_it_does_not_understand() {
-        assert_eq!(install(&mut json!([]), CMD, 5).unwrap_err(), SettingsError::NotAnObject("the settings file".into()));
-        assert!(matches!(install(&mut json!({"hooks": []}), CMD, 5), Err(SettingsError::NotAnObject(_))));
-        assert!(matches!(install(&mut json!({"hooks": {"Stop": {}}}), CMD, 5), Err(SettingsError::NotAnArray(_))));
+        assert_eq!(install(&mut json!([]), CMD, 5, FAST).unwrap_err(), SettingsError::NotAnObject("the settings file".into()));
+        assert!(matches!(install(&mut json!({"hooks": []}), CMD, 5, FAST), Err(SettingsError::NotAnObject(_))));
+        assert!(matches!(install(&mut json!({"hooks": {"Stop": {}}}), CMD, 5, FAST), Err(SettingsError::NotAnArray(_))));
+        assert!(matches!(install(&mut json!({"hooks": {"PreToolUse": {}}}), CMD, 5, FAST), Err(SettingsError::NotAnArray(_))));
+    }
+
+    #[test]
+    fn an_older_install_is_brought_to_the_new_wiring() {
+        let mut s = original();
+        install(&mut s, CMD, 5, FAST).unwrap();
+        let fast = s.clone();
+        // Every tool and interrupts: PreToolUse added, PostToolUse's matcher changed.
+        assert_eq!(install(&mut s, CMD, 5, EVERY).unwrap().0, 2);
+        assert_eq!(s["hooks"]["PreToolUse"][1]["matcher"], INTERRUPTS_MATCHER);
+        assert_eq!(s["hooks"]["PostToolUse"][0]["matcher"], "*");
+        assert_eq!(installed(&s).len(), EVENTS.len(), "no duplicate groups");
+        assert_eq!(install(&mut s, CMD, 5, FAST).unwrap().0, 2);
+        assert_eq!(s, fast);
+        // An older cairn's install (`*` on PreToolUse and PostToolUse) is its own: updated, the
+        // hook before the call taken out, and uninstalled.
+        let mut old = original();
+        let hook = json!([{"matcher": "*", "hooks": [{"type": "command", "command": CMD, "timeout": 5}]}]);
+        old["hooks"]["PreToolUse"].as_array_mut().unwrap().push(hook[0].clone());
+        old["hooks"]["PostToolUse"] = hook;
+        assert_eq!(installed(&old).len(), 2);
+        install(&mut old, CMD, 5, FAST).unwrap();
+        assert_eq!(old, fast);
+        assert_eq!(uninstall(&mut old, None).unwrap(), n_events(FAST));
+        assert_eq!(installed(&old), vec![]);
+        // A matcher some other release wrote with a different list is recognised as well.
+        let mut other = fast.clone();
+        other["hooks"]["PostToolUse"][0]["matcher"] = json!("^(?!(Read|Grep)$).*");
+        assert_eq!(installed(&other).len(), n_events(FAST));
     }
 }

@@ -331,7 +331,7 @@ fn no_files_import_each_other_round_a_circle() {
 
 /// The store's methods that write memories or what is kept of them (the write path's own
 /// methods have other names, so a call is found whatever the receiver is called).
-const MEMORY_WRITES: &[&str] = &["put_memory", "remove_memory", "set_muted", "set_seed_pack", "set_seed_off", "mark_seed_loaded", "set_seeds_loaded", "set_paused", "put_edge"];
+const MEMORY_WRITES: &[&str] = &["put_memory", "remove_memory", "set_muted", "set_seed_pack", "set_seed_off", "mark_seed_loaded", "set_seeds_loaded", "set_paused", "put_edge", "remove_edge", "remove_edges_of", "put_situation", "remove_situation", "put_situation_vector", "append_adjustment"];
 
 #[test]
 fn memories_are_written_only_through_the_write_path() {

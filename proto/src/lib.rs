@@ -8,17 +8,18 @@ pub mod messages;
 pub mod model;
 pub mod paths;
 pub mod project;
+pub mod tools;
 pub mod service;
 pub mod transport;
 
-pub use memory::{Edge, EdgeKind, Memory, Next, Now, Quality, Tier, Why, Worth};
+pub use memory::{Edge, EdgeKind, Memory, Next, Now, Quality, Situation, Tier, Why, Worth, SITUATION_PREFIX};
 pub use messages::*;
 pub use paths::{PathError, Paths};
 pub use service::{Cairn, CairnClient};
 
 /// Version of the request/response shapes. Bump it whenever a message changes shape; the client
 /// compares it with the daemon's through [`service::Cairn::handshake`], whose shape never changes.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The cairn release these binaries were built from.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -171,7 +171,7 @@ pub struct Quality {
     pub outcome_linked: f64,
 }
 
-/// Kind of link between two memories.
+/// Kind of link in the memory graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EdgeKind {
@@ -180,6 +180,11 @@ pub enum EdgeKind {
     CoRetrieved,
     Similar,
     Manual,
+    /// Situation -> lesson: the lesson was judged to apply (strength above 0.5) or not to apply
+    /// (below) at that moment.
+    Applies,
+    /// Lesson -> lesson: said together in sessions that went well.
+    CoUsed,
 }
 
 impl EdgeKind {
@@ -190,9 +195,47 @@ impl EdgeKind {
             EdgeKind::CoRetrieved => "co_retrieved",
             EdgeKind::Similar => "similar",
             EdgeKind::Manual => "manual",
+            EdgeKind::Applies => "applies",
+            EdgeKind::CoUsed => "co_used",
         }
     }
+
+    pub fn parse(name: &str) -> Option<EdgeKind> {
+        [EdgeKind::CausedBy, EdgeKind::DependsOn, EdgeKind::CoRetrieved, EdgeKind::Similar, EdgeKind::Manual, EdgeKind::Applies, EdgeKind::CoUsed].into_iter().find(|k| k.as_str() == name)
+    }
 }
+
+/// A moment where a lesson was judged to apply or not: the redacted intent of a tool call or a
+/// prompt, in its project. Near-identical moments are one situation, seen again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Situation {
+    /// `sit_` and a ULID, so that it never collides with a memory's id.
+    pub id: String,
+    pub project: String,
+    /// The hook event it came from (`PostToolUse`, `UserPromptSubmit`, ...).
+    pub event: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The moment's intent in words, redacted: for keywords and for people.
+    pub text: String,
+    /// Its natural-language form, redacted: what is embedded (the advisor embeds a moment's the
+    /// same way).
+    #[serde(default)]
+    pub meaning: String,
+    pub created_at: String,
+    /// Last time a judgement or a match touched it: unused situations fade from here.
+    pub last_seen: String,
+    /// How many judgements it gathered (a near-identical moment counts again).
+    #[serde(default = "one")]
+    pub seen: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// The prefix of every situation's id.
+pub const SITUATION_PREFIX: &str = "sit_";
 
 /// A directed, weighted link; strength stays within [`Edge::MIN_STRENGTH`, `Edge::MAX_STRENGTH`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -45,6 +45,14 @@ pub trait Cairn {
     async fn seeds(action: SeedAction) -> Result<SeedReport, RpcError>;
     /// The advice given: what, when, for which event and tool call, why, and what happened.
     async fn log(query: LogQuery) -> Result<Vec<LogEntry>, RpcError>;
+    /// Feedback on a lesson at a moment; answered once what it changed is on disk.
+    async fn feedback(request: FeedbackRequest) -> Result<FeedbackReport, RpcError>;
+    /// Sets an edge's strength outright (the manual tier).
+    async fn graph_link(link: GraphLink) -> Result<Vec<String>, RpcError>;
+    /// A lesson's edges and situations.
+    async fn graph_show(id: String) -> Result<GraphView, RpcError>;
+    /// The newest lines of the graph's adjustment log, newest first.
+    async fn graph_log(query: GraphLogQuery) -> Result<Vec<serde_json::Value>, RpcError>;
     /// Drain, flush and exit. Answers before the daemon goes away.
     async fn shutdown() -> ();
 }

@@ -84,6 +84,7 @@ pub async fn doctor() -> Result<(), Failure> {
         }
     }
 
+    let mut interrupts_on = false;
     let status = match connect::open(&paths).await {
         Ok((client, hello)) => {
             r.ok("daemon", format!("cairnd {} answers on {} (protocol {})", hello.version, paths.socket.display(), hello.protocol));
@@ -96,6 +97,10 @@ pub async fn doctor() -> Result<(), Failure> {
                     r.fail("ONNX Runtime", what, fix.trim_end_matches(" (keyword ranking meanwhile)"));
                 }
                 Err(e) => r.fail("ONNX Runtime", format!("cairnd did not answer: {e}"), "cairn logs"),
+            }
+            // Whether interrupts are on: they need a hook before the command (checked below).
+            if let Ok(config) = client.config_show(ctx()).await {
+                interrupts_on = config.settings.iter().any(|v| v.key == "triggers.interrupts" && v.value.as_str().is_some_and(|m| m != "off"));
             }
             client.status(ctx()).await.ok()
         }
@@ -151,7 +156,9 @@ pub async fn doctor() -> Result<(), Failure> {
         }
     }
 
-    let installed: Vec<_> = hooks::report().into_iter().filter_map(|(path, found)| found.ok().filter(|f| !f.is_empty()).map(|f| (path, f.len()))).collect();
+    let report = hooks::report();
+    let before_commands = report.iter().any(|(_, found)| found.as_ref().is_ok_and(|f| f.iter().any(|(e, _, _)| e == "PreToolUse")));
+    let installed: Vec<_> = report.into_iter().filter_map(|(path, found)| found.ok().filter(|f| !f.is_empty()).map(|f| (path, f.len()))).collect();
     let plugin = hooks::plugin_enabled();
     if plugin {
         r.ok("hooks", "the cairn plugin is enabled in Claude Code");
@@ -165,6 +172,10 @@ pub async fn doctor() -> Result<(), Failure> {
         } else {
             r.ok("hooks", format!("{n} cairn hooks in {}", path.display()));
         }
+    }
+
+    if interrupts_on && !before_commands {
+        r.warn("interrupts", "triggers.interrupts is on, but no cairn hook runs before a command, so none can be stopped (their lessons are still said)", "cairn hooks install --interrupts");
     }
 
     if r.failed > 0 {

@@ -135,7 +135,7 @@ fn describe_error(path: &Path, e: settings::SettingsError) -> Failure {
     Failure::new(1, format!("{}: {e}; nothing was changed", path.display()))
 }
 
-pub fn install(target: Target) -> Result<(), Failure> {
+pub fn install(target: Target, wiring: settings::Wiring) -> Result<(), Failure> {
     let shown = settings_path(target)?;
     let path = resolve(&shown);
     let cairn = std::env::current_exe().map_err(|e| Failure::new(1, format!("cannot tell where this cairn binary is: {e}")))?;
@@ -143,7 +143,7 @@ pub fn install(target: Target) -> Result<(), Failure> {
     let created_file = existing.is_none();
     let created_dir = created_file && path.parent().is_some_and(|d| !d.exists());
     let mut value = existing.unwrap_or_else(|| Value::Object(Default::default()));
-    let (changed, created) = settings::install(&mut value, &settings::hook_command(&cairn), timeout_s()).map_err(|e| describe_error(&path, e))?;
+    let (changed, created) = settings::install(&mut value, &settings::hook_command(&cairn), timeout_s(), wiring).map_err(|e| describe_error(&path, e))?;
     if changed == 0 {
         outln!("cairn's hooks are already installed in {}", shown.display());
         return Ok(());
@@ -159,7 +159,13 @@ pub fn install(target: Target) -> Result<(), Failure> {
     }
     save_records(&records)?;
     let saved = write(&path, &value)?;
-    outln!("installed cairn's hooks for {} events in {}", settings::EVENTS.len(), shown.display());
+    outln!("installed cairn's hooks for {} events in {}", settings::wired_events(wiring).len(), shown.display());
+    if !wiring.all_tools {
+        outln!("tool calls that only look around ({}...) run without cairn; `--all-tools` includes them", cairn_proto::tools::LOOK_AROUND[..3].join(", "));
+    }
+    if !wiring.interrupts {
+        outln!("no hook before a command runs, so interrupts cannot stop one; `--interrupts` adds it");
+    }
     if let Some(b) = saved {
         outln!("backup of the previous file: {}", b.display());
     }
@@ -204,8 +210,8 @@ pub fn uninstall(target: Target) -> Result<(), Failure> {
     Ok(())
 }
 
-/// One settings file's cairn hooks as (event, command) pairs, or why it could not be read.
-pub type Installed = Result<Vec<(String, String)>, String>;
+/// One settings file's cairn hooks as (event, command, matcher), or why it could not be read.
+pub type Installed = Result<Vec<(String, String, Option<String>)>, String>;
 
 /// What is installed where; used by `status` and `doctor`. Each file once, even when the
 /// project's settings are the user's (run from the home folder).
@@ -241,9 +247,16 @@ pub fn status() -> Result<(), Failure> {
             Err(e) => outln!("{}: {e}", path.display()),
             Ok(list) if list.is_empty() => outln!("{}: no cairn hooks", path.display()),
             Ok(list) => {
-                let missing: Vec<&str> = settings::EVENTS.iter().map(|(e, _)| *e).filter(|e| !list.iter().any(|(ev, _)| ev == e)).collect();
+                let interrupts = list.iter().any(|(e, _, _)| e == "PreToolUse");
+                let wanted = settings::wired_events(settings::Wiring { all_tools: false, interrupts });
+                let missing: Vec<&str> = wanted.into_iter().filter(|e| !list.iter().any(|(ev, _, _)| ev == e)).collect();
                 outln!("{}: cairn hooks for {} events{}", path.display(), list.len(), if missing.is_empty() { String::new() } else { format!(" (missing: {})", missing.join(", ")) });
-                let mut commands: Vec<&str> = list.iter().map(|(_, c)| c.as_str()).collect();
+                if let Some((_, _, matcher)) = list.iter().find(|(e, _, _)| e == "PostToolUse") {
+                    let every = matcher.as_deref() == Some("*");
+                    outln!("  tool calls: {}", if every { "every tool (`--all-tools`)" } else { "every tool but the look-arounds (Read, Grep, Glob...)" });
+                }
+                outln!("  interrupts: {}", if interrupts { "a hook runs before each shell command (`--interrupts`)" } else { "off (no hook before a command; `--interrupts` adds one)" });
+                let mut commands: Vec<&str> = list.iter().map(|(_, c, _)| c.as_str()).collect();
                 commands.dedup();
                 for c in commands {
                     let binary = c.strip_suffix(" hook").unwrap_or(c).trim_matches('\'');

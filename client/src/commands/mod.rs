@@ -6,6 +6,7 @@ pub mod advise;
 pub mod config;
 pub mod doctor;
 pub mod exchange;
+pub mod graph;
 pub mod hooks;
 pub mod lifecycle;
 pub mod memories;

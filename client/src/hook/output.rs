@@ -1,5 +1,6 @@
 //! Shapes the daemon's advice into Claude Code's hook output. Only events that accept
-//! `hookSpecificOutput.additionalContext` get it; an interrupt (opt-in) adds PreToolUse's
+//! `hookSpecificOutput.additionalContext` get it (a tool call's result, PostToolUse or
+//! PostToolUseFailure, shows it to the model beside that result, as PreToolUse does); an interrupt (opt-in) adds PreToolUse's
 //! `permissionDecision` (`ask` or `deny`) and its reason; everything stays under the
 //! 10,000-character cap.
 
@@ -7,7 +8,7 @@ use cairn_proto::HookDecision;
 use serde_json::json;
 
 /// Events whose answer may carry `additionalContext`.
-pub const CONTEXT_EVENTS: &[&str] = &["PreToolUse", "UserPromptSubmit", "SessionStart"];
+pub const CONTEXT_EVENTS: &[&str] = &["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart"];
 
 /// Claude Code's cap on hook output, in characters.
 pub const OUTPUT_CAP: usize = 10_000;
@@ -77,13 +78,16 @@ mod tests {
         assert_eq!(alone["hookSpecificOutput"]["permissionDecision"], "ask");
         let prompt: Value = serde_json::from_str(&hook_output("UserPromptSubmit", Some("advice"), Some(&d)).unwrap()).unwrap();
         assert!(prompt["hookSpecificOutput"].get("permissionDecision").is_none(), "only a tool call can be stopped");
+        let after: Value = serde_json::from_str(&hook_output("PostToolUse", Some("advice"), Some(&d)).unwrap()).unwrap();
+        assert!(after["hookSpecificOutput"].get("permissionDecision").is_none(), "a call that ran cannot be stopped");
+        assert_eq!(after["hookSpecificOutput"]["additionalContext"], "advice");
         let odd = HookDecision { permission: "allow".into(), reason: String::new() };
         assert!(hook_output("PreToolUse", None, Some(&odd)).is_none(), "cairn never allows on the user's behalf");
     }
 
     #[test]
     fn other_events_and_empty_advice_print_nothing() {
-        for event in ["PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd", "Notification", ""] {
+        for event in ["Stop", "SessionEnd", "Notification", "PreCompact", ""] {
             assert!(hook_output(event, Some("advice"), None).is_none());
         }
         assert!(hook_output("PreToolUse", None, None).is_none());

@@ -61,6 +61,8 @@ pub struct Candidate {
     pub trigger: Option<Triggered>,
     /// Beta-prior effectiveness in [0, 1].
     pub effectiveness: f64,
+    /// Its node weight in the memory graph (1, lowered by `not-useful`).
+    pub node_weight: f64,
     /// 1 for a memory touched just now, halving every `recency_half_life_days`.
     pub recency: f64,
     /// The memory's embedding, for diversity (absent without the model).
@@ -76,6 +78,23 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// The path that reached it through the memory graph: a situation learned in this project
+    /// that says it applies, then the lesson; the lesson alone when retrieval or a rule found it.
+    pub fn path(&self) -> Vec<String> {
+        match self.hit.as_ref().and_then(|h| h.learned.applies.as_ref()) {
+            Some(m) => vec![m.situation.clone(), self.id.clone()],
+            None => vec![self.id.clone()],
+        }
+    }
+
+    /// The user's feedback says the lesson applies to a moment like this one: a situation they
+    /// linked to it is at least `same_moment` close, closer than any they said it is not for.
+    pub fn by_feedback(&self, same_moment: f64) -> bool {
+        let Some(h) = &self.hit else { return false };
+        let Some(yes) = &h.learned.applies else { return false };
+        yes.closeness >= same_moment && h.learned.not.as_ref().is_none_or(|no| no.closeness < yes.closeness)
+    }
+
     pub fn source(&self) -> Source {
         match (&self.trigger, self.found) {
             (Some(_), true) => Source::Both,

@@ -8,7 +8,11 @@
 //!    cairn's own (not a learned one) is an instruction rather than evidence: what it puts
 //!    forward speaks whatever the model says, unless the moment is one of the lesson's near
 //!    misses; a critical rule speaks even then (it may be the user's own order to stop such
-//!    commands). The model decides what retrieval alone, or a learned rule, puts forward;
+//!    commands). The user's own feedback is an instruction too: on a moment as close as
+//!    `learning.same_moment` to a situation they said a lesson applies to (and closer to it
+//!    than to any they said it does not), the lesson speaks like a rule's; one they said it does
+//!    not apply to is a near miss. The model decides what retrieval alone, or a learned rule,
+//!    puts forward;
 //! 3. cooldown, MMR and category caps ([`super::diversity`]), the best item's company, and the
 //!    item limit.
 //!
@@ -51,14 +55,32 @@ pub fn by_rule(c: &Candidate) -> bool {
     c.trigger.as_ref().is_some_and(|t| !t.learned)
 }
 
+/// The user's feedback says the lesson applies to a moment like this one: a situation they
+/// linked to it is at least `same_moment` close, closer than any they said it is not for.
+pub fn by_feedback(c: &Candidate, same_moment: f64) -> bool {
+    c.by_feedback(same_moment)
+}
+
+/// What speaks as an instruction: a rule (not a learned one) or the user's feedback.
+pub fn instructed(c: &Candidate, same_moment: f64) -> bool {
+    by_rule(c) || by_feedback(c, same_moment)
+}
+
 /// A critical rule of the user's, the pack's or cairn's own put it forward.
 pub fn by_critical_rule(s: &Scored) -> bool {
     by_rule(&s.candidate) && s.candidate.trigger.as_ref().is_some_and(|t| t.priority == Priority::Critical)
 }
 
 /// Why the moment reads as one of the lesson's near misses, if it does.
-fn near_miss(s: &Scored) -> Option<String> {
+fn near_miss(s: &Scored, same_moment: f64) -> Option<String> {
     let h = s.candidate.hit.as_ref()?;
+    // The user said the lesson is not for a moment like this one (with or without embeddings).
+    if let Some(no) = &h.learned.not
+        && no.closeness >= same_moment
+        && h.learned.applies.as_ref().is_none_or(|yes| yes.closeness < no.closeness)
+    {
+        return Some(format!("learned: you said it is not for a moment like '{}' ({:.2}; link {:.2})", no.text, no.closeness, no.strength));
+    }
     let (n, text) = h.counter.as_ref()?;
     let meaning = super::decision::meaning(&s.candidate)?;
     (*n > meaning).then(|| format!("closer to '{text}' ({n:.2}), a moment it is not for, than to the lesson or its examples ({meaning:.2})"))
@@ -72,11 +94,11 @@ pub fn rank(candidates: Vec<Candidate>, salience: &Salience, prompt: bool, gates
     for c in candidates {
         let gated = gate(&c, gates);
         let scored = fuse(c, salience, prompt, gates);
-        let (critical, ruled) = (by_critical_rule(&scored), by_rule(&scored.candidate));
+        let (critical, ruled) = (by_critical_rule(&scored), instructed(&scored.candidate, gates.same_moment));
         match gated {
             Err(reason) => dropped.push((scored, Verdict::Gated(reason))),
             Ok(()) if critical => kept.push(scored),
-            Ok(()) => match near_miss(&scored) {
+            Ok(()) => match near_miss(&scored, gates.same_moment) {
                 Some(reason) => dropped.push((scored, Verdict::NearMiss(reason))),
                 None if ruled => kept.push(scored),
                 None if scored.score < scored.bar => {
@@ -87,8 +109,8 @@ pub fn rank(candidates: Vec<Candidate>, salience: &Salience, prompt: bool, gates
             },
         }
     }
-    // Rules first (critical ones before the rest), then by probability.
-    let order = |s: &Scored| (by_critical_rule(s), by_rule(&s.candidate));
+    // Rules first (critical ones before the rest), then the user's feedback, then by probability.
+    let order = |s: &Scored| (by_critical_rule(s), instructed(&s.candidate, gates.same_moment));
     kept.sort_by(|a, b| order(b).cmp(&order(a)).then(b.score.total_cmp(&a.score)).then_with(|| a.candidate.id.cmp(&b.candidate.id)));
     (kept, dropped)
 }
@@ -107,16 +129,17 @@ pub fn choose(candidates: Vec<Candidate>, salience: &Salience, prompt: bool, pol
     }
     // What rules put forward goes first through MMR, so that the caps and the limit that follow
     // keep it (critical rules before the rest, as `rank` ordered them).
-    let (diverse, redundant) = diversity::mmr(fresh, policy.mmr_lambda, policy.mmr_duplicate, |s| by_rule(&s.candidate));
+    let same = policy.gates.same_moment;
+    let (diverse, redundant) = diversity::mmr(fresh, policy.mmr_lambda, policy.mmr_duplicate, |s| instructed(&s.candidate, same));
     not_said.extend(redundant);
     let (capped, over_cap) = diversity::cap_categories(diverse, &policy.category_caps, policy.default_category_cap);
     not_said.extend(over_cap);
     // The best item's company: only items near it in probability (what a rule put forward is
     // not held to it).
-    let top = capped.iter().filter(|s| !by_rule(&s.candidate)).map(|s| s.score).fold(f64::NEG_INFINITY, f64::max);
+    let top = capped.iter().filter(|s| !instructed(&s.candidate, same)).map(|s| s.score).fold(f64::NEG_INFINITY, f64::max);
     let mut said = Vec::with_capacity(capped.len());
     for s in capped {
-        if !by_rule(&s.candidate) && s.score < policy.min_relative_score * top {
+        if !instructed(&s.candidate, same) && s.score < policy.min_relative_score * top {
             let reason = format!("p {:.2} < {:.2} x the best item's {top:.2}", s.score, policy.min_relative_score);
             not_said.push((s, Verdict::Outshone(reason)));
         } else {
@@ -151,6 +174,7 @@ mod tests {
             hit: Some(hit),
             trigger: None,
             effectiveness,
+            node_weight: 1.0,
             recency: 0.0,
             vector: None,
             found: true,

@@ -224,8 +224,9 @@ impl Fitted {
         self.intercept + inputs.values.iter().map(|(n, v)| self.weights.get(n).copied().unwrap_or(0.0) * v).sum::<f64>()
     }
 
-    /// The decision for a candidate with these inputs, effectiveness, recency and seed weight.
-    pub fn decide(&self, inputs: &Inputs, fixed: Fixed, effectiveness: f64, recency: f64, seed_weight: Option<f64>) -> Decision {
+    /// The decision for a candidate with these inputs, effectiveness, recency, and the factors
+    /// that scale its odds (a seed's weight, the lesson's node weight), each named.
+    pub fn decide(&self, inputs: &Inputs, fixed: Fixed, effectiveness: f64, recency: f64, scales: &[(&str, f64)]) -> Decision {
         let mut terms: Vec<Term> = inputs
             .values
             .iter()
@@ -238,9 +239,10 @@ impl Fitted {
                 terms.push(Term { name: name.into(), value, weight, contribution: value * weight, fitted: false });
             }
         }
-        // A seed yields to the user's own lessons: its odds scale with its weight.
-        if let Some(w) = seed_weight.filter(|w| *w > 0.0 && *w < 1.0) {
-            terms.push(Term { name: "seed_weight".into(), value: w, weight: 1.0, contribution: w.ln(), fitted: false });
+        // A seed yields to the user's own lessons, and a lesson judged not useful to the rest:
+        // their odds scale with the weight.
+        for (name, w) in scales.iter().filter(|(_, w)| *w > 0.0 && *w < 1.0) {
+            terms.push(Term { name: name.to_string(), value: *w, weight: 1.0, contribution: w.ln(), fitted: false });
         }
         let logit = self.intercept + terms.iter().map(|t| t.contribution).sum::<f64>();
         // Whatever went wrong upstream, a decision that is not a number says nothing.
@@ -356,7 +358,7 @@ mod tests {
         let mut hit = Hit::by_words("a".into(), lexical * 3.0, lexical, vec![], 3);
         hit.cosine = cosine;
         hit.example = example.map(|e| (e, "an example".to_string()));
-        Candidate { id: "a".into(), text: "t".into(), category: "security".into(), project: "p".into(), hit: Some(hit), trigger: None, effectiveness: 0.5, recency: 0.0, vector: None, found: true, seed: None, standing: Standing::default() }
+        Candidate { id: "a".into(), text: "t".into(), category: "security".into(), project: "p".into(), hit: Some(hit), trigger: None, effectiveness: 0.5, node_weight: 1.0, recency: 0.0, vector: None, found: true, seed: None, standing: Standing::default() }
     }
 
     #[test]
@@ -398,14 +400,14 @@ mod tests {
     fn a_decision_names_each_term_and_adds_up() {
         let f = Fitted { intercept: -3.0, weights: [("meaning".to_string(), 8.0), ("best".to_string(), 1.0), ("salience".to_string(), -0.5)].into(), threshold: 0.5, l2: 1.0 };
         let i = Inputs { values: vec![("meaning".into(), 0.5), ("best".into(), 1.0), ("salience".into(), 0.4), ("unknown".into(), 3.0)] };
-        let d = f.decide(&i, Fixed::from_weights(0.3, 0.1), 1.0, 0.0, Some(0.5));
+        let d = f.decide(&i, Fixed::from_weights(0.3, 0.1), 1.0, 0.0, &[("seed_weight", 0.5), ("node_weight", 1.0)]);
         let names: Vec<&str> = d.terms.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, vec!["meaning", "outcome", "best", "seed_weight", "salience"], "largest effect first; an input the model has no weight for adds nothing");
         assert!((d.logit - (-3.0 + 4.0 + 1.0 - 0.2 + 1.2 + 0.5f64.ln())).abs() < 1e-9);
         assert!((d.probability - sigmoid(d.logit)).abs() < 1e-12);
         assert!(!d.terms.iter().find(|t| t.name == "outcome").unwrap().fitted);
         // An untested lesson (effectiveness at its prior) is neutral.
-        let neutral = f.decide(&i, Fixed::from_weights(0.3, 0.1), 0.5, 0.0, None);
+        let neutral = f.decide(&i, Fixed::from_weights(0.3, 0.1), 0.5, 0.0, &[]);
         assert!(neutral.terms.iter().all(|t| t.name != "outcome" && t.name != "seed_weight"));
     }
 
@@ -452,7 +454,7 @@ mod tests {
         let mut weights = Inputs::default();
         weights.values.push(("x".into(), f64::NAN));
         let f = Fitted { intercept: 0.0, weights: [("x".to_string(), 1.0)].into(), threshold: 0.5, l2: 1.0 };
-        assert_eq!(f.decide(&weights, Fixed::from_weights(0.3, 0.1), 0.5, 0.0, None).probability, 0.0);
+        assert_eq!(f.decide(&weights, Fixed::from_weights(0.3, 0.1), 0.5, 0.0, &[]).probability, 0.0);
     }
 
     #[test]

@@ -100,6 +100,7 @@ mod tests {
             hit: Some(Hit::by_words(id.into(), 1.0, score_hint, vec!["w".into(), "x".into()], 2)),
             trigger: None,
             effectiveness: 0.5,
+            node_weight: 1.0,
             recency: 0.0,
             vector: Some(vector),
             found: true,

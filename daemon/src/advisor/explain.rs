@@ -65,6 +65,7 @@ fn term(c: &Candidate, t: &Term, salience: &Salience) -> String {
         "outcome" => format!("effectiveness {:.2}", c.effectiveness),
         "recency" => format!("recency {v:.2}"),
         "seed_weight" => format!("seed weight {v:.2} ({})", c.seed.as_ref().map_or("", |(_, b)| b.as_str())),
+        "node_weight" => format!("node weight {v:.2} (judged not useful)"),
         other => match other.strip_prefix("category:") {
             Some(cat) => format!("{cat} lesson"),
             None => format!("{other} {v:.2}"),
@@ -73,8 +74,19 @@ fn term(c: &Candidate, t: &Term, salience: &Salience) -> String {
     format!("{words} {:+.2}", t.contribution)
 }
 
+/// What the situations learned from feedback say, in words: "learned: applied to a moment like
+/// '...' (0.97; link 0.51)".
+fn learned(c: &Candidate) -> Option<String> {
+    let h = c.hit.as_ref()?;
+    let yes = h.learned.applies.as_ref().map(|m| format!("learned: applied to a moment like '{}' ({:.2}; link {:.2})", clip(&m.text, 60), m.closeness, m.strength));
+    let no = h.learned.not.as_ref().map(|m| format!("learned: not for a moment like '{}' ({:.2}; link {:.2})", clip(&m.text, 60), m.closeness, m.strength));
+    let both: Vec<String> = yes.into_iter().chain(no).collect();
+    (!both.is_empty()).then(|| both.join("; "))
+}
+
 /// `why` (the decision and every term) and its first clause (for the hook's context text).
-pub fn why(c: &Candidate, d: &Decision, bar: f64, salience: &Salience) -> (String, String) {
+/// `instructed`: the user's feedback on a moment like this one speaks for the lesson.
+pub fn why(c: &Candidate, d: &Decision, bar: f64, salience: &Salience, instructed: bool) -> (String, String) {
     let mut clauses = Vec::new();
     let decided = format!("p {:.2} (bar {bar:.2})", d.probability);
     // The short reason: the closeness in meaning when there is one, then the strongest other
@@ -98,9 +110,16 @@ pub fn why(c: &Candidate, d: &Decision, bar: f64, salience: &Salience) -> (Strin
             clauses.push(clause);
             short
         }
+        None if instructed => {
+            let m = c.hit.as_ref().and_then(|h| h.learned.applies.as_ref());
+            m.map_or_else(|| "learned".to_string(), |m| format!("learned: you said it applies to a moment like this ({:.2})", m.closeness))
+        }
         None if leads.is_empty() => decided.clone(),
         None => format!("{decided}: {}", leads.join(", ")),
     };
+    if let Some(l) = learned(c) {
+        clauses.push(l);
+    }
     let terms: Vec<String> = d.terms.iter().map(|t| term(c, t, salience)).collect();
     clauses.push(format!("{decided}: {}, base {:+.2}", terms.join(", "), d.intercept));
     if let Some((n, text)) = c.hit.as_ref().and_then(|h| h.counter.as_ref()) {

@@ -42,7 +42,8 @@ pub fn fuse(c: Candidate, salience: &Salience, prompt: bool, gates: &Gates) -> S
     let inputs = decision::inputs(&c, c.standing, moment);
     let with_meaning = decision::meaning(&c).is_some();
     let (fitted, bar) = if with_meaning { (&gates.model.with_embeddings, gates.min_fusion_score) } else { (&gates.model.words_only, gates.words_only_bar()) };
-    let decision = fitted.decide(&inputs, gates.fixed, c.effectiveness, c.recency, c.seed.as_ref().map(|(w, _)| *w));
+    let seed_weight = c.seed.as_ref().map_or(1.0, |(w, _)| *w);
+    let decision = fitted.decide(&inputs, gates.fixed, c.effectiveness, c.recency, &[("seed_weight", seed_weight), ("node_weight", c.node_weight)]);
 
     let mut signals = Signals::new();
     signals.insert("probability".into(), decision.probability);
@@ -75,13 +76,22 @@ pub fn fuse(c: Candidate, salience: &Salience, prompt: bool, gates: &Gates) -> S
         if let Some((n, _)) = &h.counter {
             signals.insert("near_miss".into(), *n);
         }
+        if let Some(l) = &h.learned.applies {
+            signals.insert("learned".into(), l.closeness);
+            signals.insert("learned_link".into(), l.strength);
+        }
+        if let Some(l) = &h.learned.not {
+            signals.insert("learned_not".into(), l.closeness);
+            signals.insert("learned_not_link".into(), l.strength);
+        }
     }
     if let Some((w, _)) = &c.seed {
         signals.insert("seed_weight".into(), *w);
     }
+    signals.insert("node_weight".into(), c.node_weight);
     if let Some(t) = &c.trigger {
         signals.insert("priority".into(), 3.0 - t.priority.index() as f64);
     }
-    let (why, short_why) = explain::why(&c, &decision, bar, salience);
+    let (why, short_why) = explain::why(&c, &decision, bar, salience, c.by_feedback(gates.same_moment));
     Scored { source, relevance, score: decision.probability, bar, decision, signals, why, short_why, candidate: c }
 }

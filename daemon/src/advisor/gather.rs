@@ -46,6 +46,7 @@ fn candidate(memory: Memory, hit: Option<Hit>, trigger: Option<Triggered>, vecto
         found: trigger.is_none(),
         recency: recency(&memory, now, half_life),
         effectiveness: memory.worth.effectiveness,
+        node_weight: memory.node_weight,
         id: memory.id,
         text: memory.text,
         category: memory.category,
@@ -227,7 +228,7 @@ mod tests {
 
     fn run(index: &LexicalIndex, lookup: &HashMap<String, Memory>, words: &str, raw: &str, rules: &[TriggerRule], salience: Salience) -> Considered {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
-        let retrieval = Retrieval { lexical: index, semantic: None, fusion };
+        let retrieval = Retrieval { lexical: index, semantic: None, fusion, learned: None };
         let intent = Intent { words: words.into(), meaning: words.into() };
         let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules: &[rules], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
@@ -300,7 +301,7 @@ mod tests {
             memory("weak", "global", "Push tags after the release notes are merged", "release"),
         ]);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
-        let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
         let intent = Intent { words: "force push to main".into(), meaning: String::new() };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
@@ -339,7 +340,7 @@ mod tests {
         mems.push(memory("own", "global", "rotate api tokens", "security"));
         let (index, lookup) = setup(&mems);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
-        let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
         let intent = Intent { words: "rotate the vault api tokens monthly".into(), meaning: String::new() };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
@@ -355,7 +356,7 @@ mod tests {
         let mems: Vec<Memory> = (0..6).map(|i| memory(&format!("m{i}"), "global", &format!("rotate the api tokens monthly, rule {i} of the vault {}", ["alpha", "beta", "gamma", "delta", "echo", "golf"][i]), &format!("c{i}"))).collect();
         let (index, lookup) = setup(&mems);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
-        let retrieval = Retrieval { lexical: &index, semantic: None, fusion };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
         let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new() };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);

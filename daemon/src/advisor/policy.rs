@@ -25,6 +25,9 @@ pub struct Gates {
     /// The terms the labelled set cannot teach, weighted by the settings.
     pub fixed: Fixed,
     pub model: &'static Model,
+    /// How close a moment must be to a situation learned from feedback for its judgement to
+    /// decide alone (`learning.same_moment`).
+    pub same_moment: f64,
 }
 
 impl Gates {
@@ -36,6 +39,7 @@ impl Gates {
             min_matched_terms: r.min_matched_terms,
             fixed: Fixed::from_weights(r.weight_outcome, r.weight_recency),
             model: Model::builtin(),
+            same_moment: t.learning.same_moment,
         }
     }
 
@@ -85,7 +89,7 @@ impl Policy {
 pub fn limits(t: &Tuneables, kind: &EventKind) -> Option<(usize, usize)> {
     let a = &t.advice;
     match kind {
-        EventKind::PreToolUse => Some((a.max_items_tool, a.char_budget_tool)),
+        EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure => Some((a.max_items_tool, a.char_budget_tool)),
         EventKind::UserPromptSubmit => Some((a.max_items_prompt, a.char_budget_prompt)),
         EventKind::SessionStart => Some((a.max_items_session_start, a.char_budget_session_start)),
         _ => None,
@@ -112,6 +116,8 @@ mod tests {
         assert_eq!(limits(&t, &EventKind::PreToolUse), Some((2, 600)));
         assert_eq!(limits(&t, &EventKind::UserPromptSubmit), Some((8, 2400)));
         assert_eq!(limits(&t, &EventKind::SessionStart), Some((3, 1800)));
-        assert_eq!(limits(&t, &EventKind::PostToolUse), None);
+        assert_eq!(limits(&t, &EventKind::PostToolUse), Some((2, 600)), "a tool call is advised on with its result");
+        assert_eq!(limits(&t, &EventKind::PostToolUseFailure), Some((2, 600)));
+        assert_eq!(limits(&t, &EventKind::Stop), None);
     }
 }

@@ -113,9 +113,7 @@ pub fn salience(event: &HookEvent) -> Salience {
                 Salience { score: 0.6, reason: "changes a file" }
             }
         }
-        "Read" | "Grep" | "Glob" | "LS" | "BashOutput" | "WebSearch" | "WebFetch" | "TodoWrite" | "KillShell" | "ListMcpResourcesTool" | "ReadMcpResourceTool" => {
-            Salience { score: 0.15, reason: "looks around (read only)" }
-        }
+        t if cairn_proto::tools::looks_around(t) => Salience { score: 0.15, reason: "looks around (read only)" },
         "Task" => Salience { score: 0.5, reason: "hands work to a subagent" },
         "SlashCommand" | "ExitPlanMode" => Salience { score: 0.5, reason: "runs a command" },
         t if t.starts_with("mcp__") => {

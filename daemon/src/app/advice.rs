@@ -12,7 +12,7 @@ use super::brief;
 use super::daemon::Daemon;
 use super::error::{Error, Result};
 use super::record;
-use super::retrieve::{with_retrieval, Patience};
+use super::retrieve::{with_retrieval, AtMoment, Patience};
 use crate::retrieval::hybrid::Fusion;
 use crate::advisor::choose::{choose, Considered};
 use crate::advisor::explain::Verdict;
@@ -78,8 +78,8 @@ pub struct Asked<'a> {
 }
 
 fn item(s: Scored, verdict: Option<&Verdict>) -> AdviceItem {
+    let path = s.candidate.path();
     AdviceItem {
-        id: s.candidate.id,
         text: s.candidate.text,
         category: s.candidate.category,
         score: s.score,
@@ -87,7 +87,8 @@ fn item(s: Scored, verdict: Option<&Verdict>) -> AdviceItem {
         signals: s.signals,
         source: s.source.as_str().to_string(),
         verdict: verdict.map(Verdict::describe),
-        path: Vec::new(),
+        path,
+        id: s.candidate.id,
     }
 }
 
@@ -134,7 +135,8 @@ fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), 
     let lookup = Audible { lookup: d.store(), quiet: &quiet };
     // Advice reads relevance on its own calibration (the category picks of trigger rules); search
     // keeps the one the settings give it.
-    with_retrieval(d, t, &intent.meaning, patience, Fusion::ADVICE, |retrieval| {
+    let moment = AtMoment { project, words: &intent.words };
+    with_retrieval(d, t, &intent.meaning, patience, Fusion::ADVICE, Some(moment), |retrieval| {
         // The leaders by meaning and by words, explaining or not: `advise` decides as the hook
         // does, and explains what it weighed.
         let candidates = gather(retrieval, &lookup, &ask, Some(policy::LEADERS), wall, policy.recency_half_life_days);
@@ -258,6 +260,7 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
             tool_name: None,
             tool_use_id: None,
             intent: Some(crate::base::redact::redact_text(&answer.intent.words)),
+            meaning: Some(crate::base::redact::redact_text(&answer.intent.meaning)),
             payload: serde_json::Value::Null,
             advised: record::said(&answer.items),
             decision: answer.decision.as_ref().map(record::decision),

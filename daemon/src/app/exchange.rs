@@ -73,10 +73,12 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                 projected.push(apply_minimal(m, id, current));
             }
             ImportItem::Memory(m) => projected.push((**m).clone()),
-            ImportItem::Edge(_) | ImportItem::State(_) => {}
+            ImportItem::Edge(_) | ImportItem::State(_) | ImportItem::Situation(_) => {}
         }
     }
     let prepared: Prepared = d.prepare(&projected.iter().collect::<Vec<_>>()).await;
+    // Situations come without their embeddings: made again here, as the advisor makes a moment's.
+    let situation_vectors = situation_vectors(d, &items).await;
 
     tokio::task::block_in_place(|| {
         for item in items {
@@ -92,6 +94,12 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                 }
                 ImportItem::Memory(m) => w.put(&m, &prepared)?.is_some(),
                 ImportItem::Edge(e) => w.link(&e)?.is_some(),
+                ImportItem::Situation(s) => {
+                    let existed = w.situation(&s.id)?.is_some();
+                    let vector = situation_vectors.as_ref().and_then(|(f, v)| v.get(&s.id).map(|v| (f.as_str(), v.as_slice())));
+                    w.keep_situation(&s, vector)?;
+                    existed
+                }
                 ImportItem::State(state) => {
                     apply_state(&w, &state)?;
                     continue;
@@ -108,6 +116,25 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
     d.store().durable().await;
     crate::process::memory::release();
     Ok(report)
+}
+
+/// The embeddings of the situations among `items`, with the model's fingerprint, when the model
+/// is available (else they are compared by words until a later judgement embeds them).
+async fn situation_vectors(d: &Daemon, items: &[ImportItem]) -> Option<(String, std::collections::HashMap<String, Vec<f32>>)> {
+    let situations: Vec<&cairn_proto::Situation> = items.iter().filter_map(|i| if let ImportItem::Situation(s) = i { Some(&**s) } else { None }).collect();
+    if situations.is_empty() {
+        return None;
+    }
+    let embedder = d.embedder_ready().await?;
+    let fingerprint = d.semantic().graphs().read().as_ref().map(|g| g.fingerprint().to_string())?;
+    let texts: Vec<&str> = situations.iter().map(|s| if s.meaning.trim().is_empty() { s.text.as_str() } else { s.meaning.as_str() }).collect();
+    match tokio::task::block_in_place(|| embedder.embed(&texts)) {
+        Ok(vectors) => Some((fingerprint, situations.iter().map(|s| s.id.clone()).zip(vectors).collect())),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot embed imported situations; they are compared by words");
+            None
+        }
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -143,18 +170,29 @@ pub fn advice_state(d: &Daemon) -> Result<AdviceState> {
 pub async fn export(d: &Daemon, after: Option<String>, limit: u32) -> Result<Page<String>> {
     let limit = limit.clamp(1, MAX_PAGE) as usize;
     let mut lines = Vec::new();
-    let (memory_after, edge_after, in_edges) = match after.as_deref() {
-        None => (None, None, false),
-        Some(c) if c.starts_with("m:") => (Some(&c[2..]), None, false),
-        Some(c) if c.starts_with("e:") => (None, Some(unhex(&c[2..]).ok_or_else(|| Error::Invalid(format!("bad export cursor {c:?}")))?), true),
+    // Memories, then situations, then edges (whose ends are then known), then the state.
+    let (memory_after, situation_after, edge_after, stage) = match after.as_deref() {
+        None => (None, None, None, 0),
+        Some(c) if c.starts_with("m:") => (Some(&c[2..]), None, None, 0),
+        Some(c) if c.starts_with("s:") => (None, Some(&c[2..]), None, 1),
+        Some(c) if c.starts_with("e:") => (None, None, Some(unhex(&c[2..]).ok_or_else(|| Error::Invalid(format!("bad export cursor {c:?}")))?), 2),
         Some(c) => return Err(Error::Invalid(format!("bad export cursor {c:?}"))),
     };
-    if !in_edges {
+    if stage == 0 {
         for memory in d.store().memories_after(memory_after) {
             let memory = memory?;
             lines.push(exchange::memory_line(&memory));
             if lines.len() == limit {
                 return Ok(Page { items: lines, next: Some(format!("m:{}", memory.id)) });
+            }
+        }
+    }
+    if stage <= 1 {
+        for situation in d.store().situations_after(situation_after) {
+            let situation = situation?;
+            lines.push(exchange::situation_line(&situation));
+            if lines.len() == limit {
+                return Ok(Page { items: lines, next: Some(format!("s:{}", situation.id)) });
             }
         }
     }

@@ -1,4 +1,5 @@
-//! One Claude Code event: advice on PreToolUse, UserPromptSubmit and SessionStart, and every
+//! One Claude Code event: advice on a tool call's result (PostToolUse, PostToolUseFailure, and
+//! PreToolUse for older installs and interrupts), UserPromptSubmit and SessionStart, and every
 //! event recorded (redacted) in the session log. A paused project gets nothing and leaves
 //! nothing.
 
@@ -31,6 +32,7 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
     let mut reply = HookReply::default();
     let mut said = Vec::new();
     let mut intent_text = None;
+    let mut meaning_text = None;
     if event.kind.advises() {
         let started = std::time::Instant::now();
         // A few milliseconds of work, run in place: handing the thread over (block_in_place)
@@ -42,6 +44,7 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         reply.decision = answer.decision;
         said = record::said(&answer.items);
         intent_text = Some(redact::redact_text(&answer.intent.words));
+        meaning_text = Some(redact::redact_text(&answer.intent.meaning));
     }
 
     redact::redact_value(&mut payload);
@@ -53,6 +56,7 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         tool_name: event.tool_name.clone(),
         tool_use_id: event.tool_use_id.clone(),
         intent: intent_text,
+        meaning: meaning_text,
         payload,
         advised: said,
         decision: reply.decision.as_ref().map(record::decision),

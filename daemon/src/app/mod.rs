@@ -3,7 +3,7 @@
 //! single memories (`memories`), advice
 //! (`advice`, with `retrieve`, `brief` for the session start, and `record` for the session log),
 //! the hook event (`hook`), `search`, what is kept quiet (`quiet`), the seed pack (`seeds`),
-//! import and export (`exchange`), the advice log (`log`), `status`, `config`, the semantic
+//! import and export (`exchange`), feedback and the memory graph (`feedback`), the advice log (`log`), `status`, `config`, the semantic
 //! engine's requests (`semantic`) and the periodic jobs (`periodic`).
 
 pub mod advice;
@@ -12,6 +12,7 @@ pub mod config;
 pub mod daemon;
 pub mod error;
 pub mod exchange;
+pub mod feedback;
 pub mod hook;
 pub mod log;
 pub mod memories;

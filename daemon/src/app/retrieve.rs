@@ -5,7 +5,8 @@
 use super::daemon::Daemon;
 use crate::config::Tuneables;
 use crate::retrieval::hybrid::Fusion;
-use crate::retrieval::{Retrieval, SemanticQuery};
+use crate::retrieval::situations::Moment;
+use crate::retrieval::{LearnedQuery, Retrieval, SemanticQuery};
 
 /// Whether a caller may wait for the model and the semantic index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,9 +17,17 @@ pub enum Patience {
     Human,
 }
 
+/// A moment of a project to advise on: its situations learned from feedback take part (when
+/// `learning.enabled`).
+pub struct AtMoment<'a> {
+    pub project: &'a str,
+    pub words: &'a str,
+}
+
 /// Runs `f` with the retrieval for `meaning` under the settings `t` (the caller's one copy of
-/// them, so that one answer reads one version of the settings).
-pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Patience, fusion: Fusion, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
+/// them, so that one answer reads one version of the settings); for advice, `moment` brings in
+/// what was learned in its project.
+pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Patience, fusion: Fusion, moment: Option<AtMoment<'_>>, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
     // The model if loaded and wanted; never waits (the hook's path).
     let embedder = if t.model.enabled { d.semantic().model().embedder_now() } else { None };
     let vector = embedder.and_then(|e| match d.semantic().query_vector(e.as_ref(), meaning, patience == Patience::Human) {
@@ -37,5 +46,12 @@ pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Pat
         (Some(v), Some(Some(index))) => Some(SemanticQuery { vector: v.as_slice(), index }),
         _ => None,
     };
-    f(&Retrieval { lexical: &lexical, semantic, fusion })
+    let situations = d.memories().situations();
+    let learned = moment.filter(|_| t.learning.enabled && !situations.is_empty()).map(|m| {
+        let vector = semantic.as_ref().map(|s| (s.index.fingerprint(), s.vector));
+        let now = crate::base::clock::now_unix_ms() as f64 / 1000.0;
+        let moment = Moment::new(m.project, m.words, vector).fading(now, t.learning.situation_half_life_days * 86_400.0);
+        LearnedQuery { situations: &situations, moment, floor: t.learning.situation_floor }
+    });
+    f(&Retrieval { lexical: &lexical, semantic, fusion, learned })
 }

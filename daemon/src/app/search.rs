@@ -24,7 +24,7 @@ pub async fn search(d: &Daemon, req: SearchRequest) -> Result<SearchResults> {
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project.as_str(), GLOBAL_PROJECT] };
     let _ = d.embedder_ready().await;
     let t = d.tuneables();
-    let (hits, hybrid) = tokio::task::block_in_place(|| with_retrieval(d, &t, &text, Patience::Human, Fusion::from_settings(&t.retrieval), |r| (r.hybrid(&text, &projects, k as usize), r.is_hybrid())));
+    let (hits, hybrid) = tokio::task::block_in_place(|| with_retrieval(d, &t, &text, Patience::Human, Fusion::from_settings(&t.retrieval), None, |r| (r.hybrid(&text, &projects, k as usize), r.is_hybrid())));
     let results = hits
         .into_iter()
         .filter_map(|hit| {

@@ -1,21 +1,23 @@
 //! The memories and every index over them, and the one write path that keeps them in step.
 //!
-//! Every memory write (add, edit, forget, import, mute, the seed pack's toggles, pause) goes
-//! through a [`Writer`], which holds the write lock and changes the store, the keyword index,
-//! the memory's embedding (store and graph) and the in-memory mirrors (what is kept quiet, the
-//! recent changes, the outcome count, paused projects) together. Nothing else writes them: an
-//! index never holds an older version than the store, and no mirror drifts from it.
+//! Every memory write (add, edit, forget, import, mute, the seed pack's toggles, pause, and the
+//! memory graph's situations, edges and adjustment log) goes through a [`Writer`], which holds
+//! the write lock and changes the store, the keyword index, the memory's embedding (store and
+//! graph), the situations' index and the in-memory mirrors (what is kept quiet, the recent
+//! changes, the outcome count, paused projects) together. Nothing else writes them: an index
+//! never holds an older version than the store, and no mirror drifts from it.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard};
 
-use cairn_proto::{Edge, Memory, GLOBAL_PROJECT};
+use cairn_proto::{Edge, EdgeKind, Memory, Situation, GLOBAL_PROJECT};
 
 use crate::advisor::lookup::{MemoryLookup, Quiet};
 use crate::advisor::seeds::{self, SEED_SOURCE};
 use crate::retrieval::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
 use crate::retrieval::recent::RecentChanges;
+use crate::retrieval::situations::Situations;
 use crate::semantic::sync::{drop_embedding, refresh};
 use crate::semantic::{Prepared, Semantic};
 use crate::store::{Store, StoreError};
@@ -30,6 +32,8 @@ pub struct Memories {
     recent: Mutex<RecentChanges>,
     /// Paused projects, mirrored from the store for the hook's quick check.
     paused: RwLock<HashSet<String>>,
+    /// The memory graph's situations and their links, for the hook.
+    situations: RwLock<Situations>,
     /// Outcomes recorded on memories (helpful + unhelpful), for the seeds' weight.
     outcomes: AtomicUsize,
     /// Serialises store-and-index updates so an index never holds an older version than the store.
@@ -55,6 +59,26 @@ fn toggle(set: &mut HashSet<String>, id: &str, on: bool) {
     }
 }
 
+/// An RFC 3339 time as Unix seconds (0 when it does not parse: the oldest).
+pub fn unix_seconds(at: &str) -> f64 {
+    crate::base::clock::parse_timestamp(at).map_or(0.0, |t| t.unix_timestamp() as f64)
+}
+
+/// The situations and their links, from the store, each vector with the model that made it
+/// (the index compares a moment with it only under the same model, else by words).
+fn load_situations(store: &Store) -> Result<Situations, StoreError> {
+    let mut out = Situations::default();
+    for s in store.all_situations() {
+        let s = s?;
+        let vector = store.situation_vector(&s.id)?;
+        out.upsert(&s.id, &s.project, &s.text, vector, unix_seconds(&s.last_seen));
+        for e in store.edges_from(&s.id)?.into_iter().filter(|e| e.kind == EdgeKind::Applies) {
+            out.link(&e.source, &e.target, Some(e.strength));
+        }
+    }
+    Ok(out)
+}
+
 fn doc(m: &Memory) -> LexicalDoc<'_> {
     LexicalDoc { id: &m.id, project: &m.project, text: &m.text, context: &m.context, tags: &m.tags, category: &m.category }
 }
@@ -77,6 +101,7 @@ impl Memories {
         }
         let quiet = Quiet { muted: store.muted_ids()?, seeds_off: store.seeds_off()?, pack_on: store.seed_pack()?.unwrap_or(false), seeds };
         let paused = store.paused_projects()?.into_iter().collect();
+        let situations = load_situations(&store)?;
         Ok(Memories {
             store,
             semantic,
@@ -84,6 +109,7 @@ impl Memories {
             quiet: RwLock::new(quiet),
             recent: Mutex::new(recent),
             paused: RwLock::new(paused),
+            situations: RwLock::new(situations),
             outcomes: AtomicUsize::new(outcomes),
             writes: Mutex::new(()),
         })
@@ -101,6 +127,16 @@ impl Memories {
     /// The keyword index, for reading.
     pub fn lexical(&self) -> RwLockReadGuard<'_, LexicalIndex> {
         self.lexical.read().expect("index lock")
+    }
+
+    /// The situations' index, for reading.
+    pub fn situations(&self) -> RwLockReadGuard<'_, Situations> {
+        self.situations.read().expect("situations lock")
+    }
+
+    /// The store, for reading the graph.
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// A snapshot of what is kept out of advice.
@@ -194,14 +230,60 @@ impl Writer<'_> {
             quiet.muted.remove(id);
             quiet.seeds.remove(id);
             m.recent.lock().expect("recent lock").forget(id);
+            m.situations.write().expect("situations lock").unlink_lesson(id);
             let n = outcome_count(memory);
             let _ = m.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some(v.saturating_sub(n)));
         }
         Ok(removed)
     }
 
+    /// Stores an edge (a situation's link is mirrored into the situations' index).
     pub fn link(&self, edge: &Edge) -> Result<Option<Edge>, StoreError> {
-        self.m.store.put_edge(edge)
+        let previous = self.m.store.put_edge(edge)?;
+        if edge.kind == EdgeKind::Applies {
+            self.m.situations.write().expect("situations lock").link(&edge.source, &edge.target, Some(edge.strength));
+        }
+        Ok(previous)
+    }
+
+    /// Removes an edge.
+    pub fn unlink(&self, source: &str, target: &str, kind: EdgeKind) -> Result<Option<Edge>, StoreError> {
+        let removed = self.m.store.remove_edge(source, target, kind.as_str())?;
+        if kind == EdgeKind::Applies {
+            self.m.situations.write().expect("situations lock").link(source, target, None);
+        }
+        Ok(removed)
+    }
+
+    /// A situation, read under the lock.
+    pub fn situation(&self, id: &str) -> Result<Option<Situation>, StoreError> {
+        self.m.store.get_situation(id)
+    }
+
+    /// Stores a situation (and its embedding, made by the model `fingerprint` names).
+    pub fn keep_situation(&self, situation: &Situation, vector: Option<(&str, &[f32])>) -> Result<(), StoreError> {
+        self.m.store.put_situation(situation)?;
+        if let Some((fingerprint, v)) = vector {
+            self.m.store.put_situation_vector(&situation.id, fingerprint, v)?;
+        }
+        let vector = match vector {
+            Some((fingerprint, v)) => Some((fingerprint.to_string(), v.to_vec())),
+            None => self.m.store.situation_vector(&situation.id)?,
+        };
+        self.m.situations.write().expect("situations lock").upsert(&situation.id, &situation.project, &situation.text, vector, unix_seconds(&situation.last_seen));
+        Ok(())
+    }
+
+    /// Removes a situation with its links.
+    pub fn drop_situation(&self, id: &str) -> Result<Option<Situation>, StoreError> {
+        let removed = self.m.store.remove_situation(id)?;
+        self.m.situations.write().expect("situations lock").remove(id);
+        Ok(removed)
+    }
+
+    /// Appends a line to the graph's adjustment log (bounded to `max` lines).
+    pub fn log_adjustment(&self, line: &serde_json::Value, max: usize) -> Result<(), StoreError> {
+        self.m.store.append_adjustment(line, max)
     }
 
     /// Keeps a memory out of advice, or lets it back.

@@ -44,9 +44,13 @@ impl EventKind {
         }
     }
 
-    /// Events whose answer may carry advice.
+    /// Events whose answer may carry advice. A tool call is advised on after it ran
+    /// (PostToolUse, PostToolUseFailure): Claude Code shows a hook's context to the model beside
+    /// the call's result either way, so advice given before the call (PreToolUse, still answered
+    /// for older installs and for interrupts) reaches the model no sooner, and one hook process
+    /// per call instead of two halves what hooks cost a session.
     pub fn advises(&self) -> bool {
-        matches!(self, EventKind::PreToolUse | EventKind::UserPromptSubmit | EventKind::SessionStart)
+        matches!(self, EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure | EventKind::UserPromptSubmit | EventKind::SessionStart)
     }
 }
 

@@ -88,6 +88,7 @@ pub const BLOCKS: &[Block] = &[
     Block { path: "advice", doc: "How much one answer may say." },
     Block { path: "sessions", doc: "The session log: what happened in each agent session." },
     Block { path: "store", doc: "The store." },
+    Block { path: "learning", doc: "The learning loop: how feedback on moments (situations) and the memory graph's strengths change what is said." },
 ];
 
 /// Blocks that no longer exist, whose keys moved (each key's `was` says where it went).
@@ -147,6 +148,19 @@ pub const SETTINGS: &[Setting] = &[
     setting!("sessions.retention_days", "", Default::Count(30), Check::AtLeast(1), "Days an event is kept."),
     setting!("sessions.max_events", "", Default::Count(100_000), Check::AtLeast(1), "Most events kept; past it, each new event retires the oldest."),
     setting!("store.cache_mb", "", Default::Count(64), Check::AtLeast(1), "Page cache of the store in MB (takes effect at restart)."),
+    // The learning loop: feedback on moments (situations), the graph's strengths, the three tiers
+    // of change of the link-strength design.
+    setting!("learning.enabled", "", Default::Bool(true), Check::Any, "Whether what was learned (situations, links, node weights) takes part in advice; feedback is kept either way."),
+    setting!("learning.step_deliberate", "", Default::Number(0.01), Check::Between(0.0, 0.5), "How far one feedback verb moves an edge's strength (a situation's link first moves to the judgement's side of 0.5)."),
+    setting!("learning.step_automatic", "", Default::Number(0.00001), Check::Between(0.0, 0.5), "How far the daemon's own evidence (lessons said together in a session that went well) moves an edge."),
+    setting!("learning.node_step", "", Default::Number(0.1), Check::Between(0.0, 0.95), "How far one `not-useful` lowers a lesson's node weight (1 at first, never under 0.05)."),
+    setting!("learning.situation_floor", "", Default::Number(0.5), Check::Between(-1.0, 1.0), "How close a moment must be to a learned situation (cosine, or shared words without embeddings) for it to count at all."),
+    setting!("learning.same_moment", "", Default::Number(0.85), Check::Between(-1.0, 1.0), "How close a moment must be to a situation for its judgement to decide alone: one that applies speaks like a rule, one that does not keeps the lesson silent."),
+    setting!("learning.same_situation", "", Default::Number(0.95), Check::Between(-1.0, 1.0), "How close a new moment must be to a situation of its project to count as the same one (strengthened, not added)."),
+    setting!("learning.max_situations_per_project", "", Default::Count(2000), Check::AtLeast(1), "Most situations kept per project; past it, the one unused longest goes."),
+    setting!("learning.max_situations_per_lesson", "", Default::Count(50), Check::AtLeast(1), "Most situations linked to one lesson; past it, the one unused longest goes."),
+    setting!("learning.situation_half_life_days", "", Default::Number(90.0), Check::Above(0.0), "Days for a situation's say to halve while no judgement renews it (it fades)."),
+    setting!("learning.max_adjustments", "", Default::Count(100_000), Check::AtLeast(100), "Most lines kept in the graph's adjustment log; past it, the oldest go."),
 ];
 
 /// The setting whose key, or former key, is `key`.

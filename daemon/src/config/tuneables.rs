@@ -26,6 +26,7 @@ pub struct Tuneables {
     pub advice: AdviceLimits,
     pub sessions: Sessions,
     pub store: StoreSettings,
+    pub learning: Learning,
 }
 
 /// The embedding model.
@@ -122,6 +123,23 @@ pub struct Sessions {
 #[serde(deny_unknown_fields)]
 pub struct StoreSettings {
     pub cache_mb: u64,
+}
+
+/// The learning loop's settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Learning {
+    pub enabled: bool,
+    pub step_deliberate: f64,
+    pub step_automatic: f64,
+    pub node_step: f64,
+    pub situation_floor: f64,
+    pub same_moment: f64,
+    pub same_situation: f64,
+    pub max_situations_per_project: usize,
+    pub max_situations_per_lesson: usize,
+    pub situation_half_life_days: f64,
+    pub max_adjustments: usize,
 }
 
 impl Default for Tuneables {

@@ -2,12 +2,13 @@
 //! JSONL), the parsing of import lines, and the validation of everything that enters the store
 //! from outside (import lines, `add` and `edit`). Pure; no I/O.
 //!
-//! An export line is `{"v": 1, "kind": "memory", ...every field}` or
-//! `{"v": 1, "kind": "edge", "edge": {...}}`; import accepts those and the minimal `{"id"?, "text", "category"?, "project"?, "tags"?, "source"?, "examples"?,
+//! An export line is `{"v": 1, "kind": "memory", ...every field}`,
+//! `{"v": 1, "kind": "situation", "situation": {...}}` (a moment of the memory graph, without its
+//! embedding, which import makes again) or `{"v": 1, "kind": "edge", "edge": {...}}`; import accepts those and the minimal `{"id"?, "text", "category"?, "project"?, "tags"?, "source"?, "examples"?,
 //! "not_examples"?}`. Records are
 //! written back exactly as read, so export -> import -> export yields identical bytes.
 
-use cairn_proto::{Edge, Memory, Now, GLOBAL_PROJECT};
+use cairn_proto::{Edge, Memory, Now, Situation, GLOBAL_PROJECT, SITUATION_PREFIX};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -50,6 +51,18 @@ struct EdgeLine<'a> {
 
 pub fn edge_line(edge: &Edge) -> String {
     serde_json::to_string(&EdgeLine { v: EXPORT_VERSION, kind: "edge", edge }).expect("edge serialises")
+}
+
+/// Situations nest their record, as edges do.
+#[derive(Serialize)]
+struct SituationLine<'a> {
+    v: u64,
+    kind: &'static str,
+    situation: &'a Situation,
+}
+
+pub fn situation_line(situation: &Situation) -> String {
+    serde_json::to_string(&SituationLine { v: EXPORT_VERSION, kind: "situation", situation }).expect("situation serialises")
 }
 
 /// A minimal import line: the fields a person writes by hand.
@@ -107,6 +120,7 @@ pub enum ImportItem {
     /// A hand-written line; ids and timestamps are settled by the caller against the store.
     Minimal(MinimalMemory),
     Edge(Edge),
+    Situation(Box<Situation>),
     /// The exporting home's advice state (mutes, the seed pack).
     State(AdviceState),
 }
@@ -152,6 +166,17 @@ pub fn parse_import_line(line: &str, default_project: &str) -> Result<ImportItem
             validate_edge(&edge)?;
             Ok(ImportItem::Edge(edge))
         }
+        Some("situation") => {
+            let Some(Value::Object(record)) = map.remove("situation") else {
+                return Err("situation line without a \"situation\" object".to_string());
+            };
+            if let Some(extra) = map.keys().next() {
+                return Err(format!("unknown situation line field {extra:?}"));
+            }
+            let situation: Situation = strict(record, "situation")?;
+            validate_situation(&situation)?;
+            Ok(ImportItem::Situation(Box::new(situation)))
+        }
         Some("state") => {
             let Some(record) = map.remove("state") else {
                 return Err("state line without a \"state\" object".to_string());
@@ -165,7 +190,7 @@ pub fn parse_import_line(line: &str, default_project: &str) -> Result<ImportItem
             }
             Ok(ImportItem::State(state))
         }
-        Some(other) => Err(format!("unknown kind {other:?}; expected \"memory\", \"edge\" or \"state\"")),
+        Some(other) => Err(format!("unknown kind {other:?}; expected \"memory\", \"situation\", \"edge\" or \"state\"")),
         None => Err("versioned line without a \"kind\"".to_string()),
     }
 }
@@ -329,6 +354,26 @@ fn validate_full(m: &Memory) -> Result<(), String> {
     Ok(())
 }
 
+fn validate_situation(s: &Situation) -> Result<(), String> {
+    validate_id(&s.id)?;
+    if !s.id.starts_with(SITUATION_PREFIX) {
+        return Err(format!("a situation's id starts with {SITUATION_PREFIX:?}: {:?}", s.id));
+    }
+    if s.project.trim().is_empty() {
+        return Err("a situation needs its project".to_string());
+    }
+    for (what, text) in [("text", &s.text), ("meaning", &s.meaning)] {
+        if text.chars().count() > MAX_TEXT_CHARS {
+            return Err(format!("situation {what} longer than {MAX_TEXT_CHARS} characters"));
+        }
+    }
+    if s.text.trim().is_empty() {
+        return Err("a situation needs its text".to_string());
+    }
+    check_time("created_at", &s.created_at)?;
+    check_time("last_seen", &s.last_seen)
+}
+
 fn validate_edge(e: &Edge) -> Result<(), String> {
     validate_id(&e.source)?;
     validate_id(&e.target)?;
@@ -417,6 +462,24 @@ mod tests {
         assert_eq!(*back, m);
         m.examples = vec![" padded ".into()];
         assert!(parse_import_line(&memory_line(&m), "p").unwrap_err().contains("examples must be trimmed"));
+    }
+
+    #[test]
+    fn situations_round_trip_and_bad_ones_are_refused() {
+        let s = Situation { id: "sit_01ABC".into(), project: "/p".into(), event: "PostToolUse".into(), tool: Some("Bash".into()), text: "npm install left-pad".into(), meaning: "Install left-pad".into(), created_at: now(), last_seen: now(), seen: 2 };
+        let line = situation_line(&s);
+        let ImportItem::Situation(back) = parse_import_line(&line, "global").unwrap() else { panic!("not a situation") };
+        assert_eq!(situation_line(&back), line);
+        let bad = |f: &dyn Fn(&mut Situation)| {
+            let mut x = s.clone();
+            f(&mut x);
+            parse_import_line(&situation_line(&x), "global").unwrap_err()
+        };
+        assert!(bad(&|x| x.id = "m1".into()).contains("starts with"));
+        assert!(bad(&|x| x.text = " ".into()).contains("needs its text"));
+        assert!(bad(&|x| x.project = String::new()).contains("needs its project"));
+        assert!(bad(&|x| x.last_seen = "yesterday".into()).contains("last_seen"));
+        assert!(parse_import_line(&line.replace("\"seen\":2", "\"seen\":2,\"extra\":1"), "global").unwrap_err().contains("extra"));
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! keyword index to `search` and the advisor. Each kind of evidence stays visible beside the
 //! relevance they fuse into.
 
+use super::situations::Learned;
+
 /// One memory's evidence for one query: what fusion reads.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Evidence {
@@ -33,12 +35,15 @@ pub struct Hit {
     pub example: Option<(f64, String)>,
     /// Its closest near miss (a moment it does not apply to), when it has any.
     pub counter: Option<(f64, String)>,
+    /// What the situations learned in this project say (folded into `example` and `counter`
+    /// when closer than the lesson's own): kept whole for the decision and `why`.
+    pub learned: Learned,
 }
 
 impl Hit {
     /// A hit by keywords alone.
     pub fn by_words(id: String, bm25: f64, lexical: f64, matched: Vec<String>, query_terms: usize) -> Hit {
-        Hit { id, bm25, lexical, matched, query_terms, cosine: None, semantic: None, relevance: lexical, example: None, counter: None }
+        Hit { id, bm25, lexical, matched, query_terms, cosine: None, semantic: None, relevance: lexical, example: None, counter: None, learned: Learned::default() }
     }
 
     /// The inputs of fusion.

@@ -120,6 +120,12 @@ impl LexicalIndex {
         self.category_ids.get(category).map_or(0, |&c| self.category_sizes[c as usize])
     }
 
+    /// Whether the memory `id` is held, in one of `projects`.
+    pub fn holds_in(&self, id: &str, projects: &[&str]) -> bool {
+        let Some(&slot) = self.slots.get(id) else { return false };
+        projects.iter().filter_map(|p| self.project_ids.get(*p)).any(|&p| self.projects[slot] == p)
+    }
+
     /// The category of the memory `id`.
     pub fn category_of(&self, id: &str) -> Option<&str> {
         let slot = *self.slots.get(id)?;

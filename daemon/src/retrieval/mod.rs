@@ -9,6 +9,7 @@ pub mod hybrid;
 pub mod lexical;
 pub mod recent;
 pub mod similarity;
+pub mod situations;
 pub mod vectors;
 
 use std::collections::HashMap;
@@ -17,6 +18,7 @@ pub use hit::Hit;
 use hybrid::Fusion;
 use lexical::LexicalIndex;
 use similarity::cosine;
+use situations::{Moment, Situations};
 use vectors::VectorIndex;
 
 /// How many candidates each kind of retrieval hands to the later stages.
@@ -28,11 +30,20 @@ pub struct SemanticQuery<'a> {
     pub index: &'a VectorIndex,
 }
 
-/// Where candidates come from: keywords always, embeddings when the model is loaded.
+/// The situations learned in the moment's project, and how close one must be to count.
+pub struct LearnedQuery<'a> {
+    pub situations: &'a Situations,
+    pub moment: Moment<'a>,
+    pub floor: f64,
+}
+
+/// Where candidates come from: keywords always, embeddings when the model is loaded, and for
+/// advice the situations learned from feedback.
 pub struct Retrieval<'a> {
     pub lexical: &'a LexicalIndex,
     pub semantic: Option<SemanticQuery<'a>>,
     pub fusion: Fusion,
+    pub learned: Option<LearnedQuery<'a>>,
 }
 
 impl Retrieval<'_> {
@@ -50,9 +61,9 @@ impl Retrieval<'_> {
         out
     }
 
-    /// The union of the best `depth` by keywords, the best `depth` by embeddings and the best
-    /// `depth` by their example moments, each with every kind of evidence and their fused
-    /// relevance, in no particular order.
+    /// The union of the best `depth` by keywords, the best `depth` by embeddings, the best
+    /// `depth` by their example moments and by the situations learned for them, each with every
+    /// kind of evidence and their fused relevance, in no particular order.
     pub fn gather(&self, query: &str, projects: &[&str], depth: usize) -> Vec<Hit> {
         let mut found: HashMap<String, Hit> = HashMap::new();
         for mut hit in self.lexical.search(query, Some(projects), depth) {
@@ -66,22 +77,49 @@ impl Retrieval<'_> {
                     similar.push((id, None));
                 }
             }
-            let ids: Vec<&str> = similar.iter().map(|(id, _)| id.as_str()).collect();
-            for ((id, sim), words) in similar.iter().zip(self.lexical.score(query, &ids)) {
-                let mut hit = words.unwrap_or_else(|| Hit::by_words(id.clone(), 0.0, 0.0, Vec::new(), 0));
-                hit.cosine = sim.map(|c| c as f64).or_else(|| self.cosine_of(id));
-                found.insert(id.clone(), hit);
-            }
+            self.add_scored(query, similar, &mut found);
+        }
+        if let Some(l) = &self.learned {
+            let near: Vec<(String, Option<f32>)> = l.situations.lessons_near(&l.moment, depth, l.floor).into_iter().filter(|(id, _)| !found.contains_key(id)).map(|(id, _)| (id, None)).collect();
+            // Only lessons of the moment's projects (one edited into another project since is not).
+            let held: Vec<(String, Option<f32>)> = near.into_iter().filter(|(id, _)| self.lexical.holds_in(id, projects)).collect();
+            self.add_scored(query, held, &mut found);
         }
         found.into_values().map(|hit| self.finish(hit)).collect()
     }
 
-    /// Fills a hit's example evidence and fuses its relevance.
+    /// Adds hits for `ids` not found by keywords, with both kinds of evidence.
+    fn add_scored(&self, query: &str, ids: Vec<(String, Option<f32>)>, found: &mut HashMap<String, Hit>) {
+        let refs: Vec<&str> = ids.iter().map(|(id, _)| id.as_str()).collect();
+        for ((id, sim), words) in ids.iter().zip(self.lexical.score(query, &refs)) {
+            let mut hit = words.unwrap_or_else(|| Hit::by_words(id.clone(), 0.0, 0.0, Vec::new(), 0));
+            hit.cosine = sim.map(|c| c as f64).or_else(|| self.cosine_of(id));
+            found.insert(id.clone(), hit);
+        }
+    }
+
+    /// Fills a hit's example evidence (the lesson's own example moments, and the situations
+    /// learned for it in this project, whichever is closer on each side) and fuses its relevance.
     fn finish(&self, mut hit: Hit) -> Hit {
         if let Some(s) = &self.semantic
             && let Some(e) = s.index.examples().evidence(&hit.id, s.vector)
         {
             (hit.example, hit.counter) = (e.applies, e.not);
+        }
+        if let Some(l) = &self.learned {
+            let e = l.situations.evidence(&hit.id, &l.moment, l.floor);
+            let closer = |mine: &Option<(f64, String)>, learned: &Option<situations::LearnedMoment>| match (mine, learned) {
+                (Some((c, _)), Some(m)) if *c >= m.closeness => None,
+                (_, Some(m)) => Some((m.closeness, format!("{} (learned)", m.text))),
+                _ => None,
+            };
+            if let Some(x) = closer(&hit.example, &e.applies) {
+                hit.example = Some(x);
+            }
+            if let Some(x) = closer(&hit.counter, &e.not) {
+                hit.counter = Some(x);
+            }
+            hit.learned = e;
         }
         self.fusion.apply(&mut hit);
         hit

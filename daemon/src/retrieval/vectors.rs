@@ -130,6 +130,11 @@ impl VectorIndex {
         VectorIndex { dimension, fingerprint: fingerprint.to_string(), parts: Vec::new(), part_of: HashMap::new(), entries: HashMap::new(), examples: Examples::default() }
     }
 
+    /// The model whose vectors the index holds.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
     pub fn dimension(&self) -> usize {
         self.dimension
     }

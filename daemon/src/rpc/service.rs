@@ -138,6 +138,26 @@ impl Cairn for Service {
         app::log::log(&self.0, query).await.map_err(wire)
     }
 
+    async fn feedback(self, _: Context, request: FeedbackRequest) -> Result<FeedbackReport, RpcError> {
+        let _g = self.0.enter();
+        app::feedback::feedback(&self.0, request).await.map_err(wire)
+    }
+
+    async fn graph_link(self, _: Context, link: GraphLink) -> Result<Vec<String>, RpcError> {
+        let _g = self.0.enter();
+        app::feedback::link(&self.0, link).await.map_err(wire)
+    }
+
+    async fn graph_show(self, _: Context, id: String) -> Result<GraphView, RpcError> {
+        let _g = self.0.enter();
+        app::feedback::show(&self.0, &id).map_err(wire)
+    }
+
+    async fn graph_log(self, _: Context, query: GraphLogQuery) -> Result<Vec<serde_json::Value>, RpcError> {
+        let _g = self.0.enter();
+        app::feedback::log(&self.0, query).map_err(wire)
+    }
+
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
         let token = self.0.shutdown().clone();

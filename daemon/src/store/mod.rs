@@ -10,6 +10,7 @@
 pub mod codec;
 pub mod commit;
 pub mod embeddings;
+pub mod graph;
 pub mod quiet;
 pub mod schema;
 pub mod sessions;
@@ -27,7 +28,14 @@ use commit::Committer;
 pub struct Store {
     db: sled::Db,
     memories: sled::Tree,
+    /// Edges by `source\0target\0kind`, and `edges_in` the same keys target first.
     edges: sled::Tree,
+    edges_in: sled::Tree,
+    /// Situations of the memory graph, by id, and their embeddings.
+    situations: sled::Tree,
+    situation_vectors: sled::Tree,
+    /// The graph's adjustment log, by rising id.
+    adjustments: sled::Tree,
     session_log: sled::Tree,
     session_index: sled::Tree,
     paused: sled::Tree,
@@ -47,11 +55,6 @@ pub struct Store {
 /// How long to wait for the store's lock held by a daemon that is exiting.
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-
-
-fn edge_key(source: &str, target: &str, kind: &str) -> Vec<u8> {
-    [source.as_bytes(), b"\0", target.as_bytes(), b"\0", kind.as_bytes()].concat()
-}
 
 impl Store {
     /// Opens (or creates) the store in `dir`; needs a tokio runtime for the group committer.
@@ -84,6 +87,10 @@ impl Store {
             event_count: AtomicU64::new(session_log.len() as u64),
             prune_lock: std::sync::Mutex::new(()),
             edges: db.open_tree("edges")?,
+            edges_in: db.open_tree("edges_in")?,
+            situations: db.open_tree("situations")?,
+            situation_vectors: db.open_tree("situation_vectors")?,
+            adjustments: db.open_tree("adjustments")?,
             session_index: db.open_tree("session_index")?,
             paused: db.open_tree("paused")?,
             muted: db.open_tree("muted")?,
@@ -136,17 +143,7 @@ impl Store {
         let Some(bytes) = self.memories.remove(id)? else { return Ok(None) };
         self.memory_count.fetch_sub(1, Ordering::Relaxed);
         self.remove_embedding(id)?;
-        let mut dead = Vec::new();
-        for item in self.edges.iter() {
-            let (key, value) = item?;
-            let edge: Edge = decode(&key, &value)?;
-            if edge.source == id || edge.target == id {
-                dead.push(key);
-            }
-        }
-        for key in dead {
-            self.edges.remove(key)?;
-        }
+        self.remove_edges_of(id)?;
         Ok(Some(decode(id.as_bytes(), &bytes)?))
     }
 
@@ -174,12 +171,6 @@ impl Store {
             self.paused.remove(project.as_bytes())?.is_some()
         };
         Ok(changed)
-    }
-
-    pub fn put_edge(&self, edge: &Edge) -> Result<Option<Edge>, StoreError> {
-        let key = edge_key(&edge.source, &edge.target, edge.kind.as_str());
-        let previous = self.edges.insert(&key, encode(edge))?;
-        previous.map(|bytes| decode(&key, &bytes)).transpose()
     }
 
     /// Edges in key order, starting after the edge whose key is `after`; yields each edge's cursor.

@@ -4,7 +4,7 @@
 use super::codec::{decode, encode, StoreError};
 
 /// Schema this build writes.
-pub const CURRENT: u32 = 2;
+pub const CURRENT: u32 = 3;
 
 const KEY: &[u8] = b"schema_version";
 
@@ -12,7 +12,23 @@ const KEY: &[u8] = b"schema_version";
 pub type Migration = fn(&sled::Db) -> Result<(), StoreError>;
 
 /// Migrations in order.
-pub const MIGRATIONS: &[(u32, Migration)] = &[(2, drop_uncomputed_tiers)];
+pub const MIGRATIONS: &[(u32, Migration)] = &[(2, drop_uncomputed_tiers), (3, index_edges_by_target)];
+
+/// Schema 3: edges are found by their target as well (`edges_in`), for a lesson's situations
+/// and for forgetting a memory without scanning every edge. Imported edges get their entry.
+fn index_edges_by_target(db: &sled::Db) -> Result<(), StoreError> {
+    let edges = db.open_tree("edges")?;
+    let edges_in = db.open_tree("edges_in")?;
+    for item in edges.iter() {
+        let (key, _) = item?;
+        let mut parts = key.split(|b| *b == 0);
+        let (Some(source), Some(target), Some(kind)) = (parts.next(), parts.next(), parts.next()) else {
+            return Err(StoreError::Corrupt(format!("edge key {:?}", String::from_utf8_lossy(&key))));
+        };
+        edges_in.insert([target, b"\0", source, b"\0", kind].concat(), &[])?;
+    }
+    Ok(())
+}
 
 /// Schema 2: a memory's tier is absent until the temporal layer computes one. The first
 /// releases wrote `"tier": "active"` into every memory without computing anything, so the
@@ -109,6 +125,21 @@ mod tests {
     }
 
     #[test]
+    fn schema_3_indexes_imported_edges_by_target() {
+        let (_d, db) = db();
+        let meta = db.open_tree("meta").unwrap();
+        write(&meta, 2).unwrap();
+        let edges = db.open_tree("edges").unwrap();
+        edges.insert(b"a\0b\0manual".to_vec(), br#"{"source":"a","target":"b","kind":"manual","strength":0.5,"created_at":"t","updated_at":"t"}"#.to_vec()).unwrap();
+        assert_eq!(ensure(&db, &meta, CURRENT, MIGRATIONS).unwrap(), 3);
+        let edges_in = db.open_tree("edges_in").unwrap();
+        assert!(edges_in.get(b"b\0a\0manual").unwrap().is_some());
+        edges.insert(b"broken".to_vec(), b"{}".to_vec()).unwrap();
+        write(&meta, 2).unwrap();
+        assert!(matches!(ensure(&db, &meta, CURRENT, MIGRATIONS), Err(StoreError::Corrupt(_))), "a key that is not an edge's is corruption");
+    }
+
+    #[test]
     fn schema_2_takes_out_the_tiers_never_computed() {
         let (_d, db) = db();
         let meta = db.open_tree("meta").unwrap();
@@ -116,7 +147,7 @@ mod tests {
         let memories = db.open_tree("memories").unwrap();
         let v1 = r#"{"id":"a","project":"global","text":"t","category":"git","source":"user","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","now":{"tier":"active","last_accessed":null,"access_count":0},"future":1}"#;
         memories.insert("a", v1).unwrap();
-        assert_eq!(ensure(&db, &meta, CURRENT, MIGRATIONS).unwrap(), 2);
+        assert_eq!(ensure(&db, &meta, CURRENT, MIGRATIONS).unwrap(), CURRENT);
         let after: serde_json::Value = serde_json::from_slice(&memories.get("a").unwrap().unwrap()).unwrap();
         assert!(after["now"].get("tier").is_none(), "{after}");
         assert_eq!((after["now"]["access_count"].clone(), after["future"].clone(), after["text"].clone()), (0.into(), 1.into(), "t".into()), "the rest is kept");

@@ -27,6 +27,9 @@ pub struct SessionEvent {
     pub tool_use_id: Option<String>,
     #[serde(default)]
     pub intent: Option<String>,
+    /// The intent's natural-language form (what the model embedded), redacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meaning: Option<String>,
     /// The payload as received, truncated by the hook and redacted by the daemon.
     pub payload: Value,
     /// What was said (text, reason and signals as they were then, the reason redacted).
@@ -138,6 +141,7 @@ mod tests {
             tool_name: Some("Bash".into()),
             tool_use_id: None,
             intent: None,
+            meaning: None,
             payload: Value::Null,
             advised: vec![],
             decision: None,

@@ -125,8 +125,9 @@ pub struct AdviceItem {
     /// category cap, outshone, limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
-    /// The activation path that reached the lesson through the memory graph. Reserved: filled
-    /// by spreading activation with the learning loop; empty until then.
+    /// The path that reached the lesson through the memory graph, node ids from where it
+    /// started: `[situation, lesson]` when a situation learned from feedback spoke for it, the
+    /// lesson alone when retrieval or a rule found it. Feedback follows it back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub path: Vec<String>,
 }

@@ -6,6 +6,7 @@
 
 mod advice;
 mod config;
+mod graph;
 mod memories;
 mod scope;
 mod search;
@@ -14,6 +15,7 @@ mod status;
 
 pub use advice::*;
 pub use config::*;
+pub use graph::*;
 pub use memories::*;
 pub use scope::*;
 pub use search::*;

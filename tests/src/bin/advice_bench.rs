@@ -204,7 +204,7 @@ fn gather_all(world: &World, events: &[Event], t: &Tuneables, semantic: bool, tr
         .iter()
         .zip(&world.queries)
         .map(|(e, (qv, _))| {
-            let retrieval = Retrieval { lexical: &world.lexical, semantic: semantic.then_some(SemanticQuery { vector: qv, index: &world.graphs }), fusion };
+            let retrieval = Retrieval { lexical: &world.lexical, semantic: semantic.then_some(SemanticQuery { vector: qv, index: &world.graphs }), fusion, learned: None };
             let i = intent(&e.hook);
             let raw = raw_input(&e.hook, RAW_INPUT_CHARS);
             let ask = Ask {

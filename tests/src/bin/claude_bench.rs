@@ -1,14 +1,16 @@
 //! cairn's cost inside a real Claude Code session (not a test): the same scripted session of 30
 //! tool calls (reads, greps, globs, edits, test runs, git) run by the real `claude -p` against the
-//! stand-in of the Messages API, without cairn, with cairn's hooks (10k memories in the home),
-//! with the hooks but no daemon listening, and with a hook that does nothing (`/bin/true`) on the same
-//! events, which is what Claude Code itself spends on running a hook, and with a Python hook that
-//! only parses its input (the published anchor); interleaved, so that drift on the machine touches
-//! each alike. Reported: the `claude` process's median wall time per variant, and what cairn adds
-//! per tool call (the difference of medians, and the median of each round's difference, over 30).
+//! stand-in of the Messages API, without cairn; with cairn's hooks as `hooks install` writes them
+//! (10k memories in the home), and with no daemon listening; with the hooks as the release before
+//! installed them (before and after every tool call); with a hook that does nothing (`/bin/true`)
+//! on the same events and tools, which is what Claude Code itself spends on running a hook; and
+//! (`--python`) with a Python hook that only parses its input (the published anchor). Interleaved,
+//! so that drift on the machine touches each alike. Reported: the `claude` process's median wall
+//! time per variant, and what each adds per tool call (the difference of medians, and the median
+//! of each round's difference, over 30).
 //!
 //! Run: `cargo build --release --bins && CAIRN_CLAUDE=<claude> cargo run --release -p cairn-tests
-//! --bin cairn-claude-bench -- [--runs N] [--memories N]`
+//! --bin cairn-claude-bench -- [--runs N] [--memories N] [--python]`
 
 use std::time::{Duration, Instant};
 
@@ -96,6 +98,22 @@ fn session(claude: &Claude<'_>) -> Session {
     s
 }
 
+/// A session with cairn's hooks as `hooks install` writes them, or (`every_call`) as the
+/// release before wrote them: a hook before and after every tool call, advice before the call.
+fn cairn_claude(home: &Home, every_call: bool) -> Claude<'_> {
+    let claude = Claude::new(home, Route::Settings).quiet();
+    if every_call {
+        let path = claude.user_home().join(".claude/settings.json");
+        let mut settings: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let group = settings["hooks"]["PostToolUseFailure"][0].clone();
+        assert_eq!(group["matcher"], "*");
+        settings["hooks"]["PreToolUse"] = json!([group.clone()]);
+        settings["hooks"]["PostToolUse"] = json!([group]);
+        std::fs::write(&path, settings.to_string()).unwrap();
+    }
+    claude
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -122,60 +140,58 @@ fn main() {
     println!("home: {} memories imported in {:.1} s; model {}", memories + 3, started.elapsed().as_secs_f64(), status(&home)["model"]);
     // A second home that never runs a daemon: cairn's hooks with nothing listening.
     let empty = Home::new();
+    let python = std::env::args().any(|a| a == "--python");
 
-    let (mut without, mut with, mut down, mut noop, mut python) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    // Another hook where cairn's would be, on the same events: `/bin/true` is what Claude Code
-    // itself spends on running a hook; a Python script that only parses its input is the anchor.
-    let other_hook = |command: &str| {
-        let claude = Claude::new(&home, Route::Without).quiet();
-        let events = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "Stop", "SessionEnd"];
-        let hooks: serde_json::Map<String, Value> = events.iter().map(|e| (e.to_string(), json!([{"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 5}]}]))).collect();
-        std::fs::create_dir_all(claude.user_home().join(".claude")).unwrap();
-        std::fs::write(claude.user_home().join(".claude/settings.json"), json!({"hooks": hooks}).to_string()).unwrap();
-        session(&claude).elapsed
-    };
-    let python_hook = "python3 -c 'import json,sys; json.load(sys.stdin)'";
-    // cairn's hooks, the events that only record run in the background (Claude Code's `async`).
-    let mut background = Vec::new();
-    let mut recorded = (0u64, 0u64);
-    let background_session = |recorded: &mut (u64, u64)| {
-        let claude = Claude::new(&home, Route::Settings).quiet();
+    // Another hook where cairn's would be, on the same events with the same matchers:
+    // `/bin/true` is what Claude Code itself spends on running a hook; a Python script that only
+    // parses its input is the published anchor.
+    let other_hook = |command: &str, all_tools: bool| {
+        let claude = cairn_claude(&home, all_tools);
         let path = claude.user_home().join(".claude/settings.json");
         let mut settings: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        for event in ["PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"] {
-            for group in settings["hooks"][event].as_array_mut().into_iter().flatten() {
+        for groups in settings["hooks"].as_object_mut().expect("hooks").values_mut() {
+            for group in groups.as_array_mut().into_iter().flatten() {
                 for hook in group["hooks"].as_array_mut().into_iter().flatten() {
-                    hook["async"] = json!(true);
+                    hook["command"] = json!(command);
                 }
             }
         }
         std::fs::write(&path, settings.to_string()).unwrap();
-        let before = status(&home)["session_events"].as_u64().unwrap_or(0);
-        let elapsed = session(&claude).elapsed;
-        std::thread::sleep(Duration::from_millis(500));
-        recorded.0 += status(&home)["session_events"].as_u64().unwrap_or(0) - before;
-        recorded.1 += (CALLS * 2 + 4) as u64;
-        elapsed
+        session(&claude).elapsed
     };
-    let mut advised = 0;
-    // One unmeasured session of each first: caches warm alike.
+    let python_hook = "python3 -c 'import json,sys; json.load(sys.stdin)'";
+    let names = [
+        "without hooks".to_string(),
+        "a no-op hook (`/bin/true`) where `hooks install` puts cairn's".to_string(),
+        format!("cairn's hooks (`hooks install`), daemon up, {} memories", memories + 3),
+        "cairn's hooks (`hooks install`), no daemon".to_string(),
+        "a no-op hook (`/bin/true`) before and after every tool call".to_string(),
+        format!("cairn's hooks as the release before installed them (before and after every tool call), daemon up, {} memories", memories + 3),
+        "a Python hook that parses its input, before and after every tool call".to_string(),
+    ];
+    let variants = if python { names.len() } else { names.len() - 1 };
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); variants];
+    let mut advised = [0usize; 2];
+    // One unmeasured session of each kind first: caches warm alike.
     let _ = session(&Claude::new(&home, Route::Without).quiet());
-    let _ = session(&Claude::new(&home, Route::Settings).quiet());
+    let _ = session(&cairn_claude(&home, false));
     for i in 0..runs {
         // Rotate the order within each round, so no variant always runs first.
-        for k in 0..6 {
-            match (i + k) % 6 {
-                0 => without.push(session(&Claude::new(&home, Route::Without).quiet()).elapsed),
-                1 => {
-                    let s = session(&Claude::new(&home, Route::Settings).quiet());
-                    advised += s.cairn_texts().len();
-                    with.push(s.elapsed);
+        for k in 0..variants {
+            let v = (i + k) % variants;
+            let elapsed = match v {
+                0 => session(&Claude::new(&home, Route::Without).quiet()).elapsed,
+                1 => other_hook("/bin/true", false),
+                2 | 5 => {
+                    let s = session(&cairn_claude(&home, v == 5));
+                    advised[usize::from(v == 5)] += s.cairn_texts().len();
+                    s.elapsed
                 }
-                2 => down.push(session(&Claude::new(&empty, Route::Settings).quiet().with_env("CAIRN_AUTOSTART", "0")).elapsed),
-                3 => noop.push(other_hook("/bin/true")),
-                4 => background.push(background_session(&mut recorded)),
-                _ => python.push(other_hook(python_hook)),
-            }
+                3 => session(&cairn_claude(&empty, false).with_env("CAIRN_AUTOSTART", "0")).elapsed,
+                4 => other_hook("/bin/true", true),
+                _ => other_hook(python_hook, true),
+            };
+            times[v].push(elapsed);
         }
     }
     home.down();
@@ -189,18 +205,16 @@ fn main() {
     };
     println!("\n| variant | median session ms | min | max | added per tool call, ms (difference of medians) | (median of round differences) |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
-    let with_name = format!("cairn's hooks, daemon up, {} memories", memories + 3);
-    for (name, v) in [("without hooks", &without), ("a no-op hook (`/bin/true`) on the same events", &noop), (with_name.as_str(), &with), ("cairn's hooks, no daemon", &down), ("cairn's hooks, the record-only events async", &background), ("a Python hook that parses its input, on the same events", &python)] {
-        let mut sorted = v.clone();
+    for (v, name) in names.iter().enumerate().take(variants) {
+        let mut sorted = times[v].clone();
         let m = ms(median(&mut sorted));
-        let (lo, hi) = (ms(*v.iter().min().unwrap()), ms(*v.iter().max().unwrap()));
-        if std::ptr::eq(v, &without) {
+        let (lo, hi) = (ms(*times[v].iter().min().unwrap()), ms(*times[v].iter().max().unwrap()));
+        if v == 0 {
             println!("| {name} | {m:.0} | {lo:.0} | {hi:.0} | | |");
         } else {
-            let (a, b) = per_call(v, &without);
+            let (a, b) = per_call(&times[v], &times[0]);
             println!("| {name} | {m:.0} | {lo:.0} | {hi:.0} | {a:.1} | {b:.1} |");
         }
     }
-    println!("\ncairn texts the model was given in the {runs} sessions with cairn: {advised}");
-    println!("events recorded with the record-only hooks async: {} of {}", recorded.0, recorded.1);
+    println!("\ncairn texts the model was given in the {runs} sessions with cairn: {} (`hooks install`), {} (before and after every call)", advised[0], advised[1]);
 }

@@ -41,11 +41,16 @@ fn advise_json_shape_and_scope() {
     assert_eq!(v["advice"][0]["id"], global.trim());
     assert!(v["advice"].as_array().unwrap().len() <= 2, "a tool call gets at most 2 items");
 
-    // Events that carry no advice in Claude Code get none from advise either.
+    // A tool call's result is advised on as the call is (the hook `hooks install` wires).
     let post = home.path().join("post.json");
-    std::fs::write(&post, json!({"hook_event_name": "PostToolUse", "cwd": "/somewhere/else", "tool_name": "Bash",
-        "tool_input": {"command": "git push -f origin main"}}).to_string()).unwrap();
+    std::fs::write(&post, json!({"hook_event_name": "PostToolUseFailure", "cwd": "/somewhere/else", "tool_name": "Bash",
+        "tool_input": {"command": "git push -f origin main", "description": "force push"}, "error": "Exit code 1"}).to_string()).unwrap();
     let v: Value = serde_json::from_str(&home.ok(&["advise", "--json", "--hook-input", post.to_str().unwrap()])).unwrap();
+    assert_eq!(v["advice"][0]["id"], global.trim(), "{v}");
+    // Events that carry no advice in Claude Code get none from advise either.
+    let stop = home.path().join("stop.json");
+    std::fs::write(&stop, json!({"hook_event_name": "Stop", "cwd": "/somewhere/else"}).to_string()).unwrap();
+    let v: Value = serde_json::from_str(&home.ok(&["advise", "--json", "--hook-input", stop.to_str().unwrap()])).unwrap();
     assert!(v["advice"].as_array().unwrap().is_empty(), "{v}");
 
     // A dry run records nothing and ignores cooldowns; a session applies them.

@@ -67,19 +67,20 @@ fn advice_reaches_the_model_beside_the_result_of_its_call() {
     for n in 0..3 {
         assert!(s.cairn_new_in(n).is_empty(), "request {n} got cairn text: {:?}", s.cairn_new_in(n));
     }
-    // The push's advice arrives with the push's own result, after it ran.
+    // The push's advice arrives with the push's own result, after it ran: given by the hook on
+    // that result (PostToolUseFailure), where advice before the call would have arrived too.
     let advice = s.cairn_new_in(3);
     assert_eq!(advice.len(), 1, "one piece of context for the push: {advice:?}");
     assert!(advice[0].contains(FORCE_PUSH) && advice[0].contains("trigger force_push (critical)"), "{}", advice[0]);
     let beside = result_message(&s, 3, "toolu_stand_in_03");
     let texts: Vec<&str> = beside["content"].as_array().unwrap().iter().filter_map(|p| p["text"].as_str()).collect();
-    assert!(texts.iter().any(|t| t.contains(CAIRN_HEADER) && t.contains("PreToolUse")), "the advice is not beside the push's result: {beside}");
+    assert!(texts.iter().any(|t| t.contains(CAIRN_HEADER) && t.contains("PostToolUseFailure")), "the advice is not beside the push's result: {beside}");
     assert!(s.hook_errors().is_empty(), "Claude Code logged hook errors: {:?}", s.hook_errors());
 
     // cairn's own record names the call by Claude Code's id, with what became of it.
     let entries = log(&claude);
     let push = entries.iter().find(|e| e["tool_use_id"] == "toolu_stand_in_03").expect("the push is in cairn's log");
-    assert_eq!(push["event"], "PreToolUse");
+    assert_eq!(push["event"], "PostToolUseFailure");
     assert_eq!(push["items"][0]["text"], FORCE_PUSH);
     assert!(push["outcome"].as_str().is_some_and(|o| o.starts_with("failed")), "{push}");
 }
@@ -139,6 +140,9 @@ fn an_interrupting_rule_stops_the_command_and_says_why() {
     std::fs::write(home.path().join("config/trigger_rules.yaml"), format!("rules:\n  - name: guarded_push\n    pattern: 'git push --force'\n    surface: [{id}]\n    priority: critical\n    interrupt: true\n")).unwrap();
     assert!(eventually(Duration::from_secs(10), || home.ok(&["config", "show"]).contains("rule guarded_push")), "the rule is in force");
     let claude = Claude::new(&home, Route::Settings);
+    // Interrupts need the hook before the command.
+    let out = claude.cairn(&["hooks", "install", "--user", "--interrupts"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let s = claude.run("Push", vec![Turn::bash("touch cairn-marker && git push --force origin main", "Push"), Turn::text("Stopped.")], &["Bash"]);
     s.assert_completed("Stopped.");
     assert!(!claude.project().join("cairn-marker").exists(), "the denied command ran");
@@ -260,6 +264,43 @@ fn both_install_routes_behave_alike_and_uninstall_leaves_none() {
     let s = claude.run("Push my work", push_session(), &["Bash", "Read"]);
     s.assert_completed("Finished.");
     assert!(s.cairn_texts().is_empty(), "uninstalled, cairn still spoke: {:?}", s.cairn_texts());
+}
+
+#[test]
+fn look_arounds_run_without_cairn_unless_all_tools() {
+    let home = home_with_lesson();
+    let session = || {
+        vec![
+            Turn::tool("Read", serde_json::json!({"file_path": "README.md"})),
+            Turn::tool("Grep", serde_json::json!({"pattern": "shop"})),
+            Turn::tool("Read", serde_json::json!({"file_path": "no-such-file.md"})),
+            Turn::bash("ls", "List files"),
+            Turn::text("Finished."),
+        ]
+    };
+    let recorded = |claude: &Claude<'_>| {
+        write_project_file(claude, "README.md", "# shop\n");
+        let before = home.status()["session_events"].as_u64().unwrap();
+        let s = claude.run("Look around", session(), &["Bash", "Read", "Grep"]);
+        s.assert_completed("Finished.");
+        assert!(s.hook_errors().is_empty(), "{:?}", s.hook_errors());
+        home.status()["session_events"].as_u64().unwrap() - before
+    };
+    // The session's four events, the `ls`'s result and the failed read: one hook process for a
+    // call that acts, none for a read or grep that worked.
+    let fast = Claude::new(&home, Route::Settings);
+    assert_eq!(recorded(&fast), 4 + 1 + 1, "Claude Code ran cairn's hook on a look-around, before a call, or not on a failure");
+    let plugin = Claude::new(&home, Route::Plugin);
+    assert_eq!(recorded(&plugin), 4 + 1 + 1, "the plugin wires the same tools");
+    // `--all-tools`: every call's result.
+    let every = Claude::new(&home, Route::Settings);
+    let out = every.cairn(&["hooks", "install", "--user", "--all-tools"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(recorded(&every), 4 + 4, "--all-tools");
+    // `--interrupts` adds the hook before each shell command.
+    let out = every.cairn(&["hooks", "install", "--user", "--all-tools", "--interrupts"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(recorded(&every), 4 + 4 + 1, "--interrupts");
 }
 
 /// One HTTP/1.1 exchange with the stand-in: the response's head and body.

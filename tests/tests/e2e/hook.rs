@@ -66,7 +66,7 @@ fn seed(home: &Home) {
 fn check_shape(name: &str, v: &Value) {
     let event = name.split('.').next().unwrap();
     let specific = &v["hookSpecificOutput"];
-    assert!(["PreToolUse", "UserPromptSubmit", "SessionStart"].contains(&event), "{name}: {event} must not get hookSpecificOutput");
+    assert!(["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart"].contains(&event), "{name}: {event} must not get hookSpecificOutput");
     assert_eq!(specific["hookEventName"], event, "{name}");
     assert!(specific["additionalContext"].as_str().is_some_and(|c| !c.is_empty()), "{name}");
 }
@@ -265,12 +265,24 @@ fn advice_shape_and_silence() {
     // The same session does not hear the same advice again within the cooldown.
     assert!(assert_hook_contract(&home.hook(pre.to_string().as_bytes())).is_none());
 
-    // PostToolUse for the same action is recorded, never answered.
+    // The same action's result is advised on in PostToolUse's shape (the hook `hooks install`
+    // puts on a tool call); in the session that already heard it, it is not said again.
     let mut post = pre.clone();
     post["hook_event_name"] = json!("PostToolUse");
     post["session_id"] = json!("other");
     post["tool_response"] = json!({"stdout": "", "stderr": "rejected", "interrupted": false});
-    assert!(assert_hook_contract(&home.hook(post.to_string().as_bytes())).is_none());
+    let v = assert_hook_contract(&home.hook(post.to_string().as_bytes())).expect("advice with the result");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    assert!(v["hookSpecificOutput"]["additionalContext"].as_str().unwrap().contains("Never force-push"));
+    assert!(v["hookSpecificOutput"].get("permissionDecision").is_none());
+    post["session_id"] = json!("shape");
+    assert!(assert_hook_contract(&home.hook(post.to_string().as_bytes())).is_none(), "cooldown across the call's two hooks");
+    let mut failed = post.clone();
+    failed["hook_event_name"] = json!("PostToolUseFailure");
+    failed["session_id"] = json!("third");
+    failed["error"] = json!("Exit code 1");
+    let v = assert_hook_contract(&home.hook(failed.to_string().as_bytes())).expect("advice with the failure");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PostToolUseFailure");
 
     // A session start in a project with lessons of its own gets them, in SessionStart's shape.
     let project = home.path().join("proj");

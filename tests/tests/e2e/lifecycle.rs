@@ -166,6 +166,18 @@ impl Cairn for OldDaemon {
     async fn log(self, _: Context, _: LogQuery) -> Result<Vec<LogEntry>, RpcError> {
         Err(old())
     }
+    async fn feedback(self, _: Context, _: FeedbackRequest) -> Result<FeedbackReport, RpcError> {
+        Err(old())
+    }
+    async fn graph_link(self, _: Context, _: GraphLink) -> Result<Vec<String>, RpcError> {
+        Err(old())
+    }
+    async fn graph_show(self, _: Context, _: String) -> Result<GraphView, RpcError> {
+        Err(old())
+    }
+    async fn graph_log(self, _: Context, _: GraphLogQuery) -> Result<Vec<serde_json::Value>, RpcError> {
+        Err(old())
+    }
     async fn shutdown(self, _: Context) {}
 }
 

@@ -6,6 +6,7 @@ mod advisor;
 mod claude;
 mod cold_start;
 mod hook;
+mod learning;
 mod lifecycle;
 mod semantic;
 mod store;

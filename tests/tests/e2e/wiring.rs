@@ -54,13 +54,13 @@ fn hooks_install_uninstall_round_trip() {
     assert!(out.status.success(), "{}", stderr(&out));
     let installed: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     let cairn = std::fs::canonicalize(cairn_bin()).unwrap();
-    for event in ["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "Stop", "SessionEnd"] {
+    for event in ["PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "Stop", "SessionEnd"] {
         let groups = installed["hooks"][event].as_array().unwrap_or_else(|| panic!("{event} missing"));
         let ours = groups.last().unwrap()["hooks"][0].clone();
         assert_eq!(ours["command"], format!("{} hook", cairn.display()), "{event}: absolute path, then `hook`");
         assert!(ours["timeout"].as_u64().unwrap() * 1000 > 200, "{event}: a timeout in seconds that covers the hook's 200 ms deadline");
     }
-    assert_eq!(installed["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0], "the user's hook stays first");
+    assert_eq!(installed["hooks"]["PreToolUse"], original["hooks"]["PreToolUse"], "no hook before the call without `--interrupts`; the user's stays");
     let keys: Vec<&String> = installed.as_object().unwrap().keys().collect();
     assert_eq!(keys, vec!["model", "permissions", "hooks", "statusLine"], "key order kept");
     let backups: Vec<_> = std::fs::read_dir(settings.parent().unwrap()).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains("cairn-backup")).collect();
@@ -75,7 +75,17 @@ fn hooks_install_uninstall_round_trip() {
     assert_eq!(std::fs::read(&settings).unwrap(), before);
 
     let out = cairn_as_user(&home, None, &["hooks", "status"]);
-    assert!(stdout(&out).contains("cairn hooks for 7 events"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("cairn hooks for 6 events") && stdout(&out).contains("interrupts: off"), "{}", stdout(&out));
+
+    // With interrupts: a hook before shell commands, after the user's own.
+    let out = cairn_as_user(&home, None, &["hooks", "install", "--interrupts"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let with: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(with["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0], "the user's hook stays first");
+    assert_eq!(with["hooks"]["PreToolUse"][1]["matcher"], "^Bash$");
+    assert_eq!(with["hooks"]["PreToolUse"][1]["hooks"][0]["command"], format!("{} hook", cairn.display()));
+    let out = cairn_as_user(&home, None, &["hooks", "status"]);
+    assert!(stdout(&out).contains("cairn hooks for 7 events") && stdout(&out).contains("interrupts: a hook runs"), "{}", stdout(&out));
 
     let out = cairn_as_user(&home, None, &["hooks", "uninstall"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -109,7 +119,7 @@ fn project_hooks_go_to_the_project_root() {
     let out = cairn_as_user(&home, Some(&repo.join("src/deep")), &["hooks", "install", "--project"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let settings: Value = serde_json::from_str(&std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap()).unwrap();
-    assert_eq!(settings["hooks"].as_object().unwrap().len(), 7);
+    assert_eq!(settings["hooks"].as_object().unwrap().len(), 6);
     let out = cairn_as_user(&home, Some(&repo), &["hooks", "uninstall", "--project"]);
     assert!(out.status.success());
     assert!(!repo.join(".claude").exists(), "the file and folder cairn created are gone again");
@@ -146,7 +156,7 @@ fn symlinked_home_and_dangling_dotfile_links() {
     assert!(as_linked(&["hooks", "install"]).status.success());
     assert!(std::fs::symlink_metadata(real_home.join(".claude/settings.json")).unwrap().file_type().is_symlink());
     let written: Value = serde_json::from_str(&std::fs::read_to_string(dotfiles.join("settings.json")).unwrap()).unwrap();
-    assert_eq!(written["hooks"].as_object().unwrap().len(), 7);
+    assert_eq!(written["hooks"].as_object().unwrap().len(), 6);
 }
 
 #[test]
@@ -173,7 +183,8 @@ fn users_own_entries_empty_containers_and_symlinks() {
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "still a symlink");
     let installed: Value = serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
     assert_eq!(installed["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0], "the user's own cairn entry is untouched");
-    assert_eq!(installed["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
+    assert_eq!(installed["hooks"]["PreToolUse"].as_array().unwrap().len(), 1, "no group of cairn's before the call");
+    assert_eq!(installed["hooks"]["PostToolUse"].as_array().unwrap().len(), 1);
     assert!(cairn_as_user(&home, None, &["hooks", "uninstall"]).status.success());
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
     assert_eq!(after, original, "the user's entry and the empty list both stay");
@@ -186,14 +197,23 @@ fn plugin_ships_the_same_wiring() {
     assert_eq!(manifest["name"], "cairn");
     assert_eq!(manifest["hooks"], "./hooks.json");
     let hooks: Value = serde_json::from_str(&std::fs::read_to_string(root.join("hooks/hooks.json")).unwrap()).unwrap();
-    for event in ["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "Stop", "SessionEnd"] {
+    // What `hooks install` writes, to compare the matchers with.
+    let home = Home::new();
+    assert!(cairn_as_user(&home, None, &["hooks", "install"]).status.success());
+    let installed: Value = serde_json::from_str(&std::fs::read_to_string(user_home(&home).join(".claude/settings.json")).unwrap()).unwrap();
+    let events = |v: &Value| v["hooks"].as_object().unwrap().iter().filter(|(_, groups)| groups.as_array().is_some_and(|g| !g.is_empty())).map(|(e, _)| e.clone()).collect::<std::collections::BTreeSet<String>>();
+    assert_eq!(events(&hooks), events(&installed), "the plugin and `hooks install` wire the same events");
+    assert!(!events(&hooks).contains("PreToolUse"), "advice comes with a tool's result; a hook before the call is only for interrupts");
+    for event in events(&hooks) {
+        let event = event.as_str();
         let command = hooks["hooks"][event][0]["hooks"][0]["command"].as_str().unwrap_or_else(|| panic!("{event}"));
         assert_eq!(command, "\"${CLAUDE_PLUGIN_ROOT}/cairn-hook\"", "{event}");
-        let settings_groups = hooks["hooks"][event][0].clone();
-        let tool_event = ["PreToolUse", "PostToolUse", "PostToolUseFailure"].contains(&event);
-        assert_eq!(settings_groups.get("matcher").is_some(), tool_event, "{event}: same matchers as `hooks install`");
-        assert!(settings_groups["hooks"][0]["timeout"].as_u64().unwrap() >= 1);
+        let plugin_group = hooks["hooks"][event][0].clone();
+        assert_eq!(plugin_group.get("matcher"), installed["hooks"][event][0].get("matcher"), "{event}: same matcher as `hooks install`");
+        assert!(plugin_group["hooks"][0]["timeout"].as_u64().unwrap() >= 1);
     }
+    let post = installed["hooks"]["PostToolUse"][0]["matcher"].as_str().unwrap();
+    assert!(post.starts_with("^(?!(Read|Grep|Glob|"), "look-arounds left out: {post}");
     let marketplace: Value = serde_json::from_str(&std::fs::read_to_string(root.join(".claude-plugin/marketplace.json")).unwrap()).unwrap();
     assert_eq!(marketplace["plugins"][0]["source"], "./hooks", "the plugin is hooks/, not the whole checkout");
     let plugin_root = root.join("hooks");

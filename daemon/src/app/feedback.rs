@@ -1,0 +1,353 @@
+//! Feedback and the memory graph's manual tier: `used`, `not-relevant` and `not-useful` on a
+//! lesson, `graph link`, `graph show` and `graph log`.
+//!
+//! `used` and `not-relevant` are about a moment (a tool call or a prompt recorded in the session
+//! log): the moment becomes a situation of its project (the same one when a near-identical moment
+//! was judged before), and its link to the lesson takes the judgement's side of neutral, one
+//! deliberate step further ([`graph::judge`]); the edges of the path that said the lesson there
+//! move the same way. `used` also counts as a helpful outcome of the lesson; `not-relevant`
+//! leaves the lesson's worth alone (the route was wrong, not the lesson). `not-useful` needs no
+//! moment: the lesson's node weight drops by `learning.node_step` and it counts as an unhelpful
+//! outcome. Every change is a line in the adjustment log, and the answer waits until both are on
+//! disk.
+
+use cairn_proto::{Edge, EdgeKind, FeedbackReport, FeedbackRequest, FeedbackVerb, GraphLink, GraphLogQuery, GraphView, Memory, Situation, GLOBAL_PROJECT, SITUATION_PREFIX};
+use serde_json::Value;
+
+use super::daemon::Daemon;
+use super::error::{Error, Result};
+use super::writer::Writer;
+use crate::base::clock;
+use crate::config::Tuneables;
+use crate::learning::graph::{self, Adjustment, Tier};
+use crate::retrieval::situations::Moment;
+use crate::semantic::Prepared;
+use crate::store::sessions::SessionEvent;
+
+/// How many recent events are searched for a tool call named by its id.
+const EVENTS_SEARCHED: usize = 20_000;
+
+/// One change, for the log and for the answer.
+struct Changes {
+    at: String,
+    reason: String,
+    lines: Vec<Adjustment>,
+}
+
+impl Changes {
+    fn new(reason: String) -> Changes {
+        Changes { at: clock::now(), reason, lines: Vec::new() }
+    }
+
+    fn edge(&mut self, tier: Tier, e: &Edge, old: Option<f64>) {
+        self.lines.push(Adjustment {
+            at: self.at.clone(),
+            source: tier.as_str().into(),
+            edge: Some([e.source.clone(), e.target.clone(), e.kind.as_str().into()]),
+            node: None,
+            field: None,
+            old,
+            new: e.strength,
+            delta: e.strength - old.unwrap_or(graph::NEUTRAL),
+            reason: self.reason.clone(),
+        });
+    }
+
+    fn node(&mut self, tier: Tier, id: &str, field: &str, old: f64, new: f64) {
+        self.lines.push(Adjustment { at: self.at.clone(), source: tier.as_str().into(), edge: None, node: Some(id.into()), field: Some(field.into()), old: Some(old), new, delta: new - old, reason: self.reason.clone() });
+    }
+
+    /// Writes every line to the adjustment log; answers them in words.
+    fn write(self, w: &Writer<'_>, max: usize) -> Result<Vec<String>> {
+        let mut words = Vec::new();
+        for a in &self.lines {
+            w.log_adjustment(&serde_json::to_value(a).expect("adjustments serialise"), max)?;
+            let what = match (&a.edge, &a.node) {
+                (Some([s, t, k]), _) => format!("edge {s} -[{k}]-> {t}"),
+                (_, Some(n)) => format!("{} of {n}", a.field.as_deref().unwrap_or("node")),
+                _ => "?".into(),
+            };
+            let old = a.old.map_or("new".to_string(), |o| format!("{o:.4}"));
+            words.push(format!("{what}: {old} -> {:.4} ({})", a.new, a.source));
+        }
+        Ok(words)
+    }
+}
+
+/// A Beta(1, 1) posterior mean: a lesson starts at 0.5.
+fn effectiveness(helpful: u64, unhelpful: u64) -> f64 {
+    (helpful as f64 + 1.0) / ((helpful + unhelpful) as f64 + 2.0)
+}
+
+/// Counts an outcome on the lesson: helpful or not.
+fn count_outcome(m: &mut Memory, helpful: bool, changes: &mut Changes) {
+    let old = m.worth.effectiveness;
+    if helpful {
+        m.worth.helpful += 1;
+    } else {
+        m.worth.unhelpful += 1;
+    }
+    m.worth.effectiveness = effectiveness(m.worth.helpful, m.worth.unhelpful);
+    changes.node(Tier::Deliberate, &m.id, "effectiveness", old, m.worth.effectiveness);
+}
+
+/// The moment a feedback is about: by tool call id (in a session when given), else the newest
+/// moment of the session, else the newest moment of the project's latest session. A moment is
+/// an event with a recorded intent (a tool call or a prompt cairn weighed).
+fn find_moment(d: &Daemon, req: &FeedbackRequest, project: &str, lesson: &str) -> Result<SessionEvent> {
+    let is_moment = |e: &SessionEvent| e.intent.as_deref().is_some_and(|i| !i.trim().is_empty());
+    let found = match (&req.session, &req.tool_use_id) {
+        (session, Some(id)) => {
+            let events = match session {
+                Some(s) => d.store().session_events_newest(s, EVENTS_SEARCHED)?.into_iter().filter(|e| e.tool_use_id.as_deref() == Some(id.as_str())).collect(),
+                None => d.store().recent_events(8, |e| e.tool_use_id.as_deref() == Some(id.as_str()))?,
+            };
+            // The call's event that said the lesson, else its newest with an intent.
+            let said = events.iter().find(|e| is_moment(e) && e.advised.iter().any(|a| a.id == lesson)).cloned();
+            said.or_else(|| events.into_iter().find(|e| is_moment(e))).ok_or_else(|| Error::Invalid(format!("no tool call {id} with a recorded intent in {}", session.as_deref().map_or("the session log".to_string(), |s| format!("session {s}")))))?
+        }
+        (Some(s), None) => d.store().session_events_newest(s, EVENTS_SEARCHED)?.into_iter().find(|e| is_moment(e)).ok_or_else(|| Error::Invalid(format!("no moment with a recorded intent in session {s}")))?,
+        (None, None) => d.store().recent_events(1, |e| e.project == project && is_moment(e))?.into_iter().next().ok_or_else(|| {
+            Error::Invalid(format!("no recorded moment in project {project}: name one with --session and --tool-use-id (see `cairn log`)"))
+        })?,
+    };
+    Ok(found)
+}
+
+/// The moment in words, for the answer.
+fn describe(e: &SessionEvent) -> String {
+    let tool = e.tool_name.as_deref().map(|t| format!(" {t}")).unwrap_or_default();
+    let id = e.tool_use_id.as_deref().map(|t| format!(" ({t})")).unwrap_or_default();
+    format!("{}{tool}{id} at {} in session {}: {}", e.event, e.at, e.session_id, e.intent.as_deref().unwrap_or(""))
+}
+
+pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport> {
+    let t = d.tuneables();
+    let lesson = d.memories().get(&req.memory).ok_or_else(|| Error::NotFound(req.memory.clone()))?;
+    if req.verb == FeedbackVerb::NotUseful {
+        let report = tokio::task::block_in_place(|| not_useful(d, &t, &req.memory))?;
+        d.store().durable().await;
+        return Ok(report);
+    }
+    let project = d.project_for(&req.scope);
+    let moment = find_moment(d, &req, &project, &lesson.id)?;
+    if lesson.project != moment.project && lesson.project != GLOBAL_PROJECT {
+        return Err(Error::Invalid(format!(
+            "{} belongs to project {}, and the moment was in {}: a lesson learns only where it can be said",
+            lesson.id, lesson.project, moment.project
+        )));
+    }
+    // The moment's embedding, made as the advisor makes a query's, before the write lock.
+    let meaning = moment.meaning.clone().filter(|m| !m.trim().is_empty()).or_else(|| moment.intent.clone()).unwrap_or_default();
+    let embedded = match d.embedder_ready().await {
+        Some(e) => {
+            let v = tokio::task::block_in_place(|| d.semantic().query_vector(e.as_ref(), &meaning, true)).map_err(|e| Error::Invalid(format!("cannot embed the moment: {e}")))?;
+            let fingerprint = d.semantic().graphs().read().as_ref().map(|g| g.fingerprint().to_string());
+            v.zip(fingerprint)
+        }
+        None => None,
+    };
+    let report = tokio::task::block_in_place(|| judge(d, &t, &req, &lesson, &moment, embedded.as_ref().map(|(v, f)| (f.as_str(), v.as_slice()))))?;
+    d.store().durable().await;
+    Ok(report)
+}
+
+/// `used` or `not-relevant` on `lesson` at `moment`.
+fn judge(d: &Daemon, t: &Tuneables, req: &FeedbackRequest, lesson: &Memory, moment: &SessionEvent, vector: Option<(&str, &[f32])>) -> Result<FeedbackReport> {
+    let applies = req.verb == FeedbackVerb::Used;
+    let step = t.learning.step_deliberate;
+    let words = moment.intent.clone().unwrap_or_default();
+    let w = d.memories().writer();
+    let mut changes = Changes::new(format!("{} on {} at {}", req.verb.as_str(), lesson.id, describe(moment)));
+
+    // The moment's situation: the same one when a near-identical moment of the project was
+    // judged before (seen again), else a new one.
+    let same = d.memories().situations().same(&Moment::new(&moment.project, &words, vector), t.learning.same_situation).map(|(id, _)| id);
+    let now = clock::now();
+    let situation = match same.and_then(|id| w.situation(&id).transpose()).transpose()? {
+        Some(mut s) => {
+            s.seen += 1;
+            s.last_seen = now.clone();
+            w.keep_situation(&s, None)?;
+            s
+        }
+        None => {
+            let s = Situation {
+                id: format!("{SITUATION_PREFIX}{}", ulid::Ulid::new()),
+                project: moment.project.clone(),
+                event: moment.event.clone(),
+                tool: moment.tool_name.clone(),
+                text: words.clone(),
+                meaning: moment.meaning.clone().unwrap_or_default(),
+                created_at: now.clone(),
+                last_seen: now.clone(),
+                seen: 1,
+            };
+            w.keep_situation(&s, vector)?;
+            s
+        }
+    };
+
+    // The path that said the lesson there moves with the judgement; then the moment's own link.
+    let said = moment.advised.iter().find(|a| a.id == lesson.id);
+    let mut moved = Vec::new();
+    for pair in said.map_or(&[][..], |a| a.path.as_slice()).windows(2) {
+        let (from, to) = (&pair[0], &pair[1]);
+        let kind = if from.starts_with(SITUATION_PREFIX) {
+            EdgeKind::Applies
+        } else {
+            match d.store().edges_from(from)?.into_iter().find(|e| &e.target == to) {
+                Some(e) => e.kind,
+                None => continue,
+            }
+        };
+        let old = d.store().get_edge(from, to, kind.as_str())?;
+        let strength = match kind {
+            EdgeKind::Applies => graph::judge(old.as_ref().map(|e| e.strength), applies, step),
+            _ => graph::step(old.as_ref().map_or(graph::NEUTRAL, |e| e.strength), if applies { step } else { -step }),
+        };
+        let edge = set_edge(&w, old.as_ref(), from, to, kind, strength, &now)?;
+        changes.edge(Tier::Deliberate, &edge, old.map(|e| e.strength));
+        moved.push((from.clone(), to.clone()));
+    }
+    if !moved.contains(&(situation.id.clone(), lesson.id.clone())) {
+        let old = d.store().get_edge(&situation.id, &lesson.id, EdgeKind::Applies.as_str())?;
+        let strength = graph::judge(old.as_ref().map(|e| e.strength), applies, step);
+        let edge = set_edge(&w, old.as_ref(), &situation.id, &lesson.id, EdgeKind::Applies, strength, &now)?;
+        changes.edge(Tier::Deliberate, &edge, old.map(|e| e.strength));
+    }
+    if applies {
+        let mut m = w.get(&lesson.id)?.ok_or_else(|| Error::NotFound(lesson.id.clone()))?;
+        count_outcome(&mut m, true, &mut changes);
+        w.put(&m, &Prepared::default())?;
+    }
+    bound(d, t, &w, &lesson.id, &moment.project)?;
+    let lines = changes.write(&w, t.learning.max_adjustments)?;
+    Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(moment)), said_there: said.is_some(), situation: Some(situation.id), changes: lines })
+}
+
+/// Stores an edge at `strength`, keeping when it was made.
+fn set_edge(w: &Writer<'_>, old: Option<&Edge>, source: &str, target: &str, kind: EdgeKind, strength: f64, now: &str) -> Result<Edge> {
+    let edge = Edge {
+        source: source.into(),
+        target: target.into(),
+        kind,
+        strength: graph::clamp(strength),
+        created_at: old.map_or_else(|| now.to_string(), |e| e.created_at.clone()),
+        updated_at: now.to_string(),
+    };
+    w.link(&edge)?;
+    Ok(edge)
+}
+
+/// Keeps the lesson's situations and the project's within their bounds: past them, the link
+/// (for a lesson) or the situation (for a project) unused longest goes.
+fn bound(d: &Daemon, t: &Tuneables, w: &Writer<'_>, lesson: &str, project: &str) -> Result<()> {
+    let links: Vec<Edge> = d.store().edges_to(lesson)?.into_iter().filter(|e| e.kind == EdgeKind::Applies).collect();
+    if links.len() > t.learning.max_situations_per_lesson {
+        let mut by_age: Vec<(String, &Edge)> = links.iter().map(|e| (w.situation(&e.source).ok().flatten().map_or_else(String::new, |s| s.last_seen), e)).collect();
+        by_age.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.source.cmp(&b.1.source)));
+        for (_, e) in by_age.iter().take(links.len() - t.learning.max_situations_per_lesson) {
+            w.unlink(&e.source, &e.target, EdgeKind::Applies)?;
+        }
+    }
+    if d.memories().situations().in_project(project) > t.learning.max_situations_per_project {
+        let mut mine: Vec<Situation> = d.store().all_situations().filter_map(|s| s.ok()).filter(|s| s.project == project).collect();
+        mine.sort_by(|a, b| a.last_seen.cmp(&b.last_seen).then_with(|| a.id.cmp(&b.id)));
+        let over = mine.len().saturating_sub(t.learning.max_situations_per_project);
+        for s in mine.iter().take(over) {
+            w.drop_situation(&s.id)?;
+        }
+    }
+    Ok(())
+}
+
+/// `not-useful`: the lesson's node weight drops, and it counts as an unhelpful outcome.
+fn not_useful(d: &Daemon, t: &Tuneables, id: &str) -> Result<FeedbackReport> {
+    let w = d.memories().writer();
+    let mut m = w.get(id)?.ok_or_else(|| Error::NotFound(id.to_string()))?;
+    let mut changes = Changes::new(format!("not-useful on {id}"));
+    let old = m.node_weight;
+    m.node_weight = (old - t.learning.node_step).clamp(Edge::MIN_STRENGTH, 1.0);
+    changes.node(Tier::Deliberate, id, "node_weight", old, m.node_weight);
+    count_outcome(&mut m, false, &mut changes);
+    w.put(&m, &Prepared::default())?;
+    let lines = changes.write(&w, t.learning.max_adjustments)?;
+    Ok(FeedbackReport { memory: id.to_string(), moment: None, said_there: false, situation: None, changes: lines })
+}
+
+/// `graph link`: sets an edge outright (the manual tier). Both ends must exist; a situation's
+/// link may only reach a lesson of its project or `global`.
+pub async fn link(d: &Daemon, req: GraphLink) -> Result<Vec<String>> {
+    let t = d.tuneables();
+    let kind = match req.kind.as_deref() {
+        None => EdgeKind::Manual,
+        Some(k) => EdgeKind::parse(k).ok_or_else(|| Error::Invalid(format!("unknown edge kind {k:?}: applies, co_used, manual, caused_by, depends_on, similar")))?,
+    };
+    if !req.strength.is_finite() || !(0.0..=1.0).contains(&req.strength) {
+        return Err(Error::Invalid(format!("strength {} is not between 0 and 1 (it is kept within [{}, {}])", req.strength, Edge::MIN_STRENGTH, Edge::MAX_STRENGTH)));
+    }
+    if req.source == req.target {
+        return Err(Error::Invalid("an edge needs two different ends".into()));
+    }
+    let target = d.memories().get(&req.target).ok_or_else(|| Error::NotFound(req.target.clone()))?;
+    let lines = tokio::task::block_in_place(|| {
+        let w = d.memories().writer();
+        if req.source.starts_with(SITUATION_PREFIX) {
+            let s = w.situation(&req.source)?.ok_or_else(|| Error::Invalid(format!("no situation {}", req.source)))?;
+            if kind != EdgeKind::Applies {
+                return Err(Error::Invalid(format!("a situation links to a lesson with `applies`, not `{}`", kind.as_str())));
+            }
+            if target.project != s.project && target.project != GLOBAL_PROJECT {
+                return Err(Error::Invalid(format!("{} is in project {}: a situation of {} may only link to its own project's lessons or global ones", target.id, target.project, s.project)));
+            }
+        } else {
+            w.get(&req.source)?.ok_or_else(|| Error::NotFound(req.source.clone()))?;
+            if kind == EdgeKind::Applies {
+                return Err(Error::Invalid("`applies` links a situation to a lesson; between lessons use manual, co_used, ...".into()));
+            }
+        }
+        let old = d.store().get_edge(&req.source, &req.target, kind.as_str())?;
+        let mut changes = Changes::new(format!("graph link {} {} {}", req.source, req.target, req.strength));
+        let edge = set_edge(&w, old.as_ref(), &req.source, &req.target, kind, req.strength, &clock::now())?;
+        changes.edge(Tier::Manual, &edge, old.map(|e| e.strength));
+        changes.write(&w, t.learning.max_adjustments)
+    })?;
+    d.store().durable().await;
+    Ok(lines)
+}
+
+/// `graph show`: a lesson's edges, with the situation each incoming link comes from.
+pub fn show(d: &Daemon, id: &str) -> Result<GraphView> {
+    let memory = d.memories().get(id).ok_or_else(|| Error::NotFound(id.to_string()))?;
+    let out = d.store().edges_from(id)?;
+    let mut into = Vec::new();
+    for e in d.store().edges_to(id)? {
+        let s = if e.source.starts_with(SITUATION_PREFIX) { d.store().get_situation(&e.source)? } else { None };
+        into.push((e, s));
+    }
+    Ok(GraphView { memory, out, into })
+}
+
+/// `graph log`: the newest lines, of one memory when asked.
+pub fn log(d: &Daemon, q: GraphLogQuery) -> Result<Vec<Value>> {
+    let limit = (q.limit as usize).clamp(1, 10_000);
+    let wanted = q.memory.clone();
+    Ok(d.store().adjustments(limit, |line| match &wanted {
+        None => true,
+        Some(m) => serde_json::from_value::<Adjustment>(line.clone()).is_ok_and(|a| a.touches(m)),
+    })?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn effectiveness_is_a_beta_posterior_mean() {
+        assert_eq!(effectiveness(0, 0), 0.5);
+        assert!((effectiveness(1, 0) - 2.0 / 3.0).abs() < 1e-12);
+        assert!((effectiveness(0, 1) - 1.0 / 3.0).abs() < 1e-12);
+        assert!((effectiveness(3, 1) - 4.0 / 6.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,306 @@
+//! Situations, indexed for the hook: the moments where a lesson was judged to apply or not, each
+//! with its embedding (when the model made one) and its words, and the lessons it links to with
+//! the strength of each link. A moment close to a situation is evidence for the lessons linked
+//! to it that apply (strength above neutral) and against those that do not, in its own project
+//! only. A situation no judgement has renewed fades: its closeness counts for half after each
+//! half-life. Held in memory beside the keyword index, loaded from the store at start; each
+//! project's situations are bounded in number, so a linear scan stays well under a millisecond.
+//! Pure; no I/O.
+
+use std::collections::{HashMap, HashSet};
+
+use super::similarity::cosine;
+use crate::base::text;
+
+/// One situation as the index holds it.
+#[derive(Debug, Clone, PartialEq)]
+struct Entry {
+    project: String,
+    text: String,
+    terms: HashSet<String>,
+    /// The embedding and the model that made it.
+    vector: Option<(String, Vec<f32>)>,
+    /// When a judgement last touched it (Unix seconds).
+    last_seen: f64,
+}
+
+/// A learned moment that speaks for or against a lesson at this moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LearnedMoment {
+    pub situation: String,
+    pub text: String,
+    /// How close the current moment is to it: cosine of the embeddings, or without them the
+    /// share of words the two have in common (Jaccard).
+    pub closeness: f64,
+    /// The link's strength (above 0.5: applies; below: does not).
+    pub strength: f64,
+}
+
+/// The closest learned moment for a lesson and the closest against it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Learned {
+    pub applies: Option<LearnedMoment>,
+    pub not: Option<LearnedMoment>,
+}
+
+/// The current moment, as situations are compared with it: its embedding (with the model's
+/// fingerprint: a situation embedded by another model is compared by words) and its words.
+pub struct Moment<'a> {
+    pub project: &'a str,
+    pub vector: Option<(&'a str, &'a [f32])>,
+    pub terms: HashSet<String>,
+    /// Now (Unix seconds), and the half-life of an unused situation's say, in seconds (0: none).
+    pub now: f64,
+    pub half_life: f64,
+}
+
+impl<'a> Moment<'a> {
+    /// A moment with no fading (for finding the same situation again).
+    pub fn new(project: &'a str, words: &str, vector: Option<(&'a str, &'a [f32])>) -> Moment<'a> {
+        Moment { project, vector, terms: text::terms(words).into_iter().collect(), now: 0.0, half_life: 0.0 }
+    }
+
+    /// The same, at `now` with situations fading by `half_life` (both in seconds).
+    pub fn fading(mut self, now: f64, half_life: f64) -> Moment<'a> {
+        (self.now, self.half_life) = (now, half_life);
+        self
+    }
+}
+
+fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    let shared = a.intersection(b).count();
+    let union = a.len() + b.len() - shared;
+    if union == 0 { 0.0 } else { shared as f64 / union as f64 }
+}
+
+/// A link at this strength says neither that the lesson applies nor that it does not.
+pub const NEUTRAL: f64 = 0.5;
+
+/// Every situation, its links, and each lesson's situations.
+#[derive(Debug, Default, Clone)]
+pub struct Situations {
+    by_id: HashMap<String, Entry>,
+    by_project: HashMap<String, Vec<String>>,
+    /// Lesson -> (situation, strength).
+    links: HashMap<String, Vec<(String, f64)>>,
+}
+
+impl Situations {
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// Adds or replaces a situation (its links stay).
+    pub fn upsert(&mut self, id: &str, project: &str, words: &str, vector: Option<(String, Vec<f32>)>, last_seen: f64) {
+        if let Some(old) = self.by_id.get(id)
+            && old.project != project
+            && let Some(ids) = self.by_project.get_mut(&old.project)
+        {
+            ids.retain(|x| x != id);
+        }
+        let entry = Entry { project: project.to_string(), text: words.to_string(), terms: text::terms(words).into_iter().collect(), vector, last_seen };
+        if self.by_id.insert(id.to_string(), entry).is_none() || !self.by_project.get(project).is_some_and(|ids| ids.iter().any(|x| x == id)) {
+            self.by_project.entry(project.to_string()).or_default().push(id.to_string());
+        }
+    }
+
+    /// Takes a situation out, with its links.
+    pub fn remove(&mut self, id: &str) -> bool {
+        let Some(entry) = self.by_id.remove(id) else { return false };
+        if let Some(ids) = self.by_project.get_mut(&entry.project) {
+            ids.retain(|x| x != id);
+        }
+        for links in self.links.values_mut() {
+            links.retain(|(s, _)| s != id);
+        }
+        self.links.retain(|_, l| !l.is_empty());
+        true
+    }
+
+    /// Sets the link from `situation` to `lesson` (`None` removes it).
+    pub fn link(&mut self, situation: &str, lesson: &str, strength: Option<f64>) {
+        let links = self.links.entry(lesson.to_string()).or_default();
+        links.retain(|(s, _)| s != situation);
+        if let Some(w) = strength {
+            links.push((situation.to_string(), w));
+        }
+        if links.is_empty() {
+            self.links.remove(lesson);
+        }
+    }
+
+    /// Forgets every link to `lesson` (it was forgotten).
+    pub fn unlink_lesson(&mut self, lesson: &str) {
+        self.links.remove(lesson);
+    }
+
+    fn closeness(entry: &Entry, moment: &Moment<'_>) -> f64 {
+        let c = match (moment.vector, &entry.vector) {
+            (Some((model, q)), Some((made_by, v))) if model == made_by && q.len() == v.len() => cosine(q, v) as f64,
+            _ => jaccard(&entry.terms, &moment.terms),
+        };
+        if moment.half_life > 0.0 && moment.now > entry.last_seen {
+            c * 0.5f64.powf((moment.now - entry.last_seen) / moment.half_life)
+        } else {
+            c
+        }
+    }
+
+    /// The situation of `moment`'s project closest to it, if any is at least `threshold` close:
+    /// where a near-identical moment is counted again instead of added.
+    pub fn same(&self, moment: &Moment<'_>, threshold: f64) -> Option<(String, f64)> {
+        self.by_project
+            .get(moment.project)?
+            .iter()
+            .filter_map(|id| self.by_id.get(id).map(|e| (id, Self::closeness(e, moment))))
+            .filter(|(_, c)| c.is_finite() && *c >= threshold)
+            .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+            .map(|(id, c)| (id.clone(), c))
+    }
+
+    /// What the situations of `moment`'s project say about `lesson`: the closest that applies and
+    /// the closest that does not, each at least `floor` close.
+    pub fn evidence(&self, lesson: &str, moment: &Moment<'_>, floor: f64) -> Learned {
+        let mut out = Learned::default();
+        for (sid, strength) in self.links.get(lesson).into_iter().flatten() {
+            let Some(e) = self.by_id.get(sid).filter(|e| e.project == moment.project) else { continue };
+            let c = Self::closeness(e, moment);
+            if !c.is_finite() || c < floor {
+                continue;
+            }
+            let found = LearnedMoment { situation: sid.clone(), text: e.text.clone(), closeness: c, strength: *strength };
+            let slot = if *strength > NEUTRAL {
+                &mut out.applies
+            } else if *strength < NEUTRAL {
+                &mut out.not
+            } else {
+                continue;
+            };
+            if slot.as_ref().is_none_or(|s| c > s.closeness || (c == s.closeness && found.situation < s.situation)) {
+                *slot = Some(found);
+            }
+        }
+        out
+    }
+
+    /// The lessons that the situations of `moment`'s project closest to it say apply, each with
+    /// its closest such situation's closeness, best first, at most `k`, at least `floor` close.
+    pub fn lessons_near(&self, moment: &Moment<'_>, k: usize, floor: f64) -> Vec<(String, f64)> {
+        let Some(ids) = self.by_project.get(moment.project) else { return Vec::new() };
+        let close: HashMap<&str, f64> = ids
+            .iter()
+            .filter_map(|id| self.by_id.get(id).map(|e| (id.as_str(), Self::closeness(e, moment))))
+            .filter(|(_, c)| c.is_finite() && *c >= floor)
+            .collect();
+        if close.is_empty() {
+            return Vec::new();
+        }
+        let mut out: Vec<(String, f64)> = self
+            .links
+            .iter()
+            .filter_map(|(lesson, links)| {
+                links.iter().filter(|(_, w)| *w > NEUTRAL).filter_map(|(s, _)| close.get(s.as_str()).copied()).max_by(f64::total_cmp).map(|c| (lesson.clone(), c))
+            })
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out.truncate(k);
+        out
+    }
+
+    /// Situations of a project, for bounding their number.
+    pub fn in_project(&self, project: &str) -> usize {
+        self.by_project.get(project).map_or(0, Vec::len)
+    }
+
+    /// A lesson's links (situation, strength).
+    pub fn links_of(&self, lesson: &str) -> &[(String, f64)] {
+        self.links.get(lesson).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.by_id.contains_key(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn moment<'a>(project: &'a str, words: &str, v: Option<&'a [f32]>) -> Moment<'a> {
+        Moment::new(project, words, v.map(|v| ("m", v)))
+    }
+
+    fn v(x: &[f32]) -> Option<(String, Vec<f32>)> {
+        Some(("m".to_string(), x.to_vec()))
+    }
+
+    #[test]
+    fn evidence_stays_in_its_project_and_takes_each_side() {
+        let mut s = Situations::default();
+        s.upsert("sit_a", "/p", "format customer name into sql string", v(&[1.0, 0.0]), 0.0);
+        s.upsert("sit_b", "/p", "read the sql docs", v(&[0.0, 1.0]), 0.0);
+        s.upsert("sit_c", "/q", "format customer name into sql string", v(&[1.0, 0.0]), 0.0);
+        s.link("sit_a", "lesson", Some(0.51));
+        s.link("sit_b", "lesson", Some(0.49));
+        s.link("sit_c", "other", Some(0.9));
+        let v = [0.8f32, 0.6];
+        let e = s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0);
+        assert_eq!(e.applies.as_ref().map(|m| m.situation.as_str()), Some("sit_a"));
+        assert!((e.applies.unwrap().closeness - 0.8).abs() < 1e-6);
+        assert!((e.not.unwrap().closeness - 0.6).abs() < 1e-6);
+        // Another project's situations say nothing here.
+        assert_eq!(s.evidence("other", &moment("/p", "x", Some(&v)), 0.0), Learned::default());
+        assert_eq!(s.lessons_near(&moment("/p", "x", Some(&v)), 5, 0.5), vec![("lesson".to_string(), 0.800000011920929)]);
+        assert!(s.lessons_near(&moment("/q", "x", Some(&[0.0, 1.0])), 5, 0.5).is_empty(), "under the floor");
+        // A neutral link says nothing; a removed situation neither.
+        s.link("sit_b", "lesson", Some(NEUTRAL));
+        assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0).not.is_none());
+        assert!(s.remove("sit_a") && !s.remove("sit_a"));
+        assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0).applies.is_none());
+        assert_eq!(s.in_project("/p"), 1);
+    }
+
+    #[test]
+    fn without_embeddings_words_decide() {
+        let mut s = Situations::default();
+        s.upsert("sit_a", "/p", "npm install lodash", None, 0.0);
+        s.link("sit_a", "pnpm", Some(0.6));
+        let m = moment("/p", "npm install lodash", Some(&[1.0, 0.0]));
+        assert_eq!(s.same(&m, 0.99).map(|(id, _)| id), Some("sit_a".to_string()), "no vector on the situation: words");
+        let near = moment("/p", "npm install express", None);
+        let c = s.evidence("pnpm", &near, 0.0).applies.unwrap().closeness;
+        assert!((c - 0.5).abs() < 1e-9, "2 shared of 4 words: {c}");
+        assert!(s.same(&near, 0.9).is_none());
+        // A vector another model made is not compared with this one's.
+        s.upsert("sit_b", "/p", "yarn add lodash", Some(("other-model".into(), vec![1.0, 0.0])), 0.0);
+        s.link("sit_b", "yarn", Some(0.6));
+        let c = s.evidence("yarn", &moment("/p", "npm install lodash", Some(&[1.0, 0.0])), 0.0).applies.unwrap().closeness;
+        assert!((c - 0.2).abs() < 1e-9, "1 shared of 5 words, not cosine 1: {c}");
+    }
+
+    #[test]
+    fn an_unused_situation_fades() {
+        let mut s = Situations::default();
+        let day = 86_400.0;
+        s.upsert("sit_a", "/p", "npm install lodash", v(&[1.0, 0.0]), 10.0 * day);
+        s.link("sit_a", "pnpm", Some(0.6));
+        let at = |now: f64, floor: f64| s.evidence("pnpm", &moment("/p", "x", Some(&[1.0, 0.0])).fading(now, 90.0 * day), floor).applies.map(|m| m.closeness);
+        assert_eq!(at(10.0 * day, 0.0), Some(1.0), "just judged");
+        assert!((at(100.0 * day, 0.0).unwrap() - 0.5).abs() < 1e-9, "one half-life unused");
+        assert_eq!(at(280.0 * day, 0.2), None, "faded under the floor");
+    }
+
+    #[test]
+    fn upsert_moves_a_situation_between_projects_once() {
+        let mut s = Situations::default();
+        s.upsert("sit_a", "/p", "a b", None, 0.0);
+        s.upsert("sit_a", "/p", "a b c", None, 0.0);
+        assert_eq!(s.in_project("/p"), 1);
+        s.upsert("sit_a", "/q", "a b c", None, 0.0);
+        assert_eq!((s.in_project("/p"), s.in_project("/q")), (0, 1));
+    }
+}

@@ -1,0 +1,90 @@
+//! The memory graph and feedback: the three verbs that teach cairn where a lesson applies
+//! (`used`, `not-relevant`, `not-useful`), a manual link, a lesson's place in the graph, and the
+//! adjustment log.
+
+use serde::{Deserialize, Serialize};
+
+use super::scope::Scope;
+use crate::memory::{Edge, Memory, Situation};
+
+/// What the user says about a lesson.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FeedbackVerb {
+    /// The lesson was the right one for that moment.
+    Used,
+    /// The route was wrong: not a lesson for that moment (the lesson keeps its worth).
+    NotRelevant,
+    /// The lesson itself is stale, wrong or badly written (no moment needed).
+    NotUseful,
+}
+
+impl FeedbackVerb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FeedbackVerb::Used => "used",
+            FeedbackVerb::NotRelevant => "not-relevant",
+            FeedbackVerb::NotUseful => "not-useful",
+        }
+    }
+}
+
+/// Feedback on `memory`, for one moment: the tool call `tool_use_id` (in `session` when given),
+/// else the latest moment of `session`, else of the latest session in the scope's project.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FeedbackRequest {
+    pub verb: FeedbackVerb,
+    pub memory: String,
+    #[serde(default)]
+    pub session: Option<String>,
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    #[serde(default)]
+    pub scope: Scope,
+}
+
+/// What a feedback changed, acknowledged once it is on disk.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FeedbackReport {
+    pub memory: String,
+    /// The moment it was about, in words (event, tool, intent, time), when the verb takes one.
+    #[serde(default)]
+    pub moment: Option<String>,
+    /// Whether the lesson had been said at that moment.
+    #[serde(default)]
+    pub said_there: bool,
+    /// The situation the moment became (new or seen again).
+    #[serde(default)]
+    pub situation: Option<String>,
+    /// Every change, one line each (the adjustment log has them too).
+    pub changes: Vec<String>,
+}
+
+/// `cairn graph link`: sets an edge's strength outright (the manual tier).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GraphLink {
+    pub source: String,
+    pub target: String,
+    pub strength: f64,
+    /// `manual` unless named (`applies` from a situation, `co_used`, ...).
+    #[serde(default)]
+    pub kind: Option<String>,
+}
+
+/// A lesson's place in the graph.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GraphView {
+    pub memory: Memory,
+    /// Edges out of it.
+    pub out: Vec<Edge>,
+    /// Edges into it, with the situation each comes from when it is one.
+    pub into: Vec<(Edge, Option<Situation>)>,
+}
+
+/// `cairn graph log`: the newest lines of the adjustment log, of one memory when given.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct GraphLogQuery {
+    #[serde(default)]
+    pub memory: Option<String>,
+    pub limit: u32,
+}

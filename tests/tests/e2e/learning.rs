@@ -1,0 +1,224 @@
+//! The learning loop through the real binaries: each feedback verb changes the next answer on a
+//! near-identical moment, what was learned stays in its project, survives `kill -9` with its
+//! adjustment log, and bad feedback is refused with a reason.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use cairn_tests::*;
+use serde_json::{json, Value};
+
+/// A home with the model loaded, and a project folder in it.
+fn home_and_project() -> (Home, PathBuf) {
+    model_dir();
+    let home = Home::new();
+    home.up();
+    // `up` starts a lite daemon, whose model loads on first use: a search uses it.
+    home.ok(&["search", "warm up"]);
+    assert!(eventually(Duration::from_secs(60), || home.status()["model"] == "loaded"), "the model did not load: {}", home.status());
+    let project = home.path().join("shop");
+    std::fs::create_dir_all(&project).unwrap();
+    (home, std::fs::canonicalize(&project).unwrap())
+}
+
+/// A Bash tool call's result, as Claude Code sends it.
+fn bash(session: &str, id: &str, cwd: &Path, command: &str, description: &str) -> Vec<u8> {
+    json!({
+        "session_id": session, "cwd": cwd, "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": id,
+        "tool_input": {"command": command, "description": description}, "tool_response": {"stdout": "", "stderr": "", "interrupted": false}
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The context the hook gave, or "".
+fn said(home: &Home, payload: &[u8]) -> String {
+    additional_context(&assert_hook_contract(&home.hook(payload)))
+}
+
+fn in_dir(home: &Home, dir: &Path, args: &[&str]) -> std::process::Output {
+    home.run_in(Some(dir), &[], args)
+}
+
+fn ok_in(home: &Home, dir: &Path, args: &[&str]) -> String {
+    let out = in_dir(home, dir, args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+const PNPM: &str = "This repository uses pnpm workspaces: add packages with pnpm add --filter, never with npm";
+
+#[test]
+fn used_on_a_missed_moment_makes_it_speak_on_a_near_identical_one() {
+    let (home, project) = home_and_project();
+    let lesson = ok_in(&home, &project, &["add", PNPM, "--category", "tooling"]).trim().to_string();
+    let first = bash("s1", "toolu_1", &project, "npm install left-pad", "Install left-pad");
+    assert!(!said(&home, &first).contains("pnpm workspaces"), "the premise: the lesson is missed at first");
+
+    let out = ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s1", "--tool-use-id", "toolu_1", "--json"]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["said_there"], false);
+    assert!(report["situation"].as_str().is_some_and(|s| s.starts_with("sit_")), "{report}");
+
+    // The same call in another session (no cooldown), and a near-identical one.
+    let again = said(&home, &bash("s2", "toolu_2", &project, "npm install left-pad", "Install left-pad"));
+    assert!(again.contains("pnpm workspaces") && again.contains("learned"), "said after one `used`: {again}");
+    let near = said(&home, &bash("s3", "toolu_3", &project, "npm install left-pad --save", "Install the left-pad package"));
+    assert!(near.contains("pnpm workspaces"), "said on a near-identical moment: {near}");
+
+    // The advice log records the path that reached it: the situation, then the lesson.
+    let log: Value = serde_json::from_str(&ok_in(&home, &project, &["log", "--json", "--session", "s2"])).unwrap();
+    let item = &log["entries"][0]["items"][0];
+    assert_eq!(item["path"][1], lesson.as_str(), "{item}");
+    assert_eq!(item["path"][0], report["situation"], "{item}");
+    // `used` counts as a helpful outcome.
+    let shown: Value = serde_json::from_str(&home.ok(&["show", &lesson, "--json"])).unwrap();
+    assert_eq!(shown["worth"]["helpful"], 1);
+
+    // A look at the graph and its log.
+    let graph: Value = serde_json::from_str(&home.ok(&["graph", "show", &lesson, "--json"])).unwrap();
+    assert_eq!(graph["into"][0][0]["kind"], "applies");
+    assert!(graph["into"][0][0]["strength"].as_f64().unwrap() > 0.5);
+    assert_eq!(graph["into"][0][1]["text"].as_str().map(|t| t.contains("npm install left-pad")), Some(true), "{graph}");
+    let log = home.ok(&["graph", "log", "--memory", &lesson, "--json"]);
+    let lines: Vec<Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "the link and the effectiveness: {log}");
+    assert!(lines.iter().all(|l| l["source"] == "deliberate" && l["reason"].as_str().unwrap().starts_with("used on")), "{log}");
+}
+
+#[test]
+fn not_relevant_keeps_it_quiet_on_a_near_identical_moment() {
+    let (home, project) = home_and_project();
+    let lesson = home.ok(&["add", "Run database migrations against a copy of production before running them for real", "--global", "--category", "database"]).trim().to_string();
+    let payload = |s: &str, id: &str| bash(s, id, &project, "alembic upgrade head", "Run the database migrations");
+    assert!(said(&home, &payload("s1", "toolu_1")).contains("copy of production"), "the premise: said at first");
+
+    let out = ok_in(&home, &project, &["feedback", "not-relevant", &lesson, "--session", "s1", "--tool-use-id", "toolu_1", "--json"]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["said_there"], true);
+    assert!(!said(&home, &payload("s2", "toolu_2")).contains("copy of production"), "said again after `not-relevant`");
+    // `advise --explain` says why.
+    let hook_input = home.path().join("moment.json");
+    std::fs::write(&hook_input, payload("s9", "toolu_9")).unwrap();
+    let explained = home.ok(&["advise", "--explain", "--hook-input", hook_input.to_str().unwrap()]);
+    assert!(explained.contains("learned: you said it is not for a moment like"), "{explained}");
+    // The lesson keeps its worth: the route was wrong, not the lesson.
+    let shown: Value = serde_json::from_str(&home.ok(&["show", &lesson, "--json"])).unwrap();
+    assert_eq!((shown["worth"]["helpful"].as_u64(), shown["worth"]["unhelpful"].as_u64()), (Some(0), Some(0)));
+    // Another project's moment is not touched by this project's judgement.
+    let other = home.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let elsewhere = said(&home, &bash("s3", "toolu_3", &std::fs::canonicalize(&other).unwrap(), "alembic upgrade head", "Run the database migrations"));
+    assert!(elsewhere.contains("copy of production"), "a judgement in one project silenced a global lesson in another: {elsewhere}");
+    // The latest judgement decides: `used` on the same moment brings it back.
+    ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s2", "--tool-use-id", "toolu_2"]);
+    assert!(said(&home, &payload("s4", "toolu_4")).contains("copy of production"), "`used` after `not-relevant`");
+}
+
+#[test]
+fn learning_stays_in_its_project() {
+    let (home, project) = home_and_project();
+    let lesson = home.ok(&["add", PNPM, "--global", "--category", "tooling"]).trim().to_string();
+    said(&home, &bash("s1", "toolu_1", &project, "npm install left-pad", "Install left-pad"));
+    ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s1", "--tool-use-id", "toolu_1"]);
+    assert!(said(&home, &bash("s2", "toolu_2", &project, "npm install left-pad", "Install left-pad")).contains("pnpm workspaces"));
+    // The same moment in another project: this project's situation does not speak there.
+    let other = home.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let other = std::fs::canonicalize(&other).unwrap();
+    let there = said(&home, &bash("s3", "toolu_3", &other, "npm install left-pad", "Install left-pad"));
+    assert!(!there.contains("learned"), "a situation of one project spoke in another: {there}");
+    // A project's lesson cannot be linked to another project's moment.
+    let own = ok_in(&home, &other, &["add", "The other project deploys with make ship", "--category", "deployment"]).trim().to_string();
+    let out = in_dir(&home, &project, &["feedback", "used", &own, "--session", "s1", "--tool-use-id", "toolu_1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("learns only where it can be said"));
+}
+
+#[test]
+fn not_useful_lowers_the_node_and_bad_feedback_is_refused() {
+    let (home, project) = home_and_project();
+    let lesson = home.ok(&["add", "Run database migrations against a copy of production before running them for real", "--global", "--category", "database"]).trim().to_string();
+    let out = home.ok(&["feedback", "not-useful", &lesson, "--json"]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["changes"].as_array().unwrap().len(), 2, "{report}");
+    let shown: Value = serde_json::from_str(&home.ok(&["show", &lesson, "--json"])).unwrap();
+    assert!((shown["node_weight"].as_f64().unwrap() - 0.9).abs() < 1e-9, "{shown}");
+    assert_eq!(shown["worth"]["unhelpful"], 1);
+    // Its odds drop in the decision, and `why` names it.
+    let hook_input = home.path().join("moment.json");
+    std::fs::write(&hook_input, bash("s1", "toolu_1", &project, "alembic upgrade head", "Run the database migrations")).unwrap();
+    let explained = home.ok(&["advise", "--explain", "--hook-input", hook_input.to_str().unwrap()]);
+    assert!(explained.contains("node weight 0.90"), "{explained}");
+
+    // Refused, each with a reason and nothing changed.
+    let before = home.ok(&["graph", "log", "--json"]);
+    for (args, code, says) in [
+        (vec!["feedback", "used", "no-such-memory", "--session", "s1"], 1, "no memory"),
+        (vec!["feedback", "used", lesson.as_str(), "--session", "s1", "--tool-use-id", "toolu_nope"], 2, "no tool call toolu_nope"),
+        (vec!["feedback", "used", lesson.as_str(), "--session", "never"], 2, "no moment"),
+        (vec!["graph", "link", lesson.as_str(), lesson.as_str(), "--strength", "0.5"], 2, "two different ends"),
+        (vec!["graph", "link", lesson.as_str(), "other", "--strength", "2"], 2, "not between 0 and 1"),
+        (vec!["graph", "link", lesson.as_str(), "other", "--strength", "0.5", "--kind", "friends"], 2, "unknown edge kind"),
+    ] {
+        let out = home.run(&args);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(home.ok(&["graph", "log", "--json"]), before, "a refused feedback changes nothing");
+}
+
+#[test]
+fn what_was_learned_survives_kill_9() {
+    let (home, project) = home_and_project();
+    let a = home.ok(&["add", PNPM, "--global", "--category", "tooling"]).trim().to_string();
+    let b = home.ok(&["add", "Keep the lockfile in the same commit as the package.json change", "--global", "--category", "tooling"]).trim().to_string();
+    said(&home, &bash("s1", "toolu_1", &project, "npm install left-pad", "Install left-pad"));
+    ok_in(&home, &project, &["feedback", "used", &a, "--session", "s1", "--tool-use-id", "toolu_1"]);
+    home.ok(&["graph", "link", &a, &b, "--strength", "0.7"]);
+    let log = home.ok(&["graph", "log", "--json"]);
+    let graph = home.ok(&["graph", "show", &a, "--json"]);
+    let pid = home.daemon_pid().unwrap();
+    // SAFETY: kills the daemon of this private home.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    assert!(eventually(Duration::from_secs(10), || !home.socket().exists() || home.run(&["status"]).status.code() == Some(3)));
+    home.up();
+    assert_eq!(home.ok(&["graph", "log", "--json"]), log, "the adjustment log is whole after kill -9");
+    assert_eq!(home.ok(&["graph", "show", &a, "--json"]), graph, "the graph is whole after kill -9");
+    home.ok(&["search", "warm up"]);
+    assert!(eventually(Duration::from_secs(60), || home.status()["model"] == "loaded"));
+    assert!(said(&home, &bash("s2", "toolu_2", &project, "npm install left-pad", "Install left-pad")).contains("pnpm workspaces"), "the situation works after a restart");
+    // The manual tier: set outright, clamped, and logged as manual.
+    home.ok(&["graph", "link", &a, &b, "--strength", "1"]);
+    let last: Value = serde_json::from_str(home.ok(&["graph", "log", "--json", "--last", "1"]).trim()).unwrap();
+    assert_eq!((last["source"].as_str(), last["new"].as_f64(), last["old"].as_f64()), (Some("manual"), Some(0.95), Some(0.7)), "{last}");
+    // Forgetting a lesson takes its edges.
+    home.ok(&["forget", &b]);
+    let graph: Value = serde_json::from_str(&home.ok(&["graph", "show", &a, "--json"])).unwrap();
+    assert!(graph["out"].as_array().unwrap().is_empty(), "{graph}");
+}
+
+#[test]
+fn export_and_import_carry_what_was_learned_exactly() {
+    let (home, project) = home_and_project();
+    let a = home.ok(&["add", PNPM, "--global", "--category", "tooling"]).trim().to_string();
+    let b = home.ok(&["add", "Keep the lockfile in the same commit as the package.json change", "--global", "--category", "tooling"]).trim().to_string();
+    said(&home, &bash("s1", "toolu_1", &project, "npm install left-pad", "Install left-pad"));
+    ok_in(&home, &project, &["feedback", "used", &a, "--session", "s1", "--tool-use-id", "toolu_1"]);
+    home.ok(&["feedback", "not-useful", &b]);
+    home.ok(&["graph", "link", &a, &b, "--strength", "0.3"]);
+    let file = home.path().join("export.jsonl");
+    home.ok(&["export", file.to_str().unwrap()]);
+    let first = std::fs::read_to_string(&file).unwrap();
+    assert!(first.lines().any(|l| l.contains("\"kind\":\"situation\"")), "{first}");
+    assert!(first.lines().any(|l| l.contains("\"applies\"")) && first.lines().any(|l| l.contains("\"manual\"")), "{first}");
+
+    let fresh = Home::new();
+    fresh.up();
+    fresh.ok(&["import", file.to_str().unwrap()]);
+    assert_eq!(fresh.ok(&["export"]), first, "export -> import -> export changes nothing");
+    // And it works there: the imported situation speaks for its lesson in its project.
+    fresh.ok(&["search", "warm up"]);
+    assert!(eventually(Duration::from_secs(60), || fresh.status()["model"] == "loaded"));
+    assert!(said(&fresh, &bash("s2", "toolu_2", &project, "npm install left-pad", "Install left-pad")).contains("pnpm workspaces"));
+}
