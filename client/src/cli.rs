@@ -311,7 +311,7 @@ pub enum HooksAction {
     /// Add cairn's hooks (idempotent; a timestamped backup is written first). A tool call is
     /// advised on with its result, which reaches the model where advice before the call would;
     /// calls that only look around (Read, Grep, Glob, LS, web search and fetch, TodoWrite...) are
-    /// left out, since cairn never advises on them and each hook costs Claude Code about 10 ms.
+    /// left out: no lesson is expected there, and each hook costs Claude Code about 10 ms.
     Install {
         #[command(flatten)]
         target: HooksTarget,

@@ -5,11 +5,11 @@
 //! features fill fields instead of migrating records. Timestamps are RFC 3339 strings in UTC.
 //!
 //! Reserved fields: cairn writes a memory's identity (id, project, text, context, category,
-//! source, tags, times). The layers that fill the rest come with later releases, and until then
-//! these fields keep their starting values and nothing presents them as computed:
-//! `why` with temporal intelligence (causality), `now` and `next` with the memory tiers and
-//! prediction, `worth` with the learning loop (outcomes, then the quality gate), `node_weight`
-//! with feedback on the memory graph.
+//! source, tags, times), and feedback fills `worth`'s counts and effectiveness and `node_weight`.
+//! The layers that fill the rest come with later releases, and until then these fields keep
+//! their starting values and nothing presents them as computed: `why` with temporal
+//! intelligence (causality), `now` and `next` with the memory tiers and prediction, `worth`'s
+//! quality with the quality gate.
 
 use serde::{Deserialize, Serialize};
 
@@ -49,12 +49,12 @@ pub struct Memory {
     /// What is expected next (Wake layer 3). Reserved: filled by prediction.
     #[serde(default)]
     pub next: Next,
-    /// What it has proven to be worth (Spark). Reserved: filled by the learning loop; until then
-    /// every memory is at its prior.
+    /// What it has proven to be worth (Spark): feedback counts helpful (`used`) and unhelpful
+    /// (`not-useful`) outcomes, and effectiveness is their Beta(1, 1) posterior mean.
     #[serde(default)]
     pub worth: Worth,
-    /// Node weight in the memory graph, lowered by not-useful feedback. Reserved: 1 until the
-    /// memory graph's feedback.
+    /// Node weight in the memory graph: 1, lowered by each `not-useful` (never under 0.05); it
+    /// scales the lesson's odds in every decision.
     #[serde(default = "default_node_weight")]
     pub node_weight: f64,
 }

@@ -1,9 +1,9 @@
 //! Claude Code's tools sorted by what they do, shared by the daemon (salience) and the client
 //! (which tools `hooks install` wires cairn to).
 
-/// Tools that only look around: they read, search or list, and change nothing. cairn never
-/// advises on them (no labelled moment on one expects a lesson), so its hooks are not installed
-/// for them: inside Claude Code each hook process costs about 10 ms before cairn does anything,
+/// Tools that only look around: they read, search or list, and change nothing. No labelled moment
+/// on one expects a lesson, so cairn's hooks are not installed for them (unless `hooks install
+/// --all-tools`): inside Claude Code each hook process costs about 10 ms before cairn does anything,
 /// and these are about half the calls of a working session.
 pub const LOOK_AROUND: &[&str] = &[
     "Read",

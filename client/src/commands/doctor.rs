@@ -158,6 +158,12 @@ pub async fn doctor() -> Result<(), Failure> {
 
     let report = hooks::report();
     let before_commands = report.iter().any(|(_, found)| found.as_ref().is_ok_and(|f| f.iter().any(|(e, _, _)| e == "PreToolUse")));
+    for (path, found) in &report {
+        let old = found.as_ref().is_ok_and(|f| f.iter().any(|(e, _, m)| e == "PreToolUse" && m.as_deref() != Some(crate::settings::INTERRUPTS_MATCHER)));
+        if old {
+            r.warn("hooks", format!("{} has an earlier release's wiring: a hook before and after every tool call, twice the cost", path.display()), "cairn hooks install (add --interrupts if you use interrupts)");
+        }
+    }
     let installed: Vec<_> = report.into_iter().filter_map(|(path, found)| found.ok().filter(|f| !f.is_empty()).map(|f| (path, f.len()))).collect();
     let plugin = hooks::plugin_enabled();
     if plugin {

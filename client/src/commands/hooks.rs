@@ -151,11 +151,21 @@ pub fn install(target: Target, wiring: settings::Wiring) -> Result<(), Failure> 
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Failure::new(1, format!("cannot create {}: {e}", dir.display())))?;
     }
-    // Keep the first install's record: a re-install over our own groups creates nothing new.
+    // Keep the first install's record, and add what a later install created (a container for
+    // an event the first did not wire), so that uninstall takes all of it away.
     let mut records = load_records();
     let key = path.display().to_string();
-    if !records.contains_key(&key) || created_file {
-        records.insert(key, Record { created_file, created_dir, created });
+    match records.get_mut(&key) {
+        Some(record) if !created_file => {
+            for event in created.events {
+                if !record.created.events.contains(&event) {
+                    record.created.events.push(event);
+                }
+            }
+        }
+        _ => {
+            records.insert(key, Record { created_file, created_dir, created });
+        }
     }
     save_records(&records)?;
     let saved = write(&path, &value)?;
@@ -247,7 +257,11 @@ pub fn status() -> Result<(), Failure> {
             Err(e) => outln!("{}: {e}", path.display()),
             Ok(list) if list.is_empty() => outln!("{}: no cairn hooks", path.display()),
             Ok(list) => {
-                let interrupts = list.iter().any(|(e, _, _)| e == "PreToolUse");
+                let before = list.iter().find(|(e, _, _)| e == "PreToolUse").map(|(_, _, m)| m.clone());
+                let interrupts = before.is_some();
+                if before.as_ref().is_some_and(|m| m.as_deref() != Some(settings::INTERRUPTS_MATCHER)) {
+                    outln!("  an earlier release's wiring (a hook before every tool call): run `cairn hooks install` to bring it up to date (one hook process per call instead of two)");
+                }
                 let wanted = settings::wired_events(settings::Wiring { all_tools: false, interrupts });
                 let missing: Vec<&str> = wanted.into_iter().filter(|e| !list.iter().any(|(ev, _, _)| ev == e)).collect();
                 outln!("{}: cairn hooks for {} events{}", path.display(), list.len(), if missing.is_empty() { String::new() } else { format!(" (missing: {})", missing.join(", ")) });

@@ -45,14 +45,11 @@ fn size(value: &Value) -> usize {
 }
 
 /// Cuts long strings, long arrays and deep nesting, in place, then makes sure the whole payload
-/// stays under [`MAX_TOTAL_BYTES`]: a harder cut, then without the tool's response, then only
-/// the envelope (event, session, cwd, tool name, prompt).
+/// stays under [`MAX_TOTAL_BYTES`]: without the tool's response (a result is advised on by its
+/// input, which must stay as whole as before the call), then a harder cut, then only the
+/// envelope (event, session, cwd, tool name, prompt).
 pub fn truncate(value: &mut Value) {
     truncate_at(value, 0, MAX_STRING_BYTES);
-    if size(value) <= MAX_TOTAL_BYTES {
-        return;
-    }
-    truncate_at(value, 0, TIGHT_STRING_BYTES);
     if size(value) <= MAX_TOTAL_BYTES {
         return;
     }
@@ -61,6 +58,10 @@ pub fn truncate(value: &mut Value) {
         if size(value) <= MAX_TOTAL_BYTES {
             return;
         }
+    }
+    truncate_at(value, 0, TIGHT_STRING_BYTES);
+    if size(value) <= MAX_TOTAL_BYTES {
+        return;
     }
     if let Value::Object(map) = value {
         map.retain(|k, _| ENVELOPE.contains(&k.as_str()));

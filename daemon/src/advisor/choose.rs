@@ -34,9 +34,10 @@ pub struct Considered {
     pub not_said: Vec<(Scored, Verdict)>,
 }
 
-/// The relevance gate. Triggered candidates pass: their rule matched the action itself.
+/// The relevance gate. Triggered candidates pass: their rule matched the action itself; so do
+/// those the user's feedback on a moment like this one puts forward.
 pub fn gate(c: &Candidate, gates: &Gates) -> Result<(), String> {
-    if c.trigger.is_some() {
+    if c.trigger.is_some() || c.by_feedback(gates.same_moment) {
         return Ok(());
     }
     let Some(h) = &c.hit else { return Err("not retrieved".into()) };

@@ -139,7 +139,11 @@ fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), 
     with_retrieval(d, t, &intent.meaning, patience, Fusion::ADVICE, Some(moment), |retrieval| {
         // The leaders by meaning and by words, explaining or not: `advise` decides as the hook
         // does, and explains what it weighed.
-        let candidates = gather(retrieval, &lookup, &ask, Some(policy::LEADERS), wall, policy.recency_half_life_days);
+        let mut candidates = gather(retrieval, &lookup, &ask, Some(policy::LEADERS), wall, policy.recency_half_life_days);
+        if !t.learning.enabled {
+            // What was learned stays out of advice: node weights too (situations already are).
+            candidates.iter_mut().for_each(|c| c.node_weight = 1.0);
+        }
         let cooldowns = d.cooldowns();
         choose(candidates, salience, prompt, &policy, |id| session.is_some_and(|s| !cooldowns.allows(s, id, now, cooldown)))
     })

@@ -57,15 +57,15 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
             Err(reason) => report.rejected.push(Rejection { line: line.line, reason }),
             Ok(ImportItem::Minimal(mut m)) => {
                 m.id.get_or_insert_with(|| ulid::Ulid::new().to_string());
-                items.push(ImportItem::Minimal(m));
+                items.push((line.line, ImportItem::Minimal(m)));
             }
-            Ok(item) => items.push(item),
+            Ok(item) => items.push((line.line, item)),
         }
     }
 
     // What each memory will look like once written, to embed the batch in one go.
     let mut projected = Vec::new();
-    for item in &items {
+    for (_, item) in &items {
         match item {
             ImportItem::Minimal(m) => {
                 let id = m.id.as_deref().expect("ids assigned above");
@@ -81,7 +81,7 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
     let situation_vectors = situation_vectors(d, &items).await;
 
     tokio::task::block_in_place(|| {
-        for item in items {
+        for (line, item) in items {
             // One lock hold per line, so the hook's reads and other writes interleave.
             let w = d.memories().writer();
             let updated = match item {
@@ -93,7 +93,15 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                     existed
                 }
                 ImportItem::Memory(m) => w.put(&m, &prepared)?.is_some(),
-                ImportItem::Edge(e) => w.link(&e)?.is_some(),
+                ImportItem::Edge(e) => {
+                    // A situation's link keeps the rules feedback keeps: from a situation there
+                    // is, to a lesson of its project or `global`.
+                    if let Some(reason) = bad_link(&w, &e)? {
+                        report.rejected.push(Rejection { line, reason });
+                        continue;
+                    }
+                    w.link(&e)?.is_some()
+                }
                 ImportItem::Situation(s) => {
                     let existed = w.situation(&s.id)?.is_some();
                     let vector = situation_vectors.as_ref().and_then(|(f, v)| v.get(&s.id).map(|v| (f.as_str(), v.as_slice())));
@@ -120,8 +128,26 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
 
 /// The embeddings of the situations among `items`, with the model's fingerprint, when the model
 /// is available (else they are compared by words until a later judgement embeds them).
-async fn situation_vectors(d: &Daemon, items: &[ImportItem]) -> Option<(String, std::collections::HashMap<String, Vec<f32>>)> {
-    let situations: Vec<&cairn_proto::Situation> = items.iter().filter_map(|i| if let ImportItem::Situation(s) = i { Some(&**s) } else { None }).collect();
+/// Why an imported `applies` edge cannot be stored, if it cannot.
+fn bad_link(w: &crate::app::writer::Writer<'_>, e: &cairn_proto::Edge) -> Result<Option<String>> {
+    let from_situation = e.source.starts_with(cairn_proto::SITUATION_PREFIX);
+    if e.kind != cairn_proto::EdgeKind::Applies {
+        return Ok(from_situation.then(|| format!("a situation ({}) links to a lesson with `applies` only", e.source)));
+    }
+    let Some(s) = w.situation(&e.source)? else {
+        return Ok(Some(format!("`applies` edge from {}, which is not a situation here (situation lines come before edges)", e.source)));
+    };
+    let Some(lesson) = w.get(&e.target)? else {
+        return Ok(Some(format!("`applies` edge to {}, which is not a memory here", e.target)));
+    };
+    if lesson.project != s.project && lesson.project != cairn_proto::GLOBAL_PROJECT {
+        return Ok(Some(format!("situation {} of project {} may not link to {} of project {}", s.id, s.project, lesson.id, lesson.project)));
+    }
+    Ok(None)
+}
+
+async fn situation_vectors(d: &Daemon, items: &[(u64, ImportItem)]) -> Option<(String, std::collections::HashMap<String, Vec<f32>>)> {
+    let situations: Vec<&cairn_proto::Situation> = items.iter().filter_map(|(_, i)| if let ImportItem::Situation(s) = i { Some(&**s) } else { None }).collect();
     if situations.is_empty() {
         return None;
     }

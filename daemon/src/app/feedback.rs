@@ -5,7 +5,8 @@
 //! log): the moment becomes a situation of its project (the same one when a near-identical moment
 //! was judged before), and its link to the lesson takes the judgement's side of neutral, one
 //! deliberate step further ([`graph::judge`]); the edges of the path that said the lesson there
-//! move the same way. `used` also counts as a helpful outcome of the lesson; `not-relevant`
+//! move one step the same way (without crossing to the other side: another situation's side is
+//! its own judgement). `used` also counts as a helpful outcome of the lesson; `not-relevant`
 //! leaves the lesson's worth alone (the route was wrong, not the lesson). `not-useful` needs no
 //! moment: the lesson's node weight drops by `learning.node_step` and it counts as an unhelpful
 //! outcome. Every change is a line in the adjustment log, and the answer waits until both are on
@@ -194,6 +195,10 @@ fn judge(d: &Daemon, t: &Tuneables, req: &FeedbackRequest, lesson: &Memory, mome
     for pair in said.map_or(&[][..], |a| a.path.as_slice()).windows(2) {
         let (from, to) = (&pair[0], &pair[1]);
         let kind = if from.starts_with(SITUATION_PREFIX) {
+            // A situation evicted since is not brought back as a bare edge.
+            if w.situation(from)?.is_none() {
+                continue;
+            }
             EdgeKind::Applies
         } else {
             match d.store().edges_from(from)?.into_iter().find(|e| &e.target == to) {
@@ -201,11 +206,12 @@ fn judge(d: &Daemon, t: &Tuneables, req: &FeedbackRequest, lesson: &Memory, mome
                 None => continue,
             }
         };
-        let old = d.store().get_edge(from, to, kind.as_str())?;
-        let strength = match kind {
-            EdgeKind::Applies => graph::judge(old.as_ref().map(|e| e.strength), applies, step),
-            _ => graph::step(old.as_ref().map_or(graph::NEUTRAL, |e| e.strength), if applies { step } else { -step }),
-        };
+        let Some(old) = d.store().get_edge(from, to, kind.as_str())? else { continue };
+        // A step along the path: another situation's side is its own judgement, which one
+        // judgement on a merely similar moment must not reverse (the moment's own link, below,
+        // takes this judgement's side).
+        let strength = if *from == situation.id { graph::judge(Some(old.strength), applies, step) } else { graph::step(old.strength, if applies { step } else { -step }) };
+        let old = Some(old);
         let edge = set_edge(&w, old.as_ref(), from, to, kind, strength, &now)?;
         changes.edge(Tier::Deliberate, &edge, old.map(|e| e.strength));
         moved.push((from.clone(), to.clone()));
@@ -243,11 +249,18 @@ fn set_edge(w: &Writer<'_>, old: Option<&Edge>, source: &str, target: &str, kind
 /// Keeps the lesson's situations and the project's within their bounds: past them, the link
 /// (for a lesson) or the situation (for a project) unused longest goes.
 fn bound(d: &Daemon, t: &Tuneables, w: &Writer<'_>, lesson: &str, project: &str) -> Result<()> {
-    let links: Vec<Edge> = d.store().edges_to(lesson)?.into_iter().filter(|e| e.kind == EdgeKind::Applies).collect();
-    if links.len() > t.learning.max_situations_per_lesson {
-        let mut by_age: Vec<(String, &Edge)> = links.iter().map(|e| (w.situation(&e.source).ok().flatten().map_or_else(String::new, |s| s.last_seen), e)).collect();
-        by_age.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.source.cmp(&b.1.source)));
-        for (_, e) in by_age.iter().take(links.len() - t.learning.max_situations_per_lesson) {
+    // A lesson's links in this project only: one project's feedback never evicts what another
+    // project learned about a `global` lesson.
+    let mut mine: Vec<(String, Edge)> = Vec::new();
+    for e in d.store().edges_to(lesson)?.into_iter().filter(|e| e.kind == EdgeKind::Applies) {
+        if let Some(s) = w.situation(&e.source)?.filter(|s| s.project == project) {
+            mine.push((s.last_seen, e));
+        }
+    }
+    if mine.len() > t.learning.max_situations_per_lesson {
+        mine.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.source.cmp(&b.1.source)));
+        let over = mine.len() - t.learning.max_situations_per_lesson;
+        for (_, e) in mine.iter().take(over) {
             w.unlink(&e.source, &e.target, EdgeKind::Applies)?;
         }
     }

@@ -36,7 +36,8 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
     if event.kind.advises() {
         let started = std::time::Instant::now();
         // A few milliseconds of work, run in place: handing the thread over (block_in_place)
-        // costs more than it saves at this size, and the hook never waits on a lock here.
+        // costs more than it saves at this size; the only locks here are read locks that writers
+        // hold for an in-memory update at most.
         let asked = Asked { project: &project, session: event.session_id.as_deref(), patience: Patience::Hook, explain: false };
         let answer = answer(d, &t, &event.kind, Subject::Event(&event), asked);
         tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, items = answer.items.len(), "advice");

@@ -152,7 +152,6 @@ pub const SETTINGS: &[Setting] = &[
     // of change of the link-strength design.
     setting!("learning.enabled", "", Default::Bool(true), Check::Any, "Whether what was learned (situations, links, node weights) takes part in advice; feedback is kept either way."),
     setting!("learning.step_deliberate", "", Default::Number(0.01), Check::Between(0.0, 0.5), "How far one feedback verb moves an edge's strength (a situation's link first moves to the judgement's side of 0.5)."),
-    setting!("learning.step_automatic", "", Default::Number(0.00001), Check::Between(0.0, 0.5), "How far the daemon's own evidence (lessons said together in a session that went well) moves an edge."),
     setting!("learning.node_step", "", Default::Number(0.1), Check::Between(0.0, 0.95), "How far one `not-useful` lowers a lesson's node weight (1 at first, never under 0.05)."),
     setting!("learning.situation_floor", "", Default::Number(0.5), Check::Between(-1.0, 1.0), "How close a moment must be to a learned situation (cosine, or shared words without embeddings) for it to count at all."),
     setting!("learning.same_moment", "", Default::Number(0.85), Check::Between(-1.0, 1.0), "How close a moment must be to a situation for its judgement to decide alone: one that applies speaks like a rule, one that does not keeps the lesson silent."),

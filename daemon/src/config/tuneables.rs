@@ -131,7 +131,6 @@ pub struct StoreSettings {
 pub struct Learning {
     pub enabled: bool,
     pub step_deliberate: f64,
-    pub step_automatic: f64,
     pub node_step: f64,
     pub situation_floor: f64,
     pub same_moment: f64,

@@ -34,6 +34,9 @@ pub struct LearnedMoment {
     pub closeness: f64,
     /// The link's strength (above 0.5: applies; below: does not).
     pub strength: f64,
+    /// The closeness is a cosine under the model in use (else shared words, which are not
+    /// compared with cosines).
+    pub by_meaning: bool,
 }
 
 /// The closest learned moment for a lesson and the closest against it.
@@ -83,6 +86,9 @@ pub struct Situations {
     by_project: HashMap<String, Vec<String>>,
     /// Lesson -> (situation, strength).
     links: HashMap<String, Vec<(String, f64)>>,
+    /// Situation -> (lesson, strength): the same links from the other end, so that a query
+    /// touches only its project's situations and their links, never every link.
+    out: HashMap<String, Vec<(String, f64)>>,
 }
 
 impl Situations {
@@ -114,10 +120,14 @@ impl Situations {
         if let Some(ids) = self.by_project.get_mut(&entry.project) {
             ids.retain(|x| x != id);
         }
-        for links in self.links.values_mut() {
-            links.retain(|(s, _)| s != id);
+        for (lesson, _) in self.out.remove(id).unwrap_or_default() {
+            if let Some(links) = self.links.get_mut(&lesson) {
+                links.retain(|(s, _)| s != id);
+                if links.is_empty() {
+                    self.links.remove(&lesson);
+                }
+            }
         }
-        self.links.retain(|_, l| !l.is_empty());
         true
     }
 
@@ -131,22 +141,42 @@ impl Situations {
         if links.is_empty() {
             self.links.remove(lesson);
         }
+        let out = self.out.entry(situation.to_string()).or_default();
+        out.retain(|(l, _)| l != lesson);
+        if let Some(w) = strength {
+            out.push((lesson.to_string(), w));
+        }
+        if out.is_empty() {
+            self.out.remove(situation);
+        }
     }
 
     /// Forgets every link to `lesson` (it was forgotten).
     pub fn unlink_lesson(&mut self, lesson: &str) {
-        self.links.remove(lesson);
+        for (situation, _) in self.links.remove(lesson).unwrap_or_default() {
+            if let Some(out) = self.out.get_mut(&situation) {
+                out.retain(|(l, _)| l != lesson);
+                if out.is_empty() {
+                    self.out.remove(&situation);
+                }
+            }
+        }
     }
 
     fn closeness(entry: &Entry, moment: &Moment<'_>) -> f64 {
-        let c = match (moment.vector, &entry.vector) {
-            (Some((model, q)), Some((made_by, v))) if model == made_by && q.len() == v.len() => cosine(q, v) as f64,
-            _ => jaccard(&entry.terms, &moment.terms),
+        Self::compared(entry, moment).0
+    }
+
+    /// The closeness, and whether it is a cosine under the moment's model.
+    fn compared(entry: &Entry, moment: &Moment<'_>) -> (f64, bool) {
+        let (c, by_meaning) = match (moment.vector, &entry.vector) {
+            (Some((model, q)), Some((made_by, v))) if model == made_by && q.len() == v.len() => (cosine(q, v) as f64, true),
+            _ => (jaccard(&entry.terms, &moment.terms), false),
         };
         if moment.half_life > 0.0 && moment.now > entry.last_seen {
-            c * 0.5f64.powf((moment.now - entry.last_seen) / moment.half_life)
+            (c * 0.5f64.powf((moment.now - entry.last_seen) / moment.half_life), by_meaning)
         } else {
-            c
+            (c, by_meaning)
         }
     }
 
@@ -168,11 +198,11 @@ impl Situations {
         let mut out = Learned::default();
         for (sid, strength) in self.links.get(lesson).into_iter().flatten() {
             let Some(e) = self.by_id.get(sid).filter(|e| e.project == moment.project) else { continue };
-            let c = Self::closeness(e, moment);
+            let (c, by_meaning) = Self::compared(e, moment);
             if !c.is_finite() || c < floor {
                 continue;
             }
-            let found = LearnedMoment { situation: sid.clone(), text: e.text.clone(), closeness: c, strength: *strength };
+            let found = LearnedMoment { situation: sid.clone(), text: e.text.clone(), closeness: c, strength: *strength, by_meaning };
             let slot = if *strength > NEUTRAL {
                 &mut out.applies
             } else if *strength < NEUTRAL {
@@ -191,21 +221,16 @@ impl Situations {
     /// its closest such situation's closeness, best first, at most `k`, at least `floor` close.
     pub fn lessons_near(&self, moment: &Moment<'_>, k: usize, floor: f64) -> Vec<(String, f64)> {
         let Some(ids) = self.by_project.get(moment.project) else { return Vec::new() };
-        let close: HashMap<&str, f64> = ids
-            .iter()
-            .filter_map(|id| self.by_id.get(id).map(|e| (id.as_str(), Self::closeness(e, moment))))
-            .filter(|(_, c)| c.is_finite() && *c >= floor)
-            .collect();
-        if close.is_empty() {
-            return Vec::new();
+        let mut best: HashMap<&str, f64> = HashMap::new();
+        for id in ids {
+            let Some(links) = self.out.get(id) else { continue };
+            let Some(c) = self.by_id.get(id).map(|e| Self::closeness(e, moment)).filter(|c| c.is_finite() && *c >= floor) else { continue };
+            for (lesson, _) in links.iter().filter(|(_, w)| *w > NEUTRAL) {
+                let b = best.entry(lesson.as_str()).or_insert(c);
+                *b = b.max(c);
+            }
         }
-        let mut out: Vec<(String, f64)> = self
-            .links
-            .iter()
-            .filter_map(|(lesson, links)| {
-                links.iter().filter(|(_, w)| *w > NEUTRAL).filter_map(|(s, _)| close.get(s.as_str()).copied()).max_by(f64::total_cmp).map(|c| (lesson.clone(), c))
-            })
-            .collect();
+        let mut out: Vec<(String, f64)> = best.into_iter().map(|(l, c)| (l.to_string(), c)).collect();
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         out.truncate(k);
         out
@@ -219,10 +244,6 @@ impl Situations {
     /// A lesson's links (situation, strength).
     pub fn links_of(&self, lesson: &str) -> &[(String, f64)] {
         self.links.get(lesson).map_or(&[], Vec::as_slice)
-    }
-
-    pub fn contains(&self, id: &str) -> bool {
-        self.by_id.contains_key(id)
     }
 }
 
@@ -259,7 +280,10 @@ mod tests {
         // A neutral link says nothing; a removed situation neither.
         s.link("sit_b", "lesson", Some(NEUTRAL));
         assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0).not.is_none());
+        s.unlink_lesson("other");
+        assert!(s.links_of("other").is_empty());
         assert!(s.remove("sit_a") && !s.remove("sit_a"));
+        assert!(s.links_of("lesson").iter().all(|(sid, _)| sid != "sit_a"));
         assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0).applies.is_none());
         assert_eq!(s.in_project("/p"), 1);
     }
@@ -272,8 +296,8 @@ mod tests {
         let m = moment("/p", "npm install lodash", Some(&[1.0, 0.0]));
         assert_eq!(s.same(&m, 0.99).map(|(id, _)| id), Some("sit_a".to_string()), "no vector on the situation: words");
         let near = moment("/p", "npm install express", None);
-        let c = s.evidence("pnpm", &near, 0.0).applies.unwrap().closeness;
-        assert!((c - 0.5).abs() < 1e-9, "2 shared of 4 words: {c}");
+        let e = s.evidence("pnpm", &near, 0.0).applies.unwrap();
+        assert!((e.closeness - 0.5).abs() < 1e-9 && !e.by_meaning, "2 shared of 4 words: {}", e.closeness);
         assert!(s.same(&near, 0.9).is_none());
         // A vector another model made is not compared with this one's.
         s.upsert("sit_b", "/p", "yarn add lodash", Some(("other-model".into(), vec![1.0, 0.0])), 0.0);

@@ -17,6 +17,16 @@ pub enum StoreError {
     TooNew { found: u32, supported: u32 },
 }
 
+/// A transaction over several trees ends in a storage error (cairn's never abort).
+impl From<sled::transaction::TransactionError<()>> for StoreError {
+    fn from(e: sled::transaction::TransactionError<()>) -> StoreError {
+        match e {
+            sled::transaction::TransactionError::Storage(e) => StoreError::Sled(e),
+            sled::transaction::TransactionError::Abort(()) => StoreError::Corrupt("a transaction aborted".into()),
+        }
+    }
+}
+
 pub fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T, StoreError> {
     serde_json::from_slice(bytes)
         .map_err(|e| StoreError::Corrupt(format!("record {:?}: {e}", String::from_utf8_lossy(key))))

@@ -5,6 +5,8 @@
 //! in the log reach the disk together.
 
 use cairn_proto::{Edge, Situation};
+use sled::transaction::ConflictableTransactionResult;
+use sled::Transactional;
 use serde_json::Value;
 
 use super::codec::{decode, encode, StoreError};
@@ -28,10 +30,15 @@ fn split_reverse(key: &[u8]) -> Option<(String, String, String)> {
 }
 
 impl Store {
+    /// Stores an edge and its reverse entry together (one transaction over both trees).
     pub fn put_edge(&self, edge: &Edge) -> Result<Option<Edge>, StoreError> {
         let key = edge_key(&edge.source, &edge.target, edge.kind.as_str());
-        self.edges_in.insert(reverse_key(&edge.source, &edge.target, edge.kind.as_str()), &[])?;
-        let previous = self.edges.insert(&key, encode(edge))?;
+        let reverse = reverse_key(&edge.source, &edge.target, edge.kind.as_str());
+        let bytes = encode(edge);
+        let previous = (&self.edges, &self.edges_in).transaction(|(edges, edges_in)| -> ConflictableTransactionResult<Option<sled::IVec>, ()> {
+            edges_in.insert(reverse.as_slice(), &[] as &[u8])?;
+            Ok(edges.insert(key.as_slice(), bytes.as_slice())?)
+        })?;
         previous.map(|bytes| decode(&key, &bytes)).transpose()
     }
 
@@ -42,8 +49,12 @@ impl Store {
 
     pub fn remove_edge(&self, source: &str, target: &str, kind: &str) -> Result<Option<Edge>, StoreError> {
         let key = edge_key(source, target, kind);
-        self.edges_in.remove(reverse_key(source, target, kind))?;
-        self.edges.remove(&key)?.map(|bytes| decode(&key, &bytes)).transpose()
+        let reverse = reverse_key(source, target, kind);
+        let removed = (&self.edges, &self.edges_in).transaction(|(edges, edges_in)| -> ConflictableTransactionResult<Option<sled::IVec>, ()> {
+            edges_in.remove(reverse.as_slice())?;
+            Ok(edges.remove(key.as_slice())?)
+        })?;
+        removed.map(|bytes| decode(&key, &bytes)).transpose()
     }
 
     /// Edges out of `source`.
@@ -145,15 +156,17 @@ impl Store {
         self.situations.len()
     }
 
-    /// Appends one line to the adjustment log, and retires the oldest past `max`.
+    /// Appends one line to the adjustment log, and retires the oldest past `max`. Under the
+    /// write lock (one writer at a time keeps the count right).
     pub fn append_adjustment(&self, line: &Value, max: usize) -> Result<(), StoreError> {
         // sled's ids rise across restarts, so the log stays in the order it was written.
         self.adjustments.insert(self.db.generate_id()?.to_be_bytes(), encode(line))?;
-        while self.adjustments.len() > max {
-            match self.adjustments.pop_min()? {
-                Some(_) => {}
-                None => break,
+        let mut count = self.adjustment_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        while count > max as u64 {
+            if self.adjustments.pop_min()?.is_none() {
+                break;
             }
+            count = self.adjustment_count.fetch_sub(1, std::sync::atomic::Ordering::Relaxed) - 1;
         }
         Ok(())
     }

@@ -47,6 +47,7 @@ pub struct Store {
     /// f16: the precision the semantic index keeps, at half the bytes of f32).
     embeddings: sled::Tree,
     memory_count: AtomicU64,
+    adjustment_count: AtomicU64,
     event_count: AtomicU64,
     prune_lock: std::sync::Mutex<()>,
     committer: Arc<Committer>,
@@ -85,6 +86,7 @@ impl Store {
         let store = Store {
             memory_count: AtomicU64::new(memories.len() as u64),
             event_count: AtomicU64::new(session_log.len() as u64),
+            adjustment_count: AtomicU64::new(db.open_tree("adjustments")?.len() as u64),
             prune_lock: std::sync::Mutex::new(()),
             edges: db.open_tree("edges")?,
             edges_in: db.open_tree("edges_in")?,

@@ -1,11 +1,17 @@
 //! Hook benchmark (not a test): wall time of the `cairn hook` process for PreToolUse (with
-//! advice, over N memories, the query's embedding cached or not) and PostToolUse (record only),
+//! advice, over N memories, the query's embedding cached or not) and PostToolUse (advice on the
+//! call's result, as `hooks install` wires it: a test run, its query cached after the first run),
 //! beside `/bin/true` and a Python script that only parses the same payload; plus the hook with
 //! no daemon listening. With the model present (`CAIRN_MODEL_DIR`, or the default models
 //! folder) it also measures query embedding cold and cached, search latency over the socket,
 //! and the daemon's RSS after loading the model and after the import.
 //!
-//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N]`
+//! With `--situations N` the home also holds a memory graph: N situations spread over 50
+//! projects (the benchmark's own, `/tmp`, among them, with at most 2,000: a project's bound) and
+//! `--links K` `applies` edges from each (default 10) to lessons, imported as export lines, so
+//! that each hook event compares its moment with its project's situations.
+//!
+//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N] [--situations N [--links K]]`
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -91,6 +97,35 @@ fn rss_mb(pid: i32) -> f64 {
     status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok()).map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// `n` situations over 50 projects (`/tmp`, the hook's, holding at most 2,000) and `links`
+/// edges from each to lessons among the first `lessons`, as export lines.
+fn graph_lines(n: usize, links: usize, lessons: usize) -> String {
+    const WORDS: &[&str] = &["install", "deploy", "migrate", "push", "test", "build", "release", "rename", "delete", "format", "query", "cache", "lint", "bump", "revert"];
+    const THINGS: &[&str] = &["the api", "left-pad", "the schema", "main", "the docs", "the worker", "a column", "the lockfile", "staging", "the cli", "users table", "the build folder"];
+    let mut state: u64 = 7;
+    let mut next = move |m: usize| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) as usize % m.max(1)
+    };
+    let at = "2026-11-25T00:00:00.000Z";
+    let mut out = String::new();
+    for i in 0..n {
+        let project = if i % 50 == 0 && i / 50 < 2000 { "/tmp".to_string() } else { format!("/bench-project-{}", i % 50) };
+        let text = format!("{} {} {} (moment {i})", WORDS[next(WORDS.len())], THINGS[next(THINGS.len())], WORDS[next(WORDS.len())]);
+        let id = format!("sit_{i:08}");
+        let situation = json!({"id": id, "project": project, "event": "PostToolUse", "tool": "Bash", "text": text, "meaning": text, "created_at": at, "last_seen": at, "seen": 1});
+        out.push_str(&json!({"v": 1, "kind": "situation", "situation": situation}).to_string());
+        out.push('\n');
+        for _ in 0..links {
+            let strength = if next(4) == 0 { 0.45 } else { 0.55 };
+            let edge = json!({"source": id, "target": format!("lesson-{:07}", next(lessons)), "kind": "applies", "strength": strength, "created_at": at, "updated_at": at});
+            out.push_str(&json!({"v": 1, "kind": "edge", "edge": edge}).to_string());
+            out.push('\n');
+        }
+    }
+    out
+}
+
 struct Row {
     name: &'static str,
     times: Vec<Duration>,
@@ -109,7 +144,18 @@ fn main() {
     let model = status(&home)["model"].as_str().unwrap_or_default().to_string();
     let rss_loaded = rss_mb(home.daemon_pid().expect("daemon pid"));
 
+    let situations = arg("--situations", 0);
+    let links = arg("--links", 10);
     let mut corpus = synthetic_lessons(memories);
+    if situations > 0 {
+        // Lessons named, so that edges can reach them; then the graph.
+        corpus = corpus.lines().enumerate().map(|(i, l)| {
+            let mut v: Value = serde_json::from_str(l).expect("lesson line");
+            v["id"] = json!(format!("lesson-{i:07}"));
+            format!("{v}\n")
+        }).collect();
+        corpus.push_str(&graph_lines(situations, links, memories));
+    }
     corpus.push_str(&json!({"text": "Never force-push to main; open a pull request instead", "category": "git"}).to_string());
     corpus.push('\n');
     let file = home.path().join("bench.jsonl");
@@ -148,7 +194,7 @@ fn main() {
 
     let mut rows = vec![
         Row { name: "cairn hook, PreToolUse (advice, query embedding cached)", times: vec![] },
-        Row { name: "cairn hook, PostToolUse (record)", times: vec![] },
+        Row { name: "cairn hook, PostToolUse (advice on the result, query cached)", times: vec![] },
         Row { name: "/bin/true", times: vec![] },
         Row { name: "python3 json.load(stdin)", times: vec![] },
         Row { name: "cairn hook, PreToolUse (advice, new query: embedded)", times: vec![] },
@@ -186,7 +232,7 @@ fn main() {
 
     let true_median = median(&mut rows[2].times.clone());
     let python_median = median(&mut rows[3].times.clone());
-    println!("hook benchmark: {memories} memories, {runs} runs each, interleaved");
+    println!("hook benchmark: {memories} memories, {situations} situations with {} edges, {runs} runs each, interleaved", situations * links);
     println!("model: {model}");
     println!(
         "import of {} memories (embedded as imported): {:.1} s, {indexed} indexed; daemon RSS: {rss_loaded:.1} MB after start (model loaded), {rss_imported:.1} MB after the import, {rss:.1} MB after the runs",

@@ -75,6 +75,17 @@ fn used_on_a_missed_moment_makes_it_speak_on_a_near_identical_one() {
     let shown: Value = serde_json::from_str(&home.ok(&["show", &lesson, "--json"])).unwrap();
     assert_eq!(shown["worth"]["helpful"], 1);
 
+    // With learning off, what was learned stays out of advice (and is kept).
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    std::fs::write(home.path().join("config/tuneables.json"), r#"{"learning": {"enabled": false}}"#).unwrap();
+    let learning_off = |home: &Home| home.ok(&["config", "show"]).lines().any(|l| l.contains("learning.enabled") && l.contains("false"));
+    assert!(eventually(Duration::from_secs(10), || learning_off(&home)), "{}", home.ok(&["config", "show"]));
+    let off = said(&home, &bash("s4", "toolu_4", &project, "npm install left-pad", "Install left-pad"));
+    assert!(!off.contains("pnpm workspaces"), "learning.enabled false: {off}");
+    std::fs::write(home.path().join("config/tuneables.json"), "{}").unwrap();
+    assert!(eventually(Duration::from_secs(10), || !learning_off(&home)));
+    assert!(said(&home, &bash("s5", "toolu_5", &project, "npm install left-pad", "Install left-pad")).contains("pnpm workspaces"), "back on");
+
     // A look at the graph and its log.
     let graph: Value = serde_json::from_str(&home.ok(&["graph", "show", &lesson, "--json"])).unwrap();
     assert_eq!(graph["into"][0][0]["kind"], "applies");
@@ -127,7 +138,7 @@ fn learning_stays_in_its_project() {
     std::fs::create_dir_all(&other).unwrap();
     let other = std::fs::canonicalize(&other).unwrap();
     let there = said(&home, &bash("s3", "toolu_3", &other, "npm install left-pad", "Install left-pad"));
-    assert!(!there.contains("learned"), "a situation of one project spoke in another: {there}");
+    assert!(!there.contains("pnpm workspaces"), "a situation of one project spoke in another: {there}");
     // A project's lesson cannot be linked to another project's moment.
     let own = ok_in(&home, &other, &["add", "The other project deploys with make ship", "--category", "deployment"]).trim().to_string();
     let out = in_dir(&home, &project, &["feedback", "used", &own, "--session", "s1", "--tool-use-id", "toolu_1"]);
@@ -221,4 +232,30 @@ fn export_and_import_carry_what_was_learned_exactly() {
     fresh.ok(&["search", "warm up"]);
     assert!(eventually(Duration::from_secs(60), || fresh.status()["model"] == "loaded"));
     assert!(said(&fresh, &bash("s2", "toolu_2", &project, "npm install left-pad", "Install left-pad")).contains("pnpm workspaces"));
+}
+
+#[test]
+fn imported_links_keep_the_rules_feedback_keeps() {
+    let home = Home::new();
+    home.up();
+    let at = "2026-11-25T00:00:00.000Z";
+    let mine = home.ok(&["add", "Deploy the shop with make ship", "--project", "/shop", "--category", "deployment"]).trim().to_string();
+    let theirs = home.ok(&["add", "Deploy the blog with hugo deploy", "--project", "/blog", "--category", "deployment"]).trim().to_string();
+    let situation = json!({"v": 1, "kind": "situation", "situation": {"id": "sit_01", "project": "/shop", "event": "PostToolUse", "tool": "Bash", "text": "make deploy", "meaning": "Deploy", "created_at": at, "last_seen": at, "seen": 1}});
+    let edge = |source: &str, target: &str, kind: &str| json!({"v": 1, "kind": "edge", "edge": {"source": source, "target": target, "kind": kind, "strength": 0.6, "created_at": at, "updated_at": at}}).to_string();
+    let lines = [situation.to_string(), edge("sit_01", &mine, "applies"), edge("sit_01", &theirs, "applies"), edge("sit_99", &mine, "applies"), edge("sit_01", &mine, "manual"), edge(&mine, &theirs, "applies")];
+    let file = home.path().join("graph.jsonl");
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let out = home.run(&["import", file.to_str().unwrap()]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("2 added, 0 updated, 4 rejected"), "{stdout}\n{stderr}");
+    let rejected: Vec<&str> = stderr.lines().filter(|l| l.contains(": line ")).collect();
+    assert_eq!(rejected.len(), 4, "{stderr}");
+    for (line, says) in [(3, "may not link"), (4, "not a situation here"), (5, "with `applies` only"), (6, "not a situation here")] {
+        assert!(rejected.iter().any(|l| l.contains(&format!(": line {line}: ")) && l.contains(says)), "line {line}: {stderr}");
+    }
+    let graph: Value = serde_json::from_str(&home.ok(&["graph", "show", &mine, "--json"])).unwrap();
+    assert_eq!(graph["into"].as_array().unwrap().len(), 1, "only the situation's own link: {graph}");
+    let theirs_graph: Value = serde_json::from_str(&home.ok(&["graph", "show", &theirs, "--json"])).unwrap();
+    assert!(theirs_graph["into"].as_array().unwrap().is_empty(), "{theirs_graph}");
 }

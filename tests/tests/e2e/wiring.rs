@@ -94,6 +94,28 @@ fn hooks_install_uninstall_round_trip() {
 }
 
 #[test]
+fn a_second_install_with_interrupts_is_taken_away_whole() {
+    let home = Home::new();
+    let settings = user_home(&home).join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = json!({"model": "opus"});
+    std::fs::write(&settings, original.to_string()).unwrap();
+    for args in [&["hooks", "install"][..], &["hooks", "install", "--interrupts"], &["hooks", "uninstall"]] {
+        let out = cairn_as_user(&home, None, args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(after, original, "the PreToolUse container the second install made goes too");
+    // An earlier release's wiring (a hook before every call) is named, and brought up to date.
+    let old = json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": format!("{} hook", cairn_bin().display())}]}]}});
+    std::fs::write(&settings, old.to_string()).unwrap();
+    assert!(stdout(&cairn_as_user(&home, None, &["hooks", "status"])).contains("an earlier release's wiring"));
+    assert!(cairn_as_user(&home, None, &["hooks", "install"]).status.success());
+    let now: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert!(now["hooks"]["PreToolUse"].as_array().is_none_or(|g| g.is_empty()), "{now}");
+}
+
+#[test]
 fn unparseable_settings_are_refused_untouched() {
     let home = Home::new();
     let settings = user_home(&home).join(".claude/settings.json");
