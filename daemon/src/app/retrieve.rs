@@ -51,6 +51,8 @@ pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Pat
         let vector = semantic.as_ref().map(|s| (s.index.fingerprint(), s.vector));
         let now = crate::base::clock::now_unix_ms() as f64 / 1000.0;
         let moment = Moment::new(m.project, m.words, vector).fading(now, t.learning.situation_half_life_days * 86_400.0);
+        // The project's situations compared once for the moment, not once per candidate.
+        let moment = situations.prepare(moment, t.learning.situation_floor);
         LearnedQuery { situations: &situations, moment, floor: t.learning.situation_floor }
     });
     f(&Retrieval { lexical: &lexical, semantic, fusion, learned })
