@@ -11,7 +11,7 @@
 //! `--links K` `applies` edges from each (default 10) to lessons, imported as export lines, so
 //! that each hook event compares its moment with its project's situations.
 //!
-//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N] [--situations N [--links K]]`
+//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N] [--situations N [--links K]] [--learning-off]`
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -137,6 +137,12 @@ fn main() {
     let models = std::env::var_os("CAIRN_MODEL_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| cairn_proto::Paths::from_env().expect("paths").models_dir);
     let embedding = embedding_latency(&models, runs);
     let home = Home::new();
+    // `--learning-off`: the same home with what was learned left out of advice, to tell the
+    // graph's own cost from the store's size.
+    if std::env::args().any(|a| a == "--learning-off") {
+        std::fs::create_dir_all(home.path().join("config")).expect("config folder");
+        std::fs::write(home.path().join("config/tuneables.json"), r#"{"learning": {"enabled": false}}"#).expect("tuneables");
+    }
     home.ok(&["up"]);
     let status = |home: &Home| -> Value { serde_json::from_str(&home.ok(&["status", "--json"])).expect("status") };
     // The full daemon loads the model in the background right after start.
