@@ -237,6 +237,11 @@ impl Situations {
     pub fn evidence(&self, lesson: &str, moment: &Moment<'_>, floor: f64) -> Learned {
         let mut out = Learned::default();
         for (sid, strength) in self.links.get(lesson).into_iter().flatten() {
+            // A prepared moment knows its close situations: a link to any other is passed over
+            // without reading the situation (a lesson may have many links in other projects).
+            if moment.near.as_ref().is_some_and(|near| !near.contains_key(sid.as_str())) {
+                continue;
+            }
             let Some(e) = self.by_id.get(sid).filter(|e| e.project == moment.project) else { continue };
             let (c, by_meaning) = self.closeness_of(sid, e, moment);
             if !c.is_finite() || c < floor {
