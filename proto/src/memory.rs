@@ -134,6 +134,13 @@ pub struct Worth {
     pub helpful: u64,
     #[serde(default)]
     pub unhelpful: u64,
+    /// Times it was said and then ignored (the agent did what it warns about); an ignore counts
+    /// as unhelpful only when the one before it was ignored too.
+    #[serde(default)]
+    pub ignored: u64,
+    /// Ignored outcomes since the last followed or helpful one.
+    #[serde(default)]
+    pub ignored_in_a_row: u64,
     /// Posterior mean of a Beta(1, 1) prior: a new memory starts at 0.5.
     #[serde(default = "default_effectiveness")]
     pub effectiveness: f64,
@@ -154,6 +161,8 @@ impl Default for Worth {
             times_surfaced: 0,
             helpful: 0,
             unhelpful: 0,
+            ignored: 0,
+            ignored_in_a_row: 0,
             effectiveness: default_effectiveness(),
             quality: None,
             verdict: None,

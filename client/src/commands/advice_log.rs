@@ -32,6 +32,10 @@ pub async fn log(session: Option<String>, last: u32, json: bool, all: bool, args
         for item in &e.items {
             outln!("  [{}] {} (score {:.2}): {}", item.category, item.id, item.score, item.text);
             outln!("    why: {}", item.why);
+            if let Some(o) = e.outcomes.iter().find(|o| o.memory == item.id) {
+                let when = if o.settled { "" } else { " (so far)" };
+                outln!("    outcome: {}{when}: {}", o.verdict, o.evidence);
+            }
         }
     }
     Ok(())

@@ -29,8 +29,11 @@ fn print_memory(m: &Memory) {
         outln!("tier:       {}", serde_json::to_value(tier).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default());
     }
     let w = &m.worth;
-    if w.times_surfaced + w.helpful + w.unhelpful > 0 {
-        outln!("worth:      surfaced {}, helpful {}, unhelpful {}, effectiveness {:.2}", w.times_surfaced, w.helpful, w.unhelpful, w.effectiveness);
+    if w.times_surfaced + w.helpful + w.unhelpful + w.ignored > 0 {
+        outln!("worth:      said {}, helpful {}, unhelpful {}, ignored {}, effectiveness {:.2}", w.times_surfaced, w.helpful, w.unhelpful, w.ignored, w.effectiveness);
+    }
+    if let Some(last) = &m.now.last_accessed {
+        outln!("accessed:   {last} ({} times)", m.now.access_count);
     }
     if !m.context.is_empty() {
         outln!("context:    {}", m.context);

@@ -79,7 +79,9 @@ pub struct Asked<'a> {
 
 fn item(s: Scored, verdict: Option<&Verdict>) -> AdviceItem {
     let path = s.candidate.path();
+    let rule = s.candidate.trigger.as_ref().map(|t| t.rule.clone());
     AdviceItem {
+        rule,
         text: s.candidate.text,
         category: s.candidate.category,
         score: s.score,

@@ -18,7 +18,7 @@ const BRIEF_POOL: usize = 200;
 const SESSION_LOOKBACK: usize = 2000;
 
 fn brief_item(m: Memory, score: f64, why: String, signals: Signals) -> AdviceItem {
-    AdviceItem { id: m.id, text: m.text, category: m.category, score, why, signals, source: "session".into(), verdict: None, path: Vec::new() }
+    AdviceItem { id: m.id, text: m.text, category: m.category, score, why, signals, source: "session".into(), verdict: None, rule: None, path: Vec::new() }
 }
 
 /// At startup (and after `/clear`) there is no action yet: the project's own most useful

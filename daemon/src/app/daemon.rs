@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use cairn_proto::{Memory, Mode, Paths, Scope, GLOBAL_PROJECT};
 use tokio_util::sync::CancellationToken;
 
+use super::outcomes::Pending;
 use super::writer::Memories;
 use crate::advisor::cooldown::Cooldowns;
 use crate::base::project::ProjectResolver;
@@ -28,6 +29,8 @@ pub struct Daemon {
     config: Arc<LiveConfig>,
     projects: ProjectResolver,
     cooldowns: Mutex<Cooldowns>,
+    /// Sessions with lessons whose outcome is not settled yet.
+    pending: Pending,
     shutdown: CancellationToken,
     inflight: AtomicUsize,
 }
@@ -58,9 +61,15 @@ impl Daemon {
             config,
             projects: ProjectResolver::default(),
             cooldowns: Mutex::new(Cooldowns::default()),
+            pending: Pending::default(),
             shutdown: CancellationToken::new(),
             inflight: AtomicUsize::new(0),
         })
+    }
+
+    /// The sessions outcome attribution still waits on.
+    pub fn pending(&self) -> &Pending {
+        &self.pending
     }
 
     /// Starts the semantic worker; the full daemon loads the model right away (in the

@@ -29,14 +29,14 @@ use crate::store::sessions::SessionEvent;
 const EVENTS_SEARCHED: usize = 20_000;
 
 /// One change, for the log and for the answer.
-struct Changes {
+pub(super) struct Changes {
     at: String,
     reason: String,
     lines: Vec<Adjustment>,
 }
 
 impl Changes {
-    fn new(reason: String) -> Changes {
+    pub(super) fn new(reason: String) -> Changes {
         Changes { at: clock::now(), reason, lines: Vec::new() }
     }
 
@@ -54,12 +54,12 @@ impl Changes {
         });
     }
 
-    fn node(&mut self, tier: Tier, id: &str, field: &str, old: f64, new: f64) {
+    pub(super) fn node(&mut self, tier: Tier, id: &str, field: &str, old: f64, new: f64) {
         self.lines.push(Adjustment { at: self.at.clone(), source: tier.as_str().into(), edge: None, node: Some(id.into()), field: Some(field.into()), old: Some(old), new, delta: new - old, reason: self.reason.clone() });
     }
 
     /// Writes every line to the adjustment log; answers them in words.
-    fn write(self, w: &Writer<'_>, max: usize) -> Result<Vec<String>> {
+    pub(super) fn write(self, w: &Writer<'_>, max: usize) -> Result<Vec<String>> {
         let mut words = Vec::new();
         for a in &self.lines {
             w.log_adjustment(&serde_json::to_value(a).expect("adjustments serialise"), max)?;
@@ -80,16 +80,17 @@ fn effectiveness(helpful: u64, unhelpful: u64) -> f64 {
     (helpful as f64 + 1.0) / ((helpful + unhelpful) as f64 + 2.0)
 }
 
-/// Counts an outcome on the lesson: helpful or not.
-fn count_outcome(m: &mut Memory, helpful: bool, changes: &mut Changes) {
+/// Counts an outcome on the lesson: helpful or not. A helpful one ends a run of ignores.
+pub(super) fn count_outcome(m: &mut Memory, helpful: bool, tier: Tier, changes: &mut Changes) {
     let old = m.worth.effectiveness;
     if helpful {
         m.worth.helpful += 1;
+        m.worth.ignored_in_a_row = 0;
     } else {
         m.worth.unhelpful += 1;
     }
     m.worth.effectiveness = effectiveness(m.worth.helpful, m.worth.unhelpful);
-    changes.node(Tier::Deliberate, &m.id, "effectiveness", old, m.worth.effectiveness);
+    changes.node(tier, &m.id, "effectiveness", old, m.worth.effectiveness);
 }
 
 /// The moment a feedback is about: by tool call id (in a session when given), else the newest
@@ -116,7 +117,7 @@ fn find_moment(d: &Daemon, req: &FeedbackRequest, project: &str, lesson: &str) -
 }
 
 /// The moment in words, for the answer.
-fn describe(e: &SessionEvent) -> String {
+pub(super) fn describe(e: &SessionEvent) -> String {
     let tool = e.tool_name.as_deref().map(|t| format!(" {t}")).unwrap_or_default();
     let id = e.tool_use_id.as_deref().map(|t| format!(" ({t})")).unwrap_or_default();
     format!("{}{tool}{id} at {} in session {}: {}", e.event, e.at, e.session_id, e.intent.as_deref().unwrap_or(""))
@@ -138,28 +139,56 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
             lesson.id, lesson.project, moment.project
         )));
     }
-    // The moment's embedding, made as the advisor makes a query's, before the write lock.
+    let embedded = embed_moment(d, &moment).await?;
+    let applies = req.verb == FeedbackVerb::Used;
+    let judgement = Judgement {
+        applies,
+        tier: Tier::Deliberate,
+        step: t.learning.step_deliberate,
+        reason: format!("{} on {} at {}", req.verb.as_str(), lesson.id, describe(&moment)),
+        counts: applies.then_some(true),
+    };
+    let (situation, said, lines) = tokio::task::block_in_place(|| at_moment(d, &t, &lesson, &moment, embedded.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
+    d.store().durable().await;
+    Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(&moment)), said_there: said, situation: Some(situation), changes: lines })
+}
+
+/// The moment's embedding (fingerprint, vector), made as the advisor makes a query's; `None`
+/// without a model.
+pub(super) async fn embed_moment(d: &Daemon, moment: &SessionEvent) -> Result<Option<(String, std::sync::Arc<Vec<f32>>)>> {
     let meaning = moment.meaning.clone().filter(|m| !m.trim().is_empty()).or_else(|| moment.intent.clone()).unwrap_or_default();
-    let embedded = match d.embedder_ready().await {
+    Ok(match d.embedder_ready().await {
         Some(e) => {
             let v = tokio::task::block_in_place(|| d.semantic().query_vector(e.as_ref(), &meaning, true)).map_err(|e| Error::Invalid(format!("cannot embed the moment: {e}")))?;
             let fingerprint = d.semantic().graphs().read().as_ref().map(|g| g.fingerprint().to_string());
-            v.zip(fingerprint)
+            fingerprint.zip(v)
         }
         None => None,
-    };
-    let report = tokio::task::block_in_place(|| judge(d, &t, &req, &lesson, &moment, embedded.as_ref().map(|(v, f)| (f.as_str(), v.as_slice()))))?;
-    d.store().durable().await;
-    Ok(report)
+    })
 }
 
-/// `used` or `not-relevant` on `lesson` at `moment`.
-fn judge(d: &Daemon, t: &Tuneables, req: &FeedbackRequest, lesson: &Memory, moment: &SessionEvent, vector: Option<(&str, &[f32])>) -> Result<FeedbackReport> {
-    let applies = req.verb == FeedbackVerb::Used;
-    let step = t.learning.step_deliberate;
+/// A judgement on a lesson at a moment: a feedback verb's, or what happened after it was said.
+pub(super) struct Judgement {
+    pub applies: bool,
+    /// Deliberate (a verb: the moment's link takes the judgement's side) or outcome (it moves
+    /// toward it, never across a judgement of the user's).
+    pub tier: Tier,
+    pub step: f64,
+    pub reason: String,
+    /// An outcome to count on the lesson: helpful or unhelpful.
+    pub counts: Option<bool>,
+}
+
+/// Applies `j` on `lesson` at `moment`: the moment's situation (found or made), its link, the
+/// path that said the lesson there, the lesson's worth, the bounds and the adjustment log. Not
+/// yet durable. Returns the situation, whether the lesson was said there, and the changes in
+/// words.
+pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &SessionEvent, vector: Option<(&str, &[f32])>, j: &Judgement) -> Result<(String, bool, Vec<String>)> {
+    let applies = j.applies;
+    let step = j.step;
     let words = moment.intent.clone().unwrap_or_default();
     let w = d.memories().writer();
-    let mut changes = Changes::new(format!("{} on {} at {}", req.verb.as_str(), lesson.id, describe(moment)));
+    let mut changes = Changes::new(j.reason.clone());
 
     // The moment's situation: the same one when a near-identical moment of the project was
     // judged before (seen again), else a new one.
@@ -188,6 +217,8 @@ fn judge(d: &Daemon, t: &Tuneables, req: &FeedbackRequest, lesson: &Memory, mome
             s
         }
     };
+    // The moment's own link: a verb takes its side; an outcome moves toward it.
+    let own = |old: Option<f64>| if j.tier == Tier::Outcome { graph::nudge(old, applies, step) } else { graph::judge(old, applies, step) };
 
     // The path that said the lesson there moves with the judgement; then the moment's own link.
     let said = moment.advised.iter().find(|a| a.id == lesson.id);
@@ -207,29 +238,34 @@ fn judge(d: &Daemon, t: &Tuneables, req: &FeedbackRequest, lesson: &Memory, mome
             }
         };
         let Some(old) = d.store().get_edge(from, to, kind.as_str())? else { continue };
-        // A step along the path: another situation's side is its own judgement, which one
-        // judgement on a merely similar moment must not reverse (the moment's own link, below,
-        // takes this judgement's side).
-        let strength = if *from == situation.id { graph::judge(Some(old.strength), applies, step) } else { graph::step(old.strength, if applies { step } else { -step }) };
+        // Another situation's side is its own judgement, which one judgement on a merely
+        // similar moment must not reverse (the moment's own link takes this judgement's side).
+        let strength = if *from == situation.id {
+            own(Some(old.strength))
+        } else if kind == EdgeKind::Applies {
+            graph::nudge(Some(old.strength), applies, step)
+        } else {
+            graph::step(old.strength, if applies { step } else { -step })
+        };
         let old = Some(old);
         let edge = set_edge(&w, old.as_ref(), from, to, kind, strength, &now)?;
-        changes.edge(Tier::Deliberate, &edge, old.map(|e| e.strength));
+        changes.edge(j.tier, &edge, old.map(|e| e.strength));
         moved.push((from.clone(), to.clone()));
     }
     if !moved.contains(&(situation.id.clone(), lesson.id.clone())) {
         let old = d.store().get_edge(&situation.id, &lesson.id, EdgeKind::Applies.as_str())?;
-        let strength = graph::judge(old.as_ref().map(|e| e.strength), applies, step);
+        let strength = own(old.as_ref().map(|e| e.strength));
         let edge = set_edge(&w, old.as_ref(), &situation.id, &lesson.id, EdgeKind::Applies, strength, &now)?;
-        changes.edge(Tier::Deliberate, &edge, old.map(|e| e.strength));
+        changes.edge(j.tier, &edge, old.map(|e| e.strength));
     }
-    if applies {
+    if let Some(helpful) = j.counts {
         let mut m = w.get(&lesson.id)?.ok_or_else(|| Error::NotFound(lesson.id.clone()))?;
-        count_outcome(&mut m, true, &mut changes);
+        count_outcome(&mut m, helpful, j.tier, &mut changes);
         w.put(&m, &Prepared::default())?;
     }
     bound(d, t, &w, &lesson.id, &moment.project)?;
     let lines = changes.write(&w, t.learning.max_adjustments)?;
-    Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(moment)), said_there: said.is_some(), situation: Some(situation.id), changes: lines })
+    Ok((situation.id, said.is_some(), lines))
 }
 
 /// Stores an edge at `strength`, keeping when it was made.
@@ -283,7 +319,7 @@ fn not_useful(d: &Daemon, t: &Tuneables, id: &str) -> Result<FeedbackReport> {
     let old = m.node_weight;
     m.node_weight = (old - t.learning.node_step).clamp(Edge::MIN_STRENGTH, 1.0);
     changes.node(Tier::Deliberate, id, "node_weight", old, m.node_weight);
-    count_outcome(&mut m, false, &mut changes);
+    count_outcome(&mut m, false, Tier::Deliberate, &mut changes);
     w.put(&m, &Prepared::default())?;
     let lines = changes.write(&w, t.learning.max_adjustments)?;
     Ok(FeedbackReport { memory: id.to_string(), moment: None, said_there: false, situation: None, changes: lines })

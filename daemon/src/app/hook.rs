@@ -63,6 +63,8 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         decision: reply.decision.as_ref().map(record::decision),
     };
     record::hook_event(d, &entry, t.sessions.max_events)?;
+    // What became of the lessons said is read after the answer, on the outcome worker.
+    d.pending().note(&session, !entry.advised.is_empty());
     if event.kind == EventKind::SessionEnd {
         d.cooldowns().end(&session);
     }

@@ -4,11 +4,12 @@
 
 use std::collections::HashMap;
 
-use cairn_proto::{LogEntry, LogQuery};
+use cairn_proto::{LessonOutcome, LogEntry, LogQuery};
 
 use super::daemon::Daemon;
 use super::error::{Error, Result};
 use crate::learning::outcome;
+use crate::store::outcomes::outcome_key;
 use crate::store::sessions::SessionEvent;
 
 const MAX_LAST: u32 = 10_000;
@@ -42,11 +43,17 @@ pub async fn log(d: &Daemon, q: LogQuery) -> Result<Vec<LogEntry>> {
             sessions.insert(e.session_id.clone(), d.store().session_events(&e.session_id)?);
         }
     }
-    Ok(events
-        .drain(..)
-        .map(|e| {
-            let outcome = outcome::of_tool_call(&e, &sessions[&e.session_id]);
-            LogEntry {
+    let mut entries = Vec::with_capacity(events.len());
+    for e in events.drain(..) {
+        let outcome = outcome::of_tool_call(&e, &sessions[&e.session_id]);
+        // What became of each lesson said, as attributed so far.
+        let mut outcomes = Vec::new();
+        for item in &e.advised {
+            if let Some(r) = d.store().get_outcome(&outcome_key(&e.at, &e.session_id, &e.event, e.tool_use_id.as_deref(), &item.id))? {
+                outcomes.push(LessonOutcome { memory: r.memory, verdict: r.verdict, settled: r.settled, evidence: r.evidence });
+            }
+        }
+        entries.push(LogEntry {
                 items: e.advised,
                 at: e.at,
                 session_id: e.session_id,
@@ -55,9 +62,10 @@ pub async fn log(d: &Daemon, q: LogQuery) -> Result<Vec<LogEntry>> {
                 tool_name: e.tool_name,
                 tool_use_id: e.tool_use_id,
                 intent: e.intent,
-                decision: e.decision,
-                outcome,
-            }
-        })
-        .collect())
+            decision: e.decision,
+            outcome,
+            outcomes,
+        });
+    }
+    Ok(entries)
 }

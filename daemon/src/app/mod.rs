@@ -16,6 +16,7 @@ pub mod feedback;
 pub mod hook;
 pub mod log;
 pub mod memories;
+pub mod outcomes;
 pub mod periodic;
 pub mod quiet;
 pub mod record;

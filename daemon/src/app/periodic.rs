@@ -21,6 +21,11 @@ pub fn prune_sessions(d: &Daemon) {
         Ok(n) => tracing::info!(dropped = n, "session log pruned"),
         Err(e) => tracing::error!(error = %e, "session log pruning failed"),
     }
+    // The outcomes of lessons said go with their moments.
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(cutoff as i128 * 1_000_000).map(crate::base::clock::timestamp).unwrap_or_default();
+    if let Err(e) = d.store().prune_outcomes(&at, s.max_events) {
+        tracing::error!(error = %e, "pruning the outcomes failed");
+    }
 }
 
 /// Runs `work` every `every` (first after `first`) on a blocking thread, until shutdown.

@@ -160,6 +160,10 @@ pub const SETTINGS: &[Setting] = &[
     setting!("learning.max_situations_per_lesson", "", Default::Count(50), Check::AtLeast(1), "Most situations linked to one lesson; past it, the one unused longest goes."),
     setting!("learning.situation_half_life_days", "", Default::Number(90.0), Check::Above(0.0), "Days for a situation's say to halve while no judgement renews it (it fades)."),
     setting!("learning.max_adjustments", "", Default::Count(100_000), Check::AtLeast(100), "Most lines kept in the graph's adjustment log; past it, the oldest go."),
+    setting!("learning.outcomes", "", Default::Bool(true), Check::Any, "Whether what happened after a lesson was said (followed, ignored, contradicted) is attributed and moves its worth and links; the verdicts are shown in `cairn log`."),
+    setting!("learning.step_outcome", "", Default::Number(0.005), Check::Between(0.0, 0.5), "How far a followed or contradicted lesson moves the link of the moment it was said at (a link you judged the other way is moved toward 0.5, never past it)."),
+    setting!("learning.outcome_window_calls", "", Default::Count(8), Check::AtLeast(1), "How many acting tool calls after a lesson was said are read for what became of it."),
+    setting!("learning.outcome_window_minutes", "", Default::Number(15.0), Check::Above(0.0), "How many minutes after a lesson was said are read for what became of it."),
 ];
 
 /// The setting whose key, or former key, is `key`.

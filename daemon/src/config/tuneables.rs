@@ -139,6 +139,10 @@ pub struct Learning {
     pub max_situations_per_lesson: usize,
     pub situation_half_life_days: f64,
     pub max_adjustments: usize,
+    pub outcomes: bool,
+    pub step_outcome: f64,
+    pub outcome_window_calls: usize,
+    pub outcome_window_minutes: f64,
 }
 
 impl Default for Tuneables {

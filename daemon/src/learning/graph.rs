@@ -34,6 +34,9 @@ pub enum Tier {
     Automatic,
     /// The user's feedback verbs: a hundred times the automatic step.
     Deliberate,
+    /// What became of a lesson said (followed, contradicted, ignored), attributed from the
+    /// session: between the two, and never across a judgement the user made.
+    Outcome,
     /// `cairn graph link`: set outright.
     Manual,
 }
@@ -43,6 +46,7 @@ impl Tier {
         match self {
             Tier::Automatic => "automatic",
             Tier::Deliberate => "deliberate",
+            Tier::Outcome => "outcome",
             Tier::Manual => "manual",
         }
     }
@@ -62,6 +66,19 @@ pub fn judge(current: Option<f64>, applies: bool, step: f64) -> f64 {
         clamp(from.max(NEUTRAL) + step)
     } else {
         clamp(from.min(NEUTRAL) - step)
+    }
+}
+
+/// An outcome's step on a situation link: toward its side by `step`, but a link on the other
+/// side (a judgement of the user's) only comes back toward [`NEUTRAL`], never past it; a new
+/// link is judged.
+pub fn nudge(current: Option<f64>, applies: bool, step: f64) -> f64 {
+    let step = step.abs();
+    match current {
+        None => judge(None, applies, step),
+        Some(c) if applies && c < NEUTRAL => clamp((c + step).min(NEUTRAL)),
+        Some(c) if !applies && c > NEUTRAL => clamp((c - step).max(NEUTRAL)),
+        Some(c) => judge(Some(c), applies, step),
     }
 }
 
@@ -203,6 +220,18 @@ mod tests {
         assert_eq!(judge(Some(0.95), true, step), Edge::MAX_STRENGTH);
         assert_eq!(judge(Some(0.05), false, step), Edge::MIN_STRENGTH);
         assert_eq!(leans(NEUTRAL), None);
+    }
+
+    #[test]
+    fn an_outcome_never_overrules_a_judgement() {
+        let step = 0.005;
+        assert_eq!(leans(nudge(None, true, step)), Some(true), "a new link is judged");
+        assert!(nudge(Some(0.6), true, step) > 0.6 && nudge(Some(0.6), false, step) < 0.6);
+        // A link the user judged the other way comes back to neutral at most.
+        assert!((nudge(Some(0.3), true, step) - 0.305).abs() < 1e-12);
+        assert_eq!(nudge(Some(0.499), true, step), NEUTRAL);
+        assert_eq!(nudge(Some(0.501), false, step), NEUTRAL);
+        assert_eq!(leans(nudge(Some(0.49), true, 0.4)), None);
     }
 
     fn graph<'a>(edges: &'a [(&'a str, &'a str, f64)]) -> impl Fn(&str) -> Vec<(String, f64)> + 'a {

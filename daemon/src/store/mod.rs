@@ -11,6 +11,7 @@ pub mod codec;
 pub mod commit;
 pub mod embeddings;
 pub mod graph;
+pub mod outcomes;
 pub mod quiet;
 pub mod schema;
 pub mod sessions;
@@ -38,6 +39,8 @@ pub struct Store {
     adjustments: sled::Tree,
     session_log: sled::Tree,
     session_index: sled::Tree,
+    /// What became of each lesson said (outcome attribution), by moment.
+    outcomes: sled::Tree,
     paused: sled::Tree,
     /// Memories kept out of advice (`cairn mute`).
     muted: sled::Tree,
@@ -94,6 +97,7 @@ impl Store {
             situation_vectors: db.open_tree("situation_vectors")?,
             adjustments: db.open_tree("adjustments")?,
             session_index: db.open_tree("session_index")?,
+            outcomes: db.open_tree("outcomes")?,
             paused: db.open_tree("paused")?,
             muted: db.open_tree("muted")?,
             seed_state: db.open_tree("seed_state")?,

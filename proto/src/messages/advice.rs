@@ -63,6 +63,19 @@ pub struct LogEntry {
     /// What became of the tool call afterwards, where the log knows: `succeeded`, `failed: ...`.
     #[serde(default)]
     pub outcome: Option<String>,
+    /// What became of each lesson said, as attributed so far (see [`LessonOutcome`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outcomes: Vec<LessonOutcome>,
+}
+
+/// What a lesson said at a moment changed: `followed`, `ignored`, `contradicted` or `unknown`,
+/// with the evidence; `settled` once nothing later can change it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LessonOutcome {
+    pub memory: String,
+    pub verdict: String,
+    pub settled: bool,
+    pub evidence: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -130,6 +143,10 @@ pub struct AdviceItem {
     /// lesson alone when retrieval or a rule found it. Feedback follows it back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub path: Vec<String>,
+    /// The trigger rule that put it forward, when one did: outcome attribution checks later
+    /// calls against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
 }
 
 /// Signals in an [`AdviceItem`], named once so client and daemon agree.

@@ -46,6 +46,105 @@ fn ok_in(home: &Home, dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Waits until every lesson said in `session` has an outcome record (so its access is counted).
+fn attributed(home: &Home, session: &str) -> Vec<Value> {
+    let mut entries = Vec::new();
+    let done = eventually(Duration::from_secs(20), || {
+        let log: Value = serde_json::from_str(&home.ok(&["log", "--json", "--all", "--session", session])).unwrap();
+        entries = log["entries"].as_array().cloned().unwrap_or_default();
+        entries.iter().all(|e| e["items"].as_array().map_or(0, Vec::len) == e["outcomes"].as_array().map_or(0, Vec::len))
+    });
+    assert!(done, "no outcome recorded for what was said in {session}: {entries:?}");
+    entries
+}
+
+/// A prompt, as Claude Code sends it.
+fn prompt(session: &str, cwd: &Path, text: &str) -> Vec<u8> {
+    json!({"session_id": session, "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": text}).to_string().into_bytes()
+}
+
+/// The settled verdict on `lesson` said in `session`, waiting for it.
+fn verdict(home: &Home, session: &str, lesson: &str) -> (String, String) {
+    let mut found = (String::new(), String::new());
+    let settled = eventually(Duration::from_secs(20), || {
+        let log: Value = serde_json::from_str(&home.ok(&["log", "--json", "--all", "--session", session])).unwrap();
+        let outcome = log["entries"].as_array().into_iter().flatten().flat_map(|e| e["outcomes"].as_array().cloned().unwrap_or_default()).find(|o| o["memory"] == lesson);
+        match outcome {
+            Some(o) if o["settled"] == true => {
+                found = (o["verdict"].as_str().unwrap_or("").to_string(), o["evidence"].as_str().unwrap_or("").to_string());
+                true
+            }
+            _ => false,
+        }
+    });
+    assert!(settled, "no settled outcome for {lesson} in {session}");
+    found
+}
+
+#[test]
+fn what_happened_next_is_attributed_and_moves_the_lessons_worth() {
+    let (home, project) = home_and_project();
+    let lesson = ok_in(&home, &project, &["add", PNPM, "--category", "tooling"]).trim().to_string();
+    let install = |s: &str, id: &str| bash(s, id, &project, "npm install left-pad", "Install left-pad");
+    said(&home, &install("s0", "toolu_0"));
+    ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s0", "--tool-use-id", "toolu_0"]);
+
+    // Followed: the next call does it the lesson's way; the user moves on.
+    assert!(said(&home, &install("s1", "toolu_1")).contains("pnpm workspaces"), "the premise: said after `used`");
+    said(&home, &bash("s1", "toolu_2", &project, "pnpm add --filter web left-pad", "Add left-pad to the web package"));
+    // Until the user's next prompt, followed is only so far.
+    let so_far = || attributed(&home, "s1")[0]["outcomes"][0].clone();
+    assert!(eventually(Duration::from_secs(20), || so_far()["verdict"] == "followed"), "{}", so_far());
+    assert_eq!(so_far()["settled"], false, "{}", so_far());
+    said(&home, &prompt("s1", &project, "Thanks. Now run the unit tests"));
+    let (v, evidence) = verdict(&home, "s1", &lesson);
+    assert_eq!(v, "followed", "{evidence}");
+    assert!(evidence.contains("pnpm add --filter web left-pad"), "{evidence}");
+
+    // Ignored: the next call does again what the lesson warns about.
+    assert!(said(&home, &install("s2", "toolu_1")).contains("pnpm workspaces"));
+    said(&home, &bash("s2", "toolu_2", &project, "npm install left-pad --legacy-peer-deps", "Install left-pad ignoring peers"));
+    let (v, evidence) = verdict(&home, "s2", &lesson);
+    assert_eq!(v, "ignored", "{evidence}");
+
+    // Contradicted: done the lesson's way, and the user rejects it.
+    assert!(said(&home, &install("s3", "toolu_1")).contains("pnpm workspaces"));
+    said(&home, &bash("s3", "toolu_2", &project, "pnpm add left-pad", "Add left-pad"));
+    said(&home, &prompt("s3", &project, "No, undo that: this package is published with npm"));
+    let (v, evidence) = verdict(&home, "s3", &lesson);
+    assert_eq!(v, "contradicted", "{evidence}");
+
+    // A call that merely succeeded says nothing: unknown, so far.
+    assert!(said(&home, &install("s4", "toolu_1")).contains("pnpm workspaces"));
+    said(&home, &bash("s4", "toolu_2", &project, "git status", "Show the working tree status"));
+    let entries = attributed(&home, "s4");
+    assert_eq!(entries[0]["outcomes"][0]["verdict"], "unknown", "{entries:?}");
+
+    // The worth: `used` and followed helpful, contradicted unhelpful, one ignore counted alone;
+    // each saying is an access.
+    let shown: Value = serde_json::from_str(&home.ok(&["show", &lesson, "--json"])).unwrap();
+    let w = &shown["worth"];
+    assert_eq!((w["helpful"].as_u64(), w["unhelpful"].as_u64(), w["ignored"].as_u64()), (Some(2), Some(1), Some(1)), "{shown}");
+    assert_eq!(w["times_surfaced"].as_u64(), Some(4), "{shown}");
+    assert!(shown["now"]["last_accessed"].is_string() && shown["now"]["access_count"] == 4, "{shown}");
+    assert!((w["effectiveness"].as_f64().unwrap() - 3.0 / 5.0).abs() < 1e-9, "{shown}");
+    // Each outcome is in the adjustment log, as the outcome tier.
+    let log = home.ok(&["graph", "log", "--memory", &lesson, "--json"]);
+    let reasons: Vec<String> = log.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|l| l["source"] == "outcome").map(|l| l["reason"].as_str().unwrap().to_string()).collect();
+    for v in ["followed", "ignored", "contradicted"] {
+        assert!(reasons.iter().any(|r| r.starts_with(v)), "no {v} line: {log}");
+    }
+    // A second ignore in a row counts against the lesson.
+    assert!(said(&home, &install("s5", "toolu_1")).contains("pnpm workspaces"));
+    said(&home, &bash("s5", "toolu_2", &project, "npm i left-pad", "Install left-pad"));
+    assert_eq!(verdict(&home, "s5", &lesson).0, "ignored");
+    let shown: Value = serde_json::from_str(&home.ok(&["show", &lesson, "--json"])).unwrap();
+    assert_eq!((shown["worth"]["ignored"].as_u64(), shown["worth"]["unhelpful"].as_u64()), (Some(2), Some(2)), "{shown}");
+    // And the human view says it.
+    let text = home.ok(&["log", "--all", "--session", "s5"]);
+    assert!(text.contains("outcome: ignored: "), "{text}");
+}
+
 const PNPM: &str = "This repository uses pnpm workspaces: add packages with pnpm add --filter, never with npm";
 
 #[test]
@@ -187,6 +286,8 @@ fn what_was_learned_survives_kill_9() {
     said(&home, &bash("s1", "toolu_1", &project, "npm install left-pad", "Install left-pad"));
     ok_in(&home, &project, &["feedback", "used", &a, "--session", "s1", "--tool-use-id", "toolu_1"]);
     home.ok(&["graph", "link", &a, &b, "--strength", "0.7"]);
+    // What the outcome worker writes after a saying is in before the snapshot.
+    attributed(&home, "s1");
     let log = home.ok(&["graph", "log", "--json"]);
     let graph = home.ok(&["graph", "show", &a, "--json"]);
     let pid = home.daemon_pid().unwrap();

@@ -1,0 +1,224 @@
+//! Outcome attribution at work: after a session's events, what became of each lesson said there
+//! (followed, ignored, contradicted, unknown: the rule is `learning::attribution`'s), kept per
+//! moment and lesson, and applied once settled:
+//! - followed: a helpful outcome, and the moment's link to the lesson moves toward "applies" by
+//!   `learning.step_outcome` (the path that said it too), never across a judgement of the user's;
+//! - contradicted: an unhelpful outcome, and the link moves toward "does not apply";
+//! - ignored: counted and shown; unhelpful only when the lesson's previous outcome was an ignore
+//!   too;
+//! - unknown: recorded, nothing moves.
+//!
+//! Saying a lesson also updates its access record (times said, last accessed). The work runs on
+//! its own task after the hook has answered: the hook only notes the session.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use cairn_proto::{Memory, GLOBAL_PROJECT};
+use tokio::sync::Notify;
+
+use super::daemon::Daemon;
+use super::error::{Error, Result};
+use super::feedback::{at_moment, count_outcome, describe, embed_moment, Changes, Judgement};
+use crate::advisor::seeds;
+use crate::base::clock;
+use crate::learning::attribution::{acted, attribute, Attribution, Lesson, Verdict, Window};
+use crate::learning::graph::Tier;
+use crate::semantic::Prepared;
+use crate::store::outcomes::{outcome_key, OutcomeRecord};
+use crate::store::sessions::SessionEvent;
+
+/// How many of a session's newest events are read: the window's calls and what lies between.
+const SESSION_READ: usize = 400;
+/// How long the worker lets events gather before reading a session.
+const GATHER: Duration = Duration::from_millis(300);
+/// How often sessions still waiting on a window's time are looked at again.
+const TICK: Duration = Duration::from_secs(30);
+/// At start, how many recent events are looked through for sessions left waiting.
+const RESUME_EVENTS: usize = 5_000;
+
+/// The sessions with lessons whose outcome is not settled yet.
+#[derive(Default)]
+pub struct Pending {
+    sessions: Mutex<HashSet<String>>,
+    wake: Notify,
+}
+
+impl Pending {
+    /// After a hook event: a session that was just told something, or still waits on an
+    /// outcome, is read again shortly.
+    pub fn note(&self, session: &str, said: bool) {
+        let mut s = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        if said || s.contains(session) {
+            s.insert(session.to_string());
+            drop(s);
+            self.wake.notify_one();
+        }
+    }
+
+    fn take(&self) -> Vec<String> {
+        let mut s = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        let mut all: Vec<String> = s.drain().collect();
+        all.sort();
+        all
+    }
+
+    fn keep(&self, session: String) {
+        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(session);
+    }
+}
+
+/// Starts the worker: sessions noted by the hook, then every [`TICK`] those still waiting.
+pub fn spawn(d: &Arc<Daemon>) {
+    let d = d.clone();
+    tokio::spawn(async move {
+        resume(&d);
+        loop {
+            // Nothing waiting: sleep until the hook notes a session (an idle daemon stays asleep).
+            let idle = d.pending().sessions.lock().unwrap_or_else(|p| p.into_inner()).is_empty();
+            tokio::select! {
+                _ = d.shutdown().cancelled() => return,
+                _ = d.pending().wake.notified() => tokio::time::sleep(GATHER).await,
+                _ = tokio::time::sleep(TICK), if !idle => {}
+            }
+            for session in d.pending().take() {
+                match settle(&d, &session).await {
+                    Ok(true) => {}
+                    Ok(false) => d.pending().keep(session),
+                    Err(e) => tracing::warn!(error = %e, session = %session, "cannot attribute the session's outcomes"),
+                }
+            }
+        }
+    });
+}
+
+/// Sessions told something lately, read again after a restart.
+fn resume(d: &Daemon) {
+    match d.store().recent_events(RESUME_EVENTS, |e| !e.advised.is_empty()) {
+        Ok(events) => events.iter().for_each(|e| d.pending().keep(e.session_id.clone())),
+        Err(e) => tracing::warn!(error = %e, "cannot read the session log for outcomes left waiting"),
+    }
+}
+
+/// Attributes what it can in one session; `true` when nothing is left waiting.
+pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
+    let t = d.tuneables();
+    if !t.learning.outcomes {
+        return Ok(true);
+    }
+    let mut events = d.store().session_events_newest(session, SESSION_READ)?;
+    events.reverse();
+    let window = Window { calls: t.learning.outcome_window_calls, minutes: t.learning.outcome_window_minutes };
+    let now = clock::now_unix_ms() as i128;
+    let rules = d.config().read().effective_rules.clone();
+    let mut waiting = false;
+    for (i, e) in events.iter().enumerate() {
+        for item in &e.advised {
+            let key = outcome_key(&e.at, &e.session_id, &e.event, e.tool_use_id.as_deref(), &item.id);
+            let before = d.store().get_outcome(&key)?;
+            if before.as_ref().is_some_and(|r| r.settled) {
+                continue;
+            }
+            let Some(lesson) = d.memories().get(&item.id) else {
+                let gone = Attribution { verdict: Verdict::Unknown, settled: true, evidence: "the lesson was deleted".into() };
+                d.store().put_outcome(&key, &record(e, &item.id, &gone))?;
+                continue;
+            };
+            if before.is_none() {
+                tokio::task::block_in_place(|| accessed(d, &item.id, &e.at))?;
+            }
+            // The rule that put the lesson forward, when it is still in force, judges the later
+            // calls; else the lesson's words do.
+            let a = {
+                let rule = item.rule.as_deref().and_then(|name| rules.iter().chain(seeds::rules()).find(|r| r.spec.name == name));
+                let check = rule.map(|r| move |x: &SessionEvent| r.regex.is_match(&acted(x)));
+                let view = Lesson { text: &lesson.text, rule: check.as_ref().map(|c| c as &dyn Fn(&SessionEvent) -> bool) };
+                attribute(e, &view, &events[i + 1..], window, now)
+            };
+            let changed = before.as_ref().is_none_or(|r| r.verdict != a.verdict.as_str() || r.evidence != a.evidence || r.settled != a.settled);
+            if a.settled {
+                apply(d, &lesson, e, &a).await?;
+            } else {
+                waiting = true;
+            }
+            if changed {
+                d.store().put_outcome(&key, &record(e, &item.id, &a))?;
+            }
+        }
+    }
+    d.store().durable().await;
+    Ok(!waiting)
+}
+
+fn record(e: &SessionEvent, memory: &str, a: &Attribution) -> OutcomeRecord {
+    OutcomeRecord {
+        at: e.at.clone(),
+        session_id: e.session_id.clone(),
+        event: e.event.clone(),
+        tool_use_id: e.tool_use_id.clone(),
+        project: e.project.clone(),
+        memory: memory.to_string(),
+        verdict: a.verdict.as_str().into(),
+        settled: a.settled,
+        evidence: a.evidence.clone(),
+        decided_at: clock::now(),
+    }
+}
+
+/// Saying a lesson is an access: times said, last accessed.
+fn accessed(d: &Daemon, id: &str, at: &str) -> Result<()> {
+    let w = d.memories().writer();
+    let Some(mut m) = w.get(id)? else { return Ok(()) };
+    m.worth.times_surfaced += 1;
+    m.now.access_count += 1;
+    if m.now.last_accessed.as_deref().is_none_or(|last| last < at) {
+        m.now.last_accessed = Some(at.to_string());
+    }
+    w.put(&m, &Prepared::default())?;
+    Ok(())
+}
+
+/// A settled verdict's effect on the lesson and the graph.
+async fn apply(d: &Daemon, lesson: &Memory, moment: &SessionEvent, a: &Attribution) -> Result<()> {
+    let t = d.tuneables();
+    let reason = format!("{} {} at {}: {}", a.verdict.as_str(), lesson.id, describe(moment), a.evidence);
+    let applies = match a.verdict {
+        Verdict::Unknown => return Ok(()),
+        Verdict::Ignored => return tokio::task::block_in_place(|| ignored(d, &t, &lesson.id, reason)),
+        Verdict::Followed => true,
+        Verdict::Contradicted => false,
+    };
+    // The session-start brief is not a moment the advisor compares others with: its lessons'
+    // worth moves, no situation is made of it. Nor does a lesson learn outside its project.
+    let own_project = lesson.project == moment.project || lesson.project == GLOBAL_PROJECT;
+    let has_intent = moment.intent.as_deref().is_some_and(|i| !i.trim().is_empty());
+    if moment.event == "SessionStart" || !own_project || !has_intent {
+        return tokio::task::block_in_place(|| {
+            let w = d.memories().writer();
+            let Some(mut m) = w.get(&lesson.id)? else { return Ok(()) };
+            let mut changes = Changes::new(reason);
+            count_outcome(&mut m, applies, Tier::Outcome, &mut changes);
+            w.put(&m, &Prepared::default())?;
+            changes.write(&w, t.learning.max_adjustments).map(|_| ())
+        });
+    }
+    let embedded = embed_moment(d, moment).await?;
+    let j = Judgement { applies, tier: Tier::Outcome, step: t.learning.step_outcome, reason, counts: Some(applies) };
+    tokio::task::block_in_place(|| at_moment(d, &t, lesson, moment, embedded.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &j)).map(|_| ())
+}
+
+/// An ignored lesson: counted; unhelpful when the one before was ignored too.
+fn ignored(d: &Daemon, t: &crate::config::Tuneables, id: &str, reason: String) -> Result<()> {
+    let w = d.memories().writer();
+    let mut m = w.get(id)?.ok_or_else(|| Error::NotFound(id.to_string()))?;
+    let mut changes = Changes::new(reason);
+    m.worth.ignored += 1;
+    m.worth.ignored_in_a_row += 1;
+    changes.node(Tier::Outcome, id, "ignored", (m.worth.ignored - 1) as f64, m.worth.ignored as f64);
+    if m.worth.ignored_in_a_row >= 2 {
+        count_outcome(&mut m, false, Tier::Outcome, &mut changes);
+    }
+    w.put(&m, &Prepared::default())?;
+    changes.write(&w, t.learning.max_adjustments).map(|_| ())
+}
