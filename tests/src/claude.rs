@@ -410,9 +410,18 @@ impl<'a> Claude<'a> {
     /// Runs one session: `prompt`, then the scripted `turns`, with `tools` allowed; within a
     /// hard time limit.
     pub fn run(&self, prompt: &str, turns: Vec<Turn>, tools: &[&str]) -> Session {
+        self.run_with(prompt, turns, tools, &[])
+    }
+
+    /// Goes on with an earlier session (`claude -p --resume ID`): the user's next prompt in it.
+    pub fn resume(&self, session_id: &str, prompt: &str, turns: Vec<Turn>, tools: &[&str]) -> Session {
+        self.run_with(prompt, turns, tools, &["--resume", session_id])
+    }
+
+    fn run_with(&self, prompt: &str, turns: Vec<Turn>, tools: &[&str], extra: &[&str]) -> Session {
         let stand_in = StandIn::start(turns);
         let started = std::time::Instant::now();
-        let child = self.command(prompt, &stand_in, tools).spawn().expect("claude starts");
+        let child = self.command(prompt, &stand_in, tools).args(extra).spawn().expect("claude starts");
         let output = wait_output(child, Duration::from_secs(180));
         let elapsed = started.elapsed();
         let result = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);

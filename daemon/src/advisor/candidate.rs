@@ -75,16 +75,34 @@ pub struct Candidate {
     /// Its standing among everything retrieved for the moment (closest in meaning, and by how
     /// much): set by the gathering, which sees them all.
     pub standing: Standing,
+    /// Activation spread to it along the memory graph's edges from another lesson of the moment.
+    pub activation: Option<Activation>,
+}
+
+/// Activation that reached a lesson through the memory graph, with the path it took (node ids
+/// from where it started: a situation or a lesson of the moment, then lessons).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Activation {
+    pub value: f64,
+    pub path: Vec<String>,
+    /// The text of the lesson it came from.
+    pub from: String,
 }
 
 impl Candidate {
     /// The path that reached it through the memory graph: a situation learned in this project
     /// that says it applies, then the lesson; the lesson alone when retrieval or a rule found it.
     pub fn path(&self) -> Vec<String> {
-        match self.hit.as_ref().and_then(|h| h.learned.applies.as_ref()) {
-            Some(m) => vec![m.situation.clone(), self.id.clone()],
-            None => vec![self.id.clone()],
+        match (self.hit.as_ref().and_then(|h| h.learned.applies.as_ref()), &self.activation) {
+            (Some(m), _) => vec![m.situation.clone(), self.id.clone()],
+            (None, Some(a)) => a.path.clone(),
+            (None, None) => vec![self.id.clone()],
         }
+    }
+
+    /// The activation spread to it (0 when none).
+    pub fn activation(&self) -> f64 {
+        self.activation.as_ref().map_or(0.0, |a| a.value)
     }
 
     /// The user's feedback says the lesson applies to a moment like this one: a situation they

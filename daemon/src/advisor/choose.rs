@@ -181,6 +181,7 @@ mod tests {
             found: true,
             seed: None,
             standing: Standing::default(),
+            activation: None,
         }
     }
 

@@ -106,6 +106,7 @@ mod tests {
             found: true,
             seed: None,
             standing: Default::default(),
+            activation: None,
         };
         let gates = Gates { model: crate::advisor::decision::known_model(), ..Gates::from_settings(&Tuneables::default()) };
         fuse(c, &crate::advisor::salience::Salience { score: 1.0, reason: "test" }, false, &gates)

@@ -66,6 +66,10 @@ fn term(c: &Candidate, t: &Term, salience: &Salience) -> String {
         "recency" => format!("recency {v:.2}"),
         "seed_weight" => format!("seed weight {v:.2} ({})", c.seed.as_ref().map_or("", |(_, b)| b.as_str())),
         "node_weight" => format!("node weight {v:.2} (judged not useful)"),
+        "activation" => match &c.activation {
+            Some(a) => format!("learned: linked from '{}' (activation {v:.2}, {} hops)", clip(&a.from, 60), a.path.len().saturating_sub(1)),
+            None => format!("activation {v:.2}"),
+        },
         other => match other.strip_prefix("category:") {
             Some(cat) => format!("{cat} lesson"),
             None => format!("{other} {v:.2}"),

@@ -43,7 +43,7 @@ pub fn fuse(c: Candidate, salience: &Salience, prompt: bool, gates: &Gates) -> S
     let with_meaning = decision::meaning(&c).is_some();
     let (fitted, bar) = if with_meaning { (&gates.model.with_embeddings, gates.min_fusion_score) } else { (&gates.model.words_only, gates.words_only_bar()) };
     let seed_weight = c.seed.as_ref().map_or(1.0, |(w, _)| *w);
-    let decision = fitted.decide(&inputs, gates.fixed, c.effectiveness, c.recency, &[("seed_weight", seed_weight), ("node_weight", c.node_weight)]);
+    let decision = fitted.decide(&inputs, gates.fixed, c.effectiveness, c.recency, c.activation(), &[("seed_weight", seed_weight), ("node_weight", c.node_weight)]);
 
     let mut signals = Signals::new();
     signals.insert("probability".into(), decision.probability);
@@ -89,6 +89,9 @@ pub fn fuse(c: Candidate, salience: &Salience, prompt: bool, gates: &Gates) -> S
         signals.insert("seed_weight".into(), *w);
     }
     signals.insert("node_weight".into(), c.node_weight);
+    if let Some(a) = &c.activation {
+        signals.insert("activation".into(), a.value);
+    }
     if let Some(t) = &c.trigger {
         signals.insert("priority".into(), 3.0 - t.priority.index() as f64);
     }

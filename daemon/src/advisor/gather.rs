@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use cairn_proto::Memory;
 use time::OffsetDateTime;
 
-use super::candidate::{Candidate, Triggered};
+use super::candidate::{Activation, Candidate, Triggered};
 use super::decision::{self, Standing};
 use super::intent::Intent;
 use super::lookup::MemoryLookup;
@@ -16,6 +16,7 @@ use super::salience::{self, Salience};
 use super::seeds::SEED_SOURCE;
 use crate::base::text;
 use crate::config::rules::{self, Priority, TriggerRule};
+use crate::learning::graph::{self, Spread};
 use crate::retrieval::{Hit, Retrieval, CANDIDATES};
 use crate::temporal::recency::recency;
 
@@ -37,6 +38,9 @@ pub struct Ask<'a> {
     /// A seed lesson's weight in the decision now (see `super::seeds::weight`), and what it rests on.
     pub seed_weight: f64,
     pub seed_basis: String,
+    /// How activation spreads along the memory graph's edges between lessons (`None`: it does
+    /// not, as when learning is off).
+    pub spread: Option<Spread>,
 }
 
 fn candidate(memory: Memory, hit: Option<Hit>, trigger: Option<Triggered>, vector: Option<Vec<f32>>, now: OffsetDateTime, ask: &Ask<'_>, half_life: f64) -> Candidate {
@@ -55,6 +59,7 @@ fn candidate(memory: Memory, hit: Option<Hit>, trigger: Option<Triggered>, vecto
         trigger,
         vector,
         standing: Standing::default(),
+        activation: None,
     }
 }
 
@@ -166,6 +171,9 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
         let id = f.id.clone();
         out.insert(id, candidate(memory, Some(f), None, vector, now, ask, half_life_days));
     }
+    if let Some(spread) = ask.spread {
+        activate(&mut out, retrieval, lookup, ask, spread, now, half_life_days);
+    }
     let mut v: Vec<Candidate> = out.into_values().collect();
     v.sort_by(|a, b| a.id.cmp(&b.id));
     // Standing among what was retrieved and put forward (a hit left out above is behind at least
@@ -175,6 +183,62 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
         c.standing = s;
     }
     v
+}
+
+/// Most lessons activation may bring in that no retrieval or rule found.
+const ACTIVATED: usize = 8;
+
+/// Spreads activation from the moment's candidates along the edges between lessons (1 or 2
+/// hops, each edge's weight times the decay, stopping under the floor). A candidate starts with
+/// what put it forward: its relevance, its rule's confidence, or the closeness of the situation
+/// learned for it (then the path starts at that situation). A lesson reached through an edge
+/// keeps the activation and path that reached it; one no retrieval found joins the candidates
+/// (of the moment's projects, audible, the strongest few), with its own evidence scored.
+fn activate(out: &mut HashMap<String, Candidate>, retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'_>, spread: Spread, now: OffsetDateTime, half_life_days: f64) {
+    let Some(learned) = &retrieval.learned else { return };
+    let situations = learned.situations;
+    if !situations.has_between() {
+        return;
+    }
+    let mut starts: HashMap<String, Option<String>> = HashMap::new();
+    let mut seeds: Vec<(String, f64)> = Vec::new();
+    for c in out.values() {
+        let by_rule = c.trigger.as_ref().map_or(0.0, |t| t.confidence);
+        let by_situation = c.hit.as_ref().and_then(|h| h.learned.applies.as_ref());
+        let own = c.relevance().max(by_rule).max(by_situation.map_or(0.0, |m| m.closeness));
+        starts.insert(c.id.clone(), by_situation.filter(|m| m.closeness >= c.relevance().max(by_rule)).map(|m| m.situation.clone()));
+        seeds.push((c.id.clone(), own));
+    }
+    seeds.sort_by(|a, b| a.0.cmp(&b.0));
+    let edges = |node: &str| situations.between_of(node).into_iter().map(|(t, s)| (t, graph::carries(s))).filter(|(_, w)| *w > 0.0).collect();
+    let reached = graph::spread(&seeds, edges, spread);
+    let mut newcomers: Vec<(String, Activation)> = Vec::new();
+    for (id, r) in reached.into_iter().filter(|(_, r)| r.path.len() >= 2) {
+        let mut path = r.path.clone();
+        if let Some(Some(situation)) = starts.get(&path[0]) {
+            path.insert(0, situation.clone());
+        }
+        let from = path.iter().rev().nth(1).and_then(|p| out.get(p).map(|c| c.text.clone()).or_else(|| lookup.memory(p).map(|m| m.text))).unwrap_or_default();
+        let activation = Activation { value: r.activation, path, from };
+        match out.get_mut(&id) {
+            Some(c) => c.activation = Some(activation),
+            None => newcomers.push((id, activation)),
+        }
+    }
+    newcomers.sort_by(|a, b| b.1.value.total_cmp(&a.1.value).then_with(|| a.0.cmp(&b.0)));
+    for (id, activation) in newcomers {
+        if out.values().filter(|c| c.activation.is_some() && !c.found && c.trigger.is_none()).count() >= ACTIVATED {
+            break;
+        }
+        // Never outside the moment's projects, and never what is kept quiet.
+        let Some(memory) = lookup.memory(&id).filter(|m| ask.projects.contains(&m.project.as_str()) && lookup.audible(&m.id)) else { continue };
+        let hit = retrieval.score(&ask.intent.words, &[id.as_str()]).into_iter().flatten().next();
+        let vector = retrieval.vector_of(&id);
+        let mut c = candidate(memory, hit, None, vector, now, ask, half_life_days);
+        c.found = false;
+        c.activation = Some(activation);
+        out.insert(id, c);
+    }
 }
 
 /// Ids of the `k` closest hits by meaning and the `k` best by keywords.
@@ -230,7 +294,7 @@ mod tests {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: index, semantic: None, fusion, learned: None };
         let intent = Intent { words: words.into(), meaning: words.into() };
-        let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules: &[rules], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
+        let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules: &[rules], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         choose(gather(&retrieval, lookup, &ask, None, now, 30.0), &salience, false, &policy(2), |_| false)
     }
@@ -303,7 +367,7 @@ mod tests {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
         let intent = Intent { words: "force push to main".into(), meaning: String::new() };
-        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let mut p = policy(2);
         p.gates.min_matched_terms = 1;
@@ -342,7 +406,7 @@ mod tests {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
         let intent = Intent { words: "rotate the vault api tokens monthly".into(), meaning: String::new() };
-        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let quiet = Muting { memories: &lookup, muted: &["m0", "m1", "m2", "m3", "m4"] };
         let ids: Vec<String> = gather(&retrieval, &quiet, &ask, Some(1), now, 30.0).into_iter().map(|c| c.id).collect();
@@ -358,7 +422,7 @@ mod tests {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
         let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new() };
-        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new() };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let gathered = gather(&retrieval, &lookup, &ask, None, now, 30.0);
         assert!(gathered.len() >= 3);
@@ -369,5 +433,47 @@ mod tests {
         let again = choose(gathered, &PUSH, false, &policy(2), |id| first.contains(&id.to_string()));
         assert!(again.said.iter().all(|s| !first.contains(&s.candidate.id)), "cooled-down items are not repeated");
         assert_eq!(again.not_said.iter().filter(|(_, v)| *v == Verdict::Cooldown).count(), 2);
+    }
+
+    #[test]
+    fn activation_spreads_from_the_moments_lessons_along_their_edges() {
+        use crate::retrieval::situations::{Moment, Situations};
+        use crate::retrieval::LearnedQuery;
+        use cairn_proto::EdgeKind;
+        let (index, lookup) = setup(&[
+            memory("push", "global", "Never force-push to main; open a pull request instead", "git"),
+            memory("review", "global", "Ask a second reviewer for changes to the billing code", "process"),
+            memory("far", "/other", "Tag the release after the merge", "process"),
+            memory("weak", "global", "Squash fixup commits before asking for review", "git"),
+        ]);
+        let mut situations = Situations::default();
+        situations.set_between("push", "review", EdgeKind::Manual, Some(0.95));
+        situations.set_between("push", "far", EdgeKind::Manual, Some(0.95));
+        // At 0.5 an edge carries nothing: an automatic co_used edge is no evidence yet.
+        situations.set_between("push", "weak", EdgeKind::CoUsed, Some(0.50001));
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
+        let words = "git push --force origin main";
+        let moment = situations.prepare(Moment::new("/p", words, None), 0.5);
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: Some(LearnedQuery { situations: &situations, moment, floor: 0.5 }) };
+        let intent = Intent { words: words.into(), meaning: words.into() };
+        let spread = Spread { decay: 0.5, floor: 0.1, hops: 2 };
+        let ask = Ask { intent: &intent, salience: PUSH, raw: words, projects: &["/p", "global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: Some(spread) };
+        let now = time::macros::datetime!(2026-01-02 0:00 UTC);
+        let got = gather(&retrieval, &lookup, &ask, None, now, 30.0);
+        let push = got.iter().find(|c| c.id == "push").expect("found by its words");
+        let review = got.iter().find(|c| c.id == "review").expect("brought in by the edge");
+        let a = review.activation.as_ref().unwrap();
+        assert!((a.value - push.relevance() * 0.9 * 0.5).abs() < 1e-9, "{a:?}");
+        assert_eq!((a.path.clone(), review.path()), (vec!["push".to_string(), "review".into()], vec!["push".to_string(), "review".into()]));
+        assert!(a.from.starts_with("Never force-push"));
+        assert!(!got.iter().any(|c| c.id == "far"), "another project's lesson is never activated");
+        assert!(got.iter().all(|c| c.id != "weak" || c.activation.is_none()), "a neutral edge carries nothing: {:?}", got.iter().map(|c| (&c.id, c.relevance(), &c.activation)).collect::<Vec<_>>());
+        // The decision weighs it, and `why` says where it came from.
+        let scored = crate::advisor::fuse::fuse(review.clone(), &PUSH, false, &policy(2).gates);
+        assert!(scored.why.contains("learned: linked from 'Never force-push"), "{}", scored.why);
+        assert_eq!(scored.signals.get("activation").copied(), Some(a.value));
+        // No spreading asked for: nothing activated.
+        let off = Ask { spread: None, ..ask };
+        assert!(gather(&retrieval, &lookup, &off, None, now, 30.0).iter().all(|c| c.activation.is_none() && c.id != "review"));
     }
 }

@@ -37,7 +37,7 @@ impl Gates {
             min_similarity: r.min_similarity,
             min_fusion_score: r.min_fusion_score,
             min_matched_terms: r.min_matched_terms,
-            fixed: Fixed::from_weights(r.weight_outcome, r.weight_recency),
+            fixed: Fixed::from_weights(r.weight_outcome, r.weight_recency).with_activation(if t.learning.enabled { t.learning.weight_activation } else { 0.0 }),
             model: Model::builtin(),
             same_moment: t.learning.same_moment,
         }

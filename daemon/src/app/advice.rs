@@ -26,6 +26,7 @@ use crate::advisor::salience::{self, Salience};
 use crate::advisor::seeds;
 use crate::base::event::{EventKind, HookEvent};
 use crate::config::rules::TriggerRule;
+use crate::learning::graph::Spread;
 use crate::config::{InterruptMode, Tuneables};
 use crate::store::sessions::SessionEvent;
 
@@ -130,6 +131,7 @@ fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), 
         min_category_relevance: t.triggers.min_category_relevance,
         seed_weight,
         seed_basis,
+        spread: t.learning.enabled.then_some(Spread { decay: t.learning.spread_decay, floor: t.learning.spread_floor, hops: t.learning.spread_hops }),
     };
     let now = Instant::now();
     let wall = time::OffsetDateTime::now_utc();

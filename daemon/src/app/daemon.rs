@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use cairn_proto::{Memory, Mode, Paths, Scope, GLOBAL_PROJECT};
 use tokio_util::sync::CancellationToken;
 
-use super::outcomes::Pending;
+use super::pending::Pending;
 use super::writer::Memories;
 use crate::advisor::cooldown::Cooldowns;
 use crate::base::project::ProjectResolver;

@@ -40,7 +40,7 @@ impl Changes {
         Changes { at: clock::now(), reason, lines: Vec::new() }
     }
 
-    fn edge(&mut self, tier: Tier, e: &Edge, old: Option<f64>) {
+    pub(super) fn edge(&mut self, tier: Tier, e: &Edge, old: Option<f64>) {
         self.lines.push(Adjustment {
             at: self.at.clone(),
             source: tier.as_str().into(),

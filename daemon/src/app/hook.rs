@@ -64,7 +64,7 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
     };
     record::hook_event(d, &entry, t.sessions.max_events)?;
     // What became of the lessons said is read after the answer, on the outcome worker.
-    d.pending().note(&session, !entry.advised.is_empty());
+    d.pending().note(&session, !entry.advised.is_empty() || event.kind == EventKind::SessionEnd);
     if event.kind == EventKind::SessionEnd {
         d.cooldowns().end(&session);
     }

@@ -17,6 +17,7 @@ pub mod hook;
 pub mod log;
 pub mod memories;
 pub mod outcomes;
+pub mod pending;
 pub mod periodic;
 pub mod quiet;
 pub mod record;

@@ -11,12 +11,10 @@
 //! Saying a lesson also updates its access record (times said, last accessed). The work runs on
 //! its own task after the hook has answered: the hook only notes the session.
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use cairn_proto::{Memory, GLOBAL_PROJECT};
-use tokio::sync::Notify;
 
 use super::daemon::Daemon;
 use super::error::{Error, Result};
@@ -38,37 +36,6 @@ const TICK: Duration = Duration::from_secs(30);
 /// At start, how many recent events are looked through for sessions left waiting.
 const RESUME_EVENTS: usize = 5_000;
 
-/// The sessions with lessons whose outcome is not settled yet.
-#[derive(Default)]
-pub struct Pending {
-    sessions: Mutex<HashSet<String>>,
-    wake: Notify,
-}
-
-impl Pending {
-    /// After a hook event: a session that was just told something, or still waits on an
-    /// outcome, is read again shortly.
-    pub fn note(&self, session: &str, said: bool) {
-        let mut s = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        if said || s.contains(session) {
-            s.insert(session.to_string());
-            drop(s);
-            self.wake.notify_one();
-        }
-    }
-
-    fn take(&self) -> Vec<String> {
-        let mut s = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        let mut all: Vec<String> = s.drain().collect();
-        all.sort();
-        all
-    }
-
-    fn keep(&self, session: String) {
-        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(session);
-    }
-}
-
 /// Starts the worker: sessions noted by the hook, then every [`TICK`] those still waiting.
 pub fn spawn(d: &Arc<Daemon>) {
     let d = d.clone();
@@ -76,10 +43,10 @@ pub fn spawn(d: &Arc<Daemon>) {
         resume(&d);
         loop {
             // Nothing waiting: sleep until the hook notes a session (an idle daemon stays asleep).
-            let idle = d.pending().sessions.lock().unwrap_or_else(|p| p.into_inner()).is_empty();
+            let idle = d.pending().is_empty();
             tokio::select! {
                 _ = d.shutdown().cancelled() => return,
-                _ = d.pending().wake.notified() => tokio::time::sleep(GATHER).await,
+                _ = d.pending().notified() => tokio::time::sleep(GATHER).await,
                 _ = tokio::time::sleep(TICK), if !idle => {}
             }
             for session in d.pending().take() {
@@ -147,8 +114,67 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             }
         }
     }
+    if !waiting && events.iter().any(|e| e.event == "SessionEnd") {
+        tokio::task::block_in_place(|| co_used(d, &t, &events))?;
+    }
     d.store().durable().await;
     Ok(!waiting)
+}
+
+/// Most lessons of one session whose co-use is counted.
+const CO_USED: usize = 8;
+
+/// The automatic tier: when a session that ended went well (a lesson followed, none
+/// contradicted), the lessons said in it move their `co_used` edges to each other up by
+/// `learning.step_automatic`, once per session.
+fn co_used(d: &Daemon, t: &crate::config::Tuneables, events: &[SessionEvent]) -> Result<()> {
+    let Some(end) = events.iter().rev().find(|e| e.event == "SessionEnd") else { return Ok(()) };
+    let key = outcome_key(&end.at, &end.session_id, &end.event, None, "co_used");
+    if d.store().get_outcome(&key)?.is_some() {
+        return Ok(());
+    }
+    let mut said: Vec<&str> = Vec::new();
+    let mut verdicts = Vec::new();
+    for e in events {
+        for item in &e.advised {
+            if let Some(r) = d.store().get_outcome(&outcome_key(&e.at, &e.session_id, &e.event, e.tool_use_id.as_deref(), &item.id))? {
+                verdicts.push(r.verdict);
+            }
+            if !said.contains(&item.id.as_str()) && said.len() < CO_USED && d.memories().get(&item.id).is_some() {
+                said.push(&item.id);
+            }
+        }
+    }
+    let well = verdicts.iter().any(|v| v == "followed") && !verdicts.iter().any(|v| v == "contradicted");
+    let evidence = if well { format!("{} lessons said together in a session that went well", said.len()) } else { "the session did not go well: nothing linked".into() };
+    if well && said.len() >= 2 {
+        let w = d.memories().writer();
+        let mut changes = Changes::new(format!("co_used in session {}", end.session_id));
+        let now = clock::now();
+        for a in &said {
+            for b in said.iter().filter(|b| *b != a) {
+                let old = d.store().get_edge(a, b, cairn_proto::EdgeKind::CoUsed.as_str())?;
+                let strength = match &old {
+                    Some(e) => crate::learning::graph::step(e.strength, t.learning.step_automatic),
+                    None => crate::learning::graph::clamp(crate::learning::graph::NEUTRAL + t.learning.step_automatic),
+                };
+                let edge = cairn_proto::Edge {
+                    source: a.to_string(),
+                    target: b.to_string(),
+                    kind: cairn_proto::EdgeKind::CoUsed,
+                    strength,
+                    created_at: old.as_ref().map_or_else(|| now.clone(), |e| e.created_at.clone()),
+                    updated_at: now.clone(),
+                };
+                w.link(&edge)?;
+                changes.edge(Tier::Automatic, &edge, old.map(|e| e.strength));
+            }
+        }
+        changes.write(&w, t.learning.max_adjustments)?;
+    }
+    let done = Attribution { verdict: Verdict::Unknown, settled: true, evidence };
+    d.store().put_outcome(&key, &record(end, "co_used", &done))?;
+    Ok(())
 }
 
 fn record(e: &SessionEvent, memory: &str, a: &Attribution) -> OutcomeRecord {

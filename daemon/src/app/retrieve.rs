@@ -47,7 +47,7 @@ pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Pat
         _ => None,
     };
     let situations = d.memories().situations();
-    let learned = moment.filter(|_| t.learning.enabled && !situations.is_empty()).map(|m| {
+    let learned = moment.filter(|_| t.learning.enabled && (!situations.is_empty() || situations.has_between())).map(|m| {
         let vector = semantic.as_ref().map(|s| (s.index.fingerprint(), s.vector));
         let now = crate::base::clock::now_unix_ms() as f64 / 1000.0;
         let moment = Moment::new(m.project, m.words, vector).fading(now, t.learning.situation_half_life_days * 86_400.0);

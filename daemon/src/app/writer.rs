@@ -76,6 +76,13 @@ fn load_situations(store: &Store) -> Result<Situations, StoreError> {
             out.link(&e.source, &e.target, Some(e.strength));
         }
     }
+    // The edges between lessons, for spreading activation.
+    for e in store.edges_after(None) {
+        let (_, e) = e?;
+        if e.kind != EdgeKind::Applies && !e.source.starts_with(cairn_proto::SITUATION_PREFIX) {
+            out.set_between(&e.source, &e.target, e.kind, Some(e.strength));
+        }
+    }
     Ok(out)
 }
 
@@ -242,6 +249,8 @@ impl Writer<'_> {
         let previous = self.m.store.put_edge(edge)?;
         if edge.kind == EdgeKind::Applies {
             self.m.situations.write().expect("situations lock").link(&edge.source, &edge.target, Some(edge.strength));
+        } else if !edge.source.starts_with(cairn_proto::SITUATION_PREFIX) {
+            self.m.situations.write().expect("situations lock").set_between(&edge.source, &edge.target, edge.kind, Some(edge.strength));
         }
         Ok(previous)
     }
@@ -251,6 +260,8 @@ impl Writer<'_> {
         let removed = self.m.store.remove_edge(source, target, kind.as_str())?;
         if kind == EdgeKind::Applies {
             self.m.situations.write().expect("situations lock").link(source, target, None);
+        } else {
+            self.m.situations.write().expect("situations lock").set_between(source, target, kind, None);
         }
         Ok(removed)
     }

@@ -152,6 +152,7 @@ pub const SETTINGS: &[Setting] = &[
     // of change of the link-strength design.
     setting!("learning.enabled", "", Default::Bool(true), Check::Any, "Whether what was learned (situations, links, node weights) takes part in advice; feedback is kept either way."),
     setting!("learning.step_deliberate", "", Default::Number(0.01), Check::Between(0.0, 0.5), "How far one feedback verb moves an edge's strength (a situation's link first moves to the judgement's side of 0.5)."),
+    setting!("learning.step_automatic", "", Default::Number(0.00001), Check::Between(0.0, 0.01), "How far lessons said together in a session that went well (one followed, none contradicted) move their `co_used` edges, per session."),
     setting!("learning.node_step", "", Default::Number(0.1), Check::Between(0.0, 0.95), "How far one `not-useful` lowers a lesson's node weight (1 at first, never under 0.05)."),
     setting!("learning.situation_floor", "", Default::Number(0.5), Check::Between(-1.0, 1.0), "How close a moment must be to a learned situation (cosine, or shared words without embeddings) for it to count at all."),
     setting!("learning.same_moment", "", Default::Number(0.85), Check::Between(-1.0, 1.0), "How close a moment must be to a situation for its judgement to decide alone: one that applies speaks like a rule, one that does not keeps the lesson silent."),
@@ -164,6 +165,10 @@ pub const SETTINGS: &[Setting] = &[
     setting!("learning.step_outcome", "", Default::Number(0.005), Check::Between(0.0, 0.5), "How far a followed or contradicted lesson moves the link of the moment it was said at (a link you judged the other way is moved toward 0.5, never past it)."),
     setting!("learning.outcome_window_calls", "", Default::Count(8), Check::AtLeast(1), "How many acting tool calls after a lesson was said are read for what became of it."),
     setting!("learning.outcome_window_minutes", "", Default::Number(15.0), Check::Above(0.0), "How many minutes after a lesson was said are read for what became of it."),
+    setting!("learning.weight_activation", "", Default::Number(3.0), Check::Between(0.0, 10.0), "Logit a lesson gains per unit of activation spread to it along the graph's edges from a lesson of the moment (shown as `learned: linked from ...` in `why`)."),
+    setting!("learning.spread_decay", "", Default::Number(0.5), Check::Between(0.0, 1.0), "What each hop of spreading activation keeps, times the edge's weight (its strength above 0.5, doubled)."),
+    setting!("learning.spread_floor", "", Default::Number(0.1), Check::Between(0.0, 1.0), "Activation under this stops spreading and counts for nothing."),
+    setting!("learning.spread_hops", "", Default::Count(2), Check::Within(1, 2), rule "must be 1 or 2", "How many edges activation crosses from a lesson of the moment: 1 or 2."),
 ];
 
 /// The setting whose key, or former key, is `key`.

@@ -131,6 +131,7 @@ pub struct StoreSettings {
 pub struct Learning {
     pub enabled: bool,
     pub step_deliberate: f64,
+    pub step_automatic: f64,
     pub node_step: f64,
     pub situation_floor: f64,
     pub same_moment: f64,
@@ -143,6 +144,10 @@ pub struct Learning {
     pub step_outcome: f64,
     pub outcome_window_calls: usize,
     pub outcome_window_minutes: f64,
+    pub weight_activation: f64,
+    pub spread_decay: f64,
+    pub spread_floor: f64,
+    pub spread_hops: usize,
 }
 
 impl Default for Tuneables {

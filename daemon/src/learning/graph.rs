@@ -112,7 +112,14 @@ pub struct Reached {
     pub path: Vec<String>,
 }
 
-/// Spreads activation from `seeds` (node, activation) along `edges(node)` (target, strength)
+/// The weight activation crosses an edge with: what its strength says above neutral, from 0 at
+/// 0.5 (no evidence, as a new automatic edge) to 0.9 at the ceiling; an edge under 0.5 carries
+/// none.
+pub fn carries(strength: f64) -> f64 {
+    ((clamp(strength) - NEUTRAL) * 2.0).max(0.0)
+}
+
+/// Spreads activation from `seeds` (node, activation) along `edges(node)` (target, weight)
 /// for up to `spread.hops` hops. Each node keeps its strongest activation and the path that gave
 /// it; seeds are reported as reached by themselves. Deterministic: ties go to the smaller id.
 pub fn spread(seeds: &[(String, f64)], edges: impl Fn(&str) -> Vec<(String, f64)>, spread: Spread) -> HashMap<String, Reached> {
@@ -142,7 +149,7 @@ pub fn spread(seeds: &[(String, f64)], edges: impl Fn(&str) -> Vec<(String, f64)
                 if from.path.contains(&target) {
                     continue;
                 }
-                let activation = from.activation * clamp(strength) * spread.decay;
+                let activation = from.activation * strength.clamp(0.0, 1.0) * spread.decay;
                 if activation < spread.floor {
                     continue;
                 }

@@ -7,6 +7,7 @@
 //! project's situations are bounded in number, so a linear scan stays well under a millisecond.
 //! Pure; no I/O.
 
+use cairn_proto::EdgeKind;
 use std::collections::{HashMap, HashSet};
 
 use crate::base::text;
@@ -105,6 +106,9 @@ pub struct Situations {
     /// Situation -> (lesson, strength): the same links from the other end, so that a query
     /// touches only its project's situations and their links, never every link.
     out: HashMap<String, Vec<(String, f64)>>,
+    /// Lesson -> (lesson, kind, strength): the edges between lessons (`co_used`, `manual`, ...),
+    /// which activation spreads along.
+    between: HashMap<String, Vec<(String, EdgeKind, f64)>>,
 }
 
 impl Situations {
@@ -167,8 +171,42 @@ impl Situations {
         }
     }
 
+    /// Sets the edge of `kind` from lesson `source` to lesson `target` (`None` removes it).
+    pub fn set_between(&mut self, source: &str, target: &str, kind: EdgeKind, strength: Option<f64>) {
+        let edges = self.between.entry(source.to_string()).or_default();
+        edges.retain(|(t, k, _)| !(t == target && *k == kind));
+        if let Some(w) = strength {
+            edges.push((target.to_string(), kind, w));
+        }
+        if edges.is_empty() {
+            self.between.remove(source);
+        }
+    }
+
+    /// The lessons `lesson` links to, each once with its strongest edge's strength.
+    pub fn between_of(&self, lesson: &str) -> Vec<(String, f64)> {
+        let mut out: Vec<(String, f64)> = Vec::new();
+        for (t, _, w) in self.between.get(lesson).into_iter().flatten() {
+            match out.iter_mut().find(|(x, _)| x == t) {
+                Some(e) => e.1 = e.1.max(*w),
+                None => out.push((t.clone(), *w)),
+            }
+        }
+        out
+    }
+
+    /// Whether any lesson links to another (activation has somewhere to spread).
+    pub fn has_between(&self) -> bool {
+        !self.between.is_empty()
+    }
+
     /// Forgets every link to `lesson` (it was forgotten).
     pub fn unlink_lesson(&mut self, lesson: &str) {
+        self.between.remove(lesson);
+        self.between.retain(|_, edges| {
+            edges.retain(|(t, _, _)| t != lesson);
+            !edges.is_empty()
+        });
         for (situation, _) in self.links.remove(lesson).unwrap_or_default() {
             if let Some(out) = self.out.get_mut(&situation) {
                 out.retain(|(l, _)| l != lesson);

@@ -217,6 +217,7 @@ fn gather_all(world: &World, events: &[Event], t: &Tuneables, semantic: bool, tr
                 min_category_relevance: t.triggers.min_category_relevance,
                 seed_weight: 1.0,
                 seed_basis: "a fresh home".into(),
+                spread: None,
             };
             gather(&retrieval, &world.memories, &ask, Some(policy::LEADERS), now, t.ranking.recency_half_life_days)
         })

@@ -352,3 +352,53 @@ fn the_stand_in_plays_its_script_in_both_forms_and_records_every_request() {
     assert_eq!(recorded.iter().filter(|r| r.is_turn()).count(), 2);
     assert_eq!(stand_in.left(), 0);
 }
+
+/// The outcome attributed to the lesson said at tool call `id`, once there is one.
+fn outcome_at(claude: &Claude<'_>, id: &str) -> Value {
+    let mut found = Value::Null;
+    let seen = eventually(Duration::from_secs(20), || {
+        found = log(claude).into_iter().find(|e| e["tool_use_id"] == id).map(|e| e["outcomes"][0].clone()).unwrap_or(Value::Null);
+        found["verdict"].as_str().is_some_and(|v| v != "unknown")
+    });
+    assert!(seen, "no outcome attributed at {id}: {found}");
+    found
+}
+
+#[test]
+fn what_the_agent_did_after_a_lesson_is_attributed_in_real_sessions() {
+    let home = home_with_lesson();
+    let claude = Claude::new(&home, Route::Settings);
+    // Followed: told at the failed force push, the agent pushes again without forcing.
+    let s = claude.run(
+        "Push my work",
+        vec![Turn::bash("git push --force origin main", "Push the branch"), Turn::bash("git push origin main", "Push the branch without forcing"), Turn::text("Finished.")],
+        &["Bash"],
+    );
+    s.assert_completed("Finished.");
+    assert!(s.cairn_new_in(1).iter().any(|t| t.contains(FORCE_PUSH)), "the premise: the lesson reached the model after the push");
+    let followed = outcome_at(&claude, "toolu_stand_in_01");
+    assert_eq!(followed["verdict"], "followed", "{followed}");
+    assert!(followed["evidence"].as_str().unwrap().contains("git push origin main"), "{followed}");
+
+    // Ignored: told, the agent forces again.
+    let s = claude.run(
+        "Push my work",
+        vec![Turn::bash("git push --force origin main", "Push the branch"), Turn::bash("git push --force origin HEAD:main", "Push again"), Turn::text("Finished.")],
+        &["Bash"],
+    );
+    s.assert_completed("Finished.");
+    let entries = log(&claude);
+    let second = entries.iter().filter(|e| e["tool_use_id"] == "toolu_stand_in_01").last().expect("the second session's push").clone();
+    let ignored = eventually(Duration::from_secs(20), || {
+        log(&claude).iter().filter(|e| e["tool_use_id"] == "toolu_stand_in_01" && e["session_id"] == second["session_id"]).any(|e| e["outcomes"][0]["verdict"] == "ignored")
+    });
+    assert!(ignored, "the repeated force push is not attributed as ignored: {:?}", log(&claude));
+
+    // The lesson's worth: one helpful outcome (settled when Claude Code ended the session, or
+    // still so far), one ignore, never counted from the pushes merely running.
+    let id = log(&claude)[0]["items"][0]["id"].as_str().unwrap().to_string();
+    let shown: Value = serde_json::from_slice(&claude.cairn(&["show", &id, "--json"]).stdout).unwrap();
+    assert_eq!(shown["worth"]["ignored"], 1, "{shown}");
+    assert_eq!(shown["worth"]["unhelpful"], 0, "one ignore alone does not count against it: {shown}");
+    assert!(shown["worth"]["helpful"].as_u64().is_some_and(|h| h <= 1), "{shown}");
+}

@@ -145,6 +145,51 @@ fn what_happened_next_is_attributed_and_moves_the_lessons_worth() {
     assert!(text.contains("outcome: ignored: "), "{text}");
 }
 
+#[test]
+fn activation_spreads_along_links_and_sessions_that_went_well_link_their_lessons() {
+    let (home, project) = home_and_project();
+    let push = home.ok(&["add", "Never force-push to main; open a pull request instead", "--global", "--category", "git"]).trim().to_string();
+    let check = home.ok(&["add", "Run make check before you open a pull request: CI runs the same target", "--global", "--category", "testing"]).trim().to_string();
+    let moment = home.path().join("push.json");
+    std::fs::write(&moment, bash("s9", "toolu_9", &project, "git push --force origin main", "Push the branch")).unwrap();
+    let explain = |home: &Home| home.ok(&["advise", "--explain", "--json", "--hook-input", moment.to_str().unwrap()]);
+    let before: Value = serde_json::from_str(&explain(&home)).unwrap();
+    let mentions = |v: &Value| v["advice"].as_array().into_iter().chain(v["considered"].as_array()).flatten().find(|i| i["id"] == check.as_str()).cloned();
+    assert!(mentions(&before).is_none_or(|i| !i["why"].as_str().unwrap().contains("linked from")), "the premise: {before}");
+
+    // A link from the lesson the rule says to the other: activation reaches it, with its path.
+    home.ok(&["graph", "link", &push, &check, "--strength", "0.95"]);
+    let after: Value = serde_json::from_str(&explain(&home)).unwrap();
+    let item = mentions(&after).unwrap_or_else(|| panic!("the linked lesson is not weighed: {after}"));
+    assert!(item["why"].as_str().unwrap().contains("learned: linked from 'Never force-push"), "{item}");
+    assert!(item["signals"]["activation"].as_f64().is_some_and(|a| (a - 0.45).abs() < 1e-6), "1 (the rule) x 0.9 (0.95 above neutral, doubled) x 0.5 (decay): {item}");
+    assert_eq!(item["path"], json!([push, check]), "{item}");
+    // Learning off: no spreading.
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    std::fs::write(home.path().join("config/tuneables.json"), r#"{"learning": {"enabled": false}}"#).unwrap();
+    assert!(eventually(Duration::from_secs(10), || mentions(&serde_json::from_str(&explain(&home)).unwrap()).is_none_or(|i| i["signals"]["activation"].is_null())));
+    std::fs::write(home.path().join("config/tuneables.json"), "{}").unwrap();
+    assert!(eventually(Duration::from_secs(10), || mentions(&serde_json::from_str(&explain(&home)).unwrap()).is_some_and(|i| !i["signals"]["activation"].is_null())));
+
+    // A session that went well: two lessons said, one followed, then the session ends.
+    let pnpm = ok_in(&home, &project, &["add", PNPM, "--category", "tooling"]).trim().to_string();
+    said(&home, &bash("s0", "toolu_0", &project, "npm install left-pad", "Install left-pad"));
+    ok_in(&home, &project, &["feedback", "used", &pnpm, "--session", "s0", "--tool-use-id", "toolu_0"]);
+    assert!(said(&home, &bash("s1", "toolu_1", &project, "git push --force origin main", "Push the branch")).contains("Never force-push"));
+    assert!(said(&home, &bash("s1", "toolu_2", &project, "npm install left-pad", "Install left-pad")).contains("pnpm workspaces"));
+    said(&home, &bash("s1", "toolu_3", &project, "pnpm add left-pad", "Add left-pad"));
+    said(&home, &json!({"session_id": "s1", "cwd": project, "hook_event_name": "SessionEnd", "reason": "exit"}).to_string().into_bytes());
+    assert_eq!(verdict(&home, "s1", &pnpm).0, "followed");
+    let co_used = |from: &str| -> Option<f64> {
+        let g: Value = serde_json::from_str(&home.ok(&["graph", "show", from, "--json"])).unwrap();
+        g["out"].as_array().into_iter().flatten().find(|e| e["kind"] == "co_used").and_then(|e| e["strength"].as_f64())
+    };
+    assert!(eventually(Duration::from_secs(20), || co_used(&pnpm).is_some()), "no co_used edge after a session that went well");
+    assert!((co_used(&pnpm).unwrap() - 0.50001).abs() < 1e-9 && (co_used(&push).unwrap() - 0.50001).abs() < 1e-9);
+    let log = home.ok(&["graph", "log", "--memory", &pnpm, "--json"]);
+    assert!(log.lines().any(|l| l.contains("\"automatic\"") && l.contains("co_used")), "{log}");
+}
+
 const PNPM: &str = "This repository uses pnpm workspaces: add packages with pnpm add --filter, never with npm";
 
 #[test]
