@@ -48,19 +48,31 @@ pub fn fixtures_dir() -> PathBuf {
     panic!("shared fixtures not found beside {}", repo.display());
 }
 
-/// Waits for a child with a generous limit: a guard against hangs, not a timing assertion.
+/// Waits for a child with a generous limit: a guard against hangs, not a timing assertion. Its
+/// output is read as it comes, so that a child printing more than a pipe holds never blocks.
 pub fn wait_output(mut child: Child, limit: Duration) -> Output {
+    fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    }
+    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
     let started = Instant::now();
-    loop {
-        if child.try_wait().expect("try_wait").is_some() {
-            return child.wait_with_output().expect("output");
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
         }
         if started.elapsed() > limit {
             let _ = child.kill();
             panic!("process still running after {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(5));
-    }
+    };
+    Output { status, stdout: stdout.join().unwrap_or_default(), stderr: stderr.join().unwrap_or_default() }
 }
 
 /// The shared, already fetched model folder (`CAIRN_MODEL_DIR`, set by `scripts/test.sh` after

@@ -185,18 +185,30 @@ pub struct Fixed {
     pub recency: f64,
     /// Logit per unit of activation spread to the lesson along the memory graph's edges.
     pub activation: f64,
+    /// Logit per unit of learned closeness: how far above the floor the closest situation that
+    /// applies is, as a share of the way from the floor to 1.
+    pub learned: f64,
+}
+
+/// What a candidate brings besides the fitted inputs: each enters with a fixed weight.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Evidence {
+    pub effectiveness: f64,
+    pub recency: f64,
+    pub activation: f64,
+    pub learned: f64,
 }
 
 impl Fixed {
     /// From the settings' weights, which are shares of a score in [0, 1]: near the middle of a
     /// logistic curve a share `w` of probability is about `4 w` of logit (its slope there is 1/4).
     pub fn from_weights(weight_outcome: f64, weight_recency: f64) -> Fixed {
-        Fixed { outcome: 4.0 * weight_outcome, recency: 4.0 * weight_recency, activation: 0.0 }
+        Fixed { outcome: 4.0 * weight_outcome, recency: 4.0 * weight_recency, activation: 0.0, learned: 0.0 }
     }
 
-    /// With activation weighed at `weight` of logit per unit.
-    pub fn with_activation(self, weight: f64) -> Fixed {
-        Fixed { activation: weight, ..self }
+    /// With activation and learned closeness weighed at these logits per unit.
+    pub fn with_learning(self, activation: f64, learned: f64) -> Fixed {
+        Fixed { activation, learned, ..self }
     }
 }
 
@@ -233,15 +245,21 @@ impl Fitted {
 
     /// The decision for a candidate with these inputs, effectiveness, recency, and the factors
     /// that scale its odds (a seed's weight, the lesson's node weight), each named.
-    pub fn decide(&self, inputs: &Inputs, fixed: Fixed, effectiveness: f64, recency: f64, activation: f64, scales: &[(&str, f64)]) -> Decision {
+    pub fn decide(&self, inputs: &Inputs, fixed: Fixed, e: &Evidence, scales: &[(&str, f64)]) -> Decision {
         let mut terms: Vec<Term> = inputs
             .values
             .iter()
             .filter_map(|(n, v)| self.weights.get(n).map(|w| Term { name: n.clone(), value: *v, weight: *w, contribution: w * v, fitted: true }))
             .filter(|t| t.contribution != 0.0)
             .collect();
-        let outcome = (effectiveness.clamp(0.0, 1.0) - 0.5) * 2.0;
-        for (name, value, weight) in [("outcome", outcome, fixed.outcome), ("recency", recency.clamp(0.0, 1.0), fixed.recency), ("activation", activation.clamp(0.0, 1.0), fixed.activation)] {
+        let outcome = (e.effectiveness.clamp(0.0, 1.0) - 0.5) * 2.0;
+        let fixed_terms = [
+            ("outcome", outcome, fixed.outcome),
+            ("recency", e.recency.clamp(0.0, 1.0), fixed.recency),
+            ("activation", e.activation.clamp(0.0, 1.0), fixed.activation),
+            ("learned", e.learned.clamp(0.0, 1.0), fixed.learned),
+        ];
+        for (name, value, weight) in fixed_terms {
             if value * weight != 0.0 {
                 terms.push(Term { name: name.into(), value, weight, contribution: value * weight, fitted: false });
             }
@@ -407,14 +425,14 @@ mod tests {
     fn a_decision_names_each_term_and_adds_up() {
         let f = Fitted { intercept: -3.0, weights: [("meaning".to_string(), 8.0), ("best".to_string(), 1.0), ("salience".to_string(), -0.5)].into(), threshold: 0.5, l2: 1.0 };
         let i = Inputs { values: vec![("meaning".into(), 0.5), ("best".into(), 1.0), ("salience".into(), 0.4), ("unknown".into(), 3.0)] };
-        let d = f.decide(&i, Fixed::from_weights(0.3, 0.1), 1.0, 0.0, 0.0, &[("seed_weight", 0.5), ("node_weight", 1.0)]);
+        let d = f.decide(&i, Fixed::from_weights(0.3, 0.1), &Evidence { effectiveness: 1.0, ..Default::default() }, &[("seed_weight", 0.5), ("node_weight", 1.0)]);
         let names: Vec<&str> = d.terms.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, vec!["meaning", "outcome", "best", "seed_weight", "salience"], "largest effect first; an input the model has no weight for adds nothing");
         assert!((d.logit - (-3.0 + 4.0 + 1.0 - 0.2 + 1.2 + 0.5f64.ln())).abs() < 1e-9);
         assert!((d.probability - sigmoid(d.logit)).abs() < 1e-12);
         assert!(!d.terms.iter().find(|t| t.name == "outcome").unwrap().fitted);
         // An untested lesson (effectiveness at its prior) is neutral.
-        let neutral = f.decide(&i, Fixed::from_weights(0.3, 0.1), 0.5, 0.0, 0.0, &[]);
+        let neutral = f.decide(&i, Fixed::from_weights(0.3, 0.1), &Evidence { effectiveness: 0.5, ..Default::default() }, &[]);
         assert!(neutral.terms.iter().all(|t| t.name != "outcome" && t.name != "seed_weight"));
     }
 
@@ -461,7 +479,7 @@ mod tests {
         let mut weights = Inputs::default();
         weights.values.push(("x".into(), f64::NAN));
         let f = Fitted { intercept: 0.0, weights: [("x".to_string(), 1.0)].into(), threshold: 0.5, l2: 1.0 };
-        assert_eq!(f.decide(&weights, Fixed::from_weights(0.3, 0.1), 0.5, 0.0, 0.0, &[]).probability, 0.0);
+        assert_eq!(f.decide(&weights, Fixed::from_weights(0.3, 0.1), &Evidence { effectiveness: 0.5, ..Default::default() }, &[]).probability, 0.0);
     }
 
     #[test]

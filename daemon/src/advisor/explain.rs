@@ -66,6 +66,7 @@ fn term(c: &Candidate, t: &Term, salience: &Salience) -> String {
         "recency" => format!("recency {v:.2}"),
         "seed_weight" => format!("seed weight {v:.2} ({})", c.seed.as_ref().map_or("", |(_, b)| b.as_str())),
         "node_weight" => format!("node weight {v:.2} (judged not useful)"),
+        "learned" => "learned: applied to a moment like this".to_string(),
         "activation" => match &c.activation {
             Some(a) => format!("learned: linked from '{}' (activation {v:.2}, {} hops)", clip(&a.from, 60), a.path.len().saturating_sub(1)),
             None => format!("activation {v:.2}"),

@@ -9,7 +9,7 @@
 use cairn_proto::Signals;
 
 use super::candidate::{Candidate, Source};
-use super::decision::{self, Decision, Moment};
+use super::decision::{self, Decision, Evidence, Moment};
 use super::explain;
 use super::policy::Gates;
 use super::salience::Salience;
@@ -43,7 +43,9 @@ pub fn fuse(c: Candidate, salience: &Salience, prompt: bool, gates: &Gates) -> S
     let with_meaning = decision::meaning(&c).is_some();
     let (fitted, bar) = if with_meaning { (&gates.model.with_embeddings, gates.min_fusion_score) } else { (&gates.model.words_only, gates.words_only_bar()) };
     let seed_weight = c.seed.as_ref().map_or(1.0, |(w, _)| *w);
-    let decision = fitted.decide(&inputs, gates.fixed, c.effectiveness, c.recency, c.activation(), &[("seed_weight", seed_weight), ("node_weight", c.node_weight)]);
+    let learned = c.hit.as_ref().and_then(|h| h.learned.applies.as_ref()).map_or(0.0, |m| ((m.closeness - gates.situation_floor) / (1.0 - gates.situation_floor).max(1e-9)).clamp(0.0, 1.0));
+    let evidence = Evidence { effectiveness: c.effectiveness, recency: c.recency, activation: c.activation(), learned };
+    let decision = fitted.decide(&inputs, gates.fixed, &evidence, &[("seed_weight", seed_weight), ("node_weight", c.node_weight)]);
 
     let mut signals = Signals::new();
     signals.insert("probability".into(), decision.probability);

@@ -28,6 +28,8 @@ pub struct Gates {
     /// How close a moment must be to a situation learned from feedback for its judgement to
     /// decide alone (`learning.same_moment`).
     pub same_moment: f64,
+    /// The closeness under which a learned situation counts for nothing (`learning.situation_floor`).
+    pub situation_floor: f64,
 }
 
 impl Gates {
@@ -37,7 +39,11 @@ impl Gates {
             min_similarity: r.min_similarity,
             min_fusion_score: r.min_fusion_score,
             min_matched_terms: r.min_matched_terms,
-            fixed: Fixed::from_weights(r.weight_outcome, r.weight_recency).with_activation(if t.learning.enabled { t.learning.weight_activation } else { 0.0 }),
+            fixed: {
+                let on = if t.learning.enabled { 1.0 } else { 0.0 };
+                Fixed::from_weights(r.weight_outcome, r.weight_recency).with_learning(on * t.learning.weight_activation, on * t.learning.weight_learned)
+            },
+            situation_floor: t.learning.situation_floor,
             model: Model::builtin(),
             same_moment: t.learning.same_moment,
         }

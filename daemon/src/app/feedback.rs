@@ -150,7 +150,7 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
     };
     let (situation, said, lines) = tokio::task::block_in_place(|| at_moment(d, &t, &lesson, &moment, embedded.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
     d.store().durable().await;
-    Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(&moment)), said_there: said, situation: Some(situation), changes: lines })
+    Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(&moment)), said_there: said, situation, changes: lines })
 }
 
 /// The moment's embedding (fingerprint, vector), made as the advisor makes a query's; `None`
@@ -181,9 +181,9 @@ pub(super) struct Judgement {
 
 /// Applies `j` on `lesson` at `moment`: the moment's situation (found or made), its link, the
 /// path that said the lesson there, the lesson's worth, the bounds and the adjustment log. Not
-/// yet durable. Returns the situation, whether the lesson was said there, and the changes in
-/// words.
-pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &SessionEvent, vector: Option<(&str, &[f32])>, j: &Judgement) -> Result<(String, bool, Vec<String>)> {
+/// yet durable. Returns the situation (none when a followed outcome found none to strengthen),
+/// whether the lesson was said there, and the changes in words.
+pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &SessionEvent, vector: Option<(&str, &[f32])>, j: &Judgement) -> Result<(Option<String>, bool, Vec<String>)> {
     let applies = j.applies;
     let step = j.step;
     let words = moment.intent.clone().unwrap_or_default();
@@ -194,13 +194,19 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
     // judged before (seen again), else a new one.
     let same = d.memories().situations().same(&Moment::new(&moment.project, &words, vector), t.learning.same_situation).map(|(id, _)| id);
     let now = clock::now();
-    let situation = match same.and_then(|id| w.situation(&id).transpose()).transpose()? {
+    // A followed lesson was said there already: its outcome strengthens the links that exist
+    // (the path, the moment's own situation) and makes no new one, which would lend the lesson
+    // to every moment merely like this one on the strength of an inference.
+    let makes_links = !(j.tier == Tier::Outcome && applies);
+    let existing = same.and_then(|id| w.situation(&id).transpose()).transpose()?;
+    let situation = match existing {
         Some(mut s) => {
             s.seen += 1;
             s.last_seen = now.clone();
             w.keep_situation(&s, None)?;
-            s
+            Some(s)
         }
+        None if !makes_links => None,
         None => {
             let s = Situation {
                 id: format!("{SITUATION_PREFIX}{}", ulid::Ulid::new()),
@@ -214,9 +220,10 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
                 seen: 1,
             };
             w.keep_situation(&s, vector)?;
-            s
+            Some(s)
         }
     };
+    let situation_id = situation.as_ref().map(|s| s.id.clone()).unwrap_or_default();
     // The moment's own link: a verb takes its side; an outcome moves toward it.
     let own = |old: Option<f64>| if j.tier == Tier::Outcome { graph::nudge(old, applies, step) } else { graph::judge(old, applies, step) };
 
@@ -240,7 +247,7 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
         let Some(old) = d.store().get_edge(from, to, kind.as_str())? else { continue };
         // Another situation's side is its own judgement, which one judgement on a merely
         // similar moment must not reverse (the moment's own link takes this judgement's side).
-        let strength = if *from == situation.id {
+        let strength = if *from == situation_id {
             own(Some(old.strength))
         } else if kind == EdgeKind::Applies {
             graph::nudge(Some(old.strength), applies, step)
@@ -252,11 +259,13 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
         changes.edge(j.tier, &edge, old.map(|e| e.strength));
         moved.push((from.clone(), to.clone()));
     }
-    if !moved.contains(&(situation.id.clone(), lesson.id.clone())) {
-        let old = d.store().get_edge(&situation.id, &lesson.id, EdgeKind::Applies.as_str())?;
-        let strength = own(old.as_ref().map(|e| e.strength));
-        let edge = set_edge(&w, old.as_ref(), &situation.id, &lesson.id, EdgeKind::Applies, strength, &now)?;
-        changes.edge(j.tier, &edge, old.map(|e| e.strength));
+    if situation.is_some() && !moved.contains(&(situation_id.clone(), lesson.id.clone())) {
+        let old = d.store().get_edge(&situation_id, &lesson.id, EdgeKind::Applies.as_str())?;
+        if makes_links || old.is_some() {
+            let strength = own(old.as_ref().map(|e| e.strength));
+            let edge = set_edge(&w, old.as_ref(), &situation_id, &lesson.id, EdgeKind::Applies, strength, &now)?;
+            changes.edge(j.tier, &edge, old.map(|e| e.strength));
+        }
     }
     if let Some(helpful) = j.counts {
         let mut m = w.get(&lesson.id)?.ok_or_else(|| Error::NotFound(lesson.id.clone()))?;
@@ -265,7 +274,7 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
     }
     bound(d, t, &w, &lesson.id, &moment.project)?;
     let lines = changes.write(&w, t.learning.max_adjustments)?;
-    Ok((situation.id, said.is_some(), lines))
+    Ok((situation.map(|s| s.id), said.is_some(), lines))
 }
 
 /// Stores an edge at `strength`, keeping when it was made.

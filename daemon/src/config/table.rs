@@ -166,6 +166,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!("learning.outcome_window_calls", "", Default::Count(8), Check::AtLeast(1), "How many acting tool calls after a lesson was said are read for what became of it."),
     setting!("learning.outcome_window_minutes", "", Default::Number(15.0), Check::Above(0.0), "How many minutes after a lesson was said are read for what became of it."),
     setting!("learning.weight_activation", "", Default::Number(3.0), Check::Between(0.0, 10.0), "Logit a lesson gains per unit of activation spread to it along the graph's edges from a lesson of the moment (shown as `learned: linked from ...` in `why`)."),
+    setting!("learning.weight_learned", "", Default::Number(0.0), Check::Between(0.0, 10.0), "Logit a lesson gains from the closest situation you said it applies to, per unit of closeness above `learning.situation_floor` (as a share of the way to 1), besides that closeness standing in for an example moment's."),
     setting!("learning.spread_decay", "", Default::Number(0.5), Check::Between(0.0, 1.0), "What each hop of spreading activation keeps, times the edge's weight (its strength above 0.5, doubled)."),
     setting!("learning.spread_floor", "", Default::Number(0.1), Check::Between(0.0, 1.0), "Activation under this stops spreading and counts for nothing."),
     setting!("learning.spread_hops", "", Default::Count(2), Check::Within(1, 2), rule "must be 1 or 2", "How many edges activation crosses from a lesson of the moment: 1 or 2."),

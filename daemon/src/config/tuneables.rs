@@ -145,6 +145,7 @@ pub struct Learning {
     pub outcome_window_calls: usize,
     pub outcome_window_minutes: f64,
     pub weight_activation: f64,
+    pub weight_learned: f64,
     pub spread_decay: f64,
     pub spread_floor: f64,
     pub spread_hops: usize,
