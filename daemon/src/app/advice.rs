@@ -140,16 +140,22 @@ fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), 
     // Advice reads relevance on its own calibration (the category picks of trigger rules); search
     // keeps the one the settings give it.
     let moment = AtMoment { project, words: &intent.words };
+    let started = Instant::now();
     with_retrieval(d, t, &intent.meaning, patience, Fusion::ADVICE, Some(moment), |retrieval| {
+        let ready = started.elapsed();
         // The leaders by meaning and by words, explaining or not: `advise` decides as the hook
         // does, and explains what it weighed.
         let mut candidates = gather(retrieval, &lookup, &ask, Some(policy::LEADERS), wall, policy.recency_half_life_days);
+        let gathered = started.elapsed();
         if !t.learning.enabled {
             // What was learned stays out of advice: node weights too (situations already are).
             candidates.iter_mut().for_each(|c| c.node_weight = 1.0);
         }
         let cooldowns = d.cooldowns();
-        choose(candidates, salience, prompt, &policy, |id| session.is_some_and(|s| !cooldowns.allows(s, id, now, cooldown)))
+        let chosen = choose(candidates, salience, prompt, &policy, |id| session.is_some_and(|s| !cooldowns.allows(s, id, now, cooldown)));
+        // Where the advice's time goes (CAIRN_LOG=cairn_daemon::app::advice=trace).
+        tracing::trace!(ready_us = ready.as_micros() as u64, gather_us = (gathered - ready).as_micros() as u64, choose_us = (started.elapsed() - gathered).as_micros() as u64, "advice timing");
+        chosen
     })
 }
 

@@ -52,7 +52,9 @@ pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Pat
         let now = crate::base::clock::now_unix_ms() as f64 / 1000.0;
         let moment = Moment::new(m.project, m.words, vector).fading(now, t.learning.situation_half_life_days * 86_400.0);
         // The project's situations compared once for the moment, not once per candidate.
+        let started = std::time::Instant::now();
         let moment = situations.prepare(moment, t.learning.situation_floor);
+        tracing::trace!(prepare_us = started.elapsed().as_micros() as u64, near = moment.near_count(), by_meaning = moment.vector.is_some(), "situations prepared");
         LearnedQuery { situations: &situations, moment, floor: t.learning.situation_floor }
     });
     f(&Retrieval { lexical: &lexical, semantic, fusion, learned })

@@ -5,7 +5,7 @@
 //! Held beside the graphs, rebuilt from the memories when the model loads (they are few: a seed
 //! carries about seven). Pure; no I/O.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use sha2::{Digest, Sha256};
 

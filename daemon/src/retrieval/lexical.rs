@@ -9,7 +9,7 @@
 //! threshold means the same thing for short and long queries; a memory sharing a single term with
 //! the query gets half of it, since one shared word is weak evidence. No I/O here.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 use super::hit::Hit;
 use crate::base::text;
@@ -147,7 +147,7 @@ impl LexicalIndex {
     pub fn upsert(&mut self, doc: &LexicalDoc<'_>) {
         self.remove(doc.id);
         let w = self.weights;
-        let mut tf: HashMap<String, f64> = HashMap::new();
+        let mut tf: HashMap<String, f64> = HashMap::default();
         let mut length = 0.0;
         let mut add = |text: &str, weight: f64| {
             for term in text::terms(text) {
@@ -227,7 +227,7 @@ impl LexicalIndex {
         let pairs = text::terms_with_words(query);
         let mut terms: Vec<String> = pairs.iter().map(|(t, _)| t.clone()).collect();
         let surface: HashMap<&str, &str> = pairs.iter().map(|(t, w)| (t.as_str(), w.as_str())).collect();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         terms.retain(|t| seen.insert(t.clone()));
         terms.truncate(64);
         if terms.is_empty() || self.is_empty() {

@@ -12,7 +12,7 @@ pub mod similarity;
 pub mod situations;
 pub mod vectors;
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 pub use hit::Hit;
 use hybrid::Fusion;
@@ -65,7 +65,8 @@ impl Retrieval<'_> {
     /// `depth` by their example moments and by the situations learned for them, each with every
     /// kind of evidence and their fused relevance, in no particular order.
     pub fn gather(&self, query: &str, projects: &[&str], depth: usize) -> Vec<Hit> {
-        let mut found: HashMap<String, Hit> = HashMap::new();
+        let t0 = std::time::Instant::now();
+        let mut found: HashMap<String, Hit> = HashMap::default();
         for mut hit in self.lexical.search(query, Some(projects), depth) {
             hit.cosine = self.cosine_of(&hit.id);
             found.insert(hit.id.clone(), hit);
@@ -79,13 +80,18 @@ impl Retrieval<'_> {
             }
             self.add_scored(query, similar, &mut found);
         }
+        let t1 = t0.elapsed();
         if let Some(l) = &self.learned {
             let near: Vec<(String, Option<f32>)> = l.situations.lessons_near(&l.moment, depth, l.floor).into_iter().filter(|(id, _)| !found.contains_key(id)).map(|(id, _)| (id, None)).collect();
             // Only lessons of the moment's projects (one edited into another project since is not).
             let held: Vec<(String, Option<f32>)> = near.into_iter().filter(|(id, _)| self.lexical.holds_in(id, projects)).collect();
             self.add_scored(query, held, &mut found);
         }
-        found.into_values().map(|hit| self.finish(hit)).collect()
+        let t2 = t0.elapsed();
+        let n = found.len();
+        let out: Vec<Hit> = found.into_values().map(|hit| self.finish(hit)).collect();
+        tracing::trace!(words_meaning_us = t1.as_micros() as u64, learned_us = (t2 - t1).as_micros() as u64, finish_us = (t0.elapsed() - t2).as_micros() as u64, hits = n, "retrieval gather timing");
+        out
     }
 
     /// Adds hits for `ids` not found by keywords, with both kinds of evidence.

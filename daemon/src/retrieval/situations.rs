@@ -8,20 +8,42 @@
 //! Pure; no I/O.
 
 use cairn_proto::EdgeKind;
-use std::collections::{HashMap, HashSet};
+// foldhash: these maps are keyed by ids and read on every hook event; SipHash was a quarter of
+// the daemon's time there.
+use foldhash::{HashMap, HashSet};
 
 use crate::base::text;
 
-/// One situation as the index holds it.
+/// One situation as the index holds it; its embedding and time are its row of its project's
+/// [`Block`].
 #[derive(Debug, Clone, PartialEq)]
 struct Entry {
     project: String,
     text: String,
     terms: HashSet<String>,
-    /// The embedding and the model that made it.
-    vector: Option<(String, Vec<f32>)>,
-    /// When a judgement last touched it (Unix seconds).
-    last_seen: f64,
+    row: usize,
+}
+
+/// A project's situations, one row each, their embeddings side by side in one block: the hook
+/// scans a project's situations on every event, and rows in one piece of memory are read at
+/// the memory's speed (2,000 situations scattered on the heap took a few milliseconds, cold).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Block {
+    ids: Vec<String>,
+    /// The rows' embeddings, `dim` floats each (zeros for a row without one).
+    data: Vec<f32>,
+    /// The model that made each row's embedding (an index into `Situations::models`), if any.
+    model: Vec<Option<usize>>,
+    /// When a judgement last touched each row (Unix seconds).
+    last_seen: Vec<f64>,
+    /// The embeddings' length: the first one's; one of another length is kept as none.
+    dim: usize,
+}
+
+impl Block {
+    fn vector(&self, row: usize) -> Option<(usize, &[f32])> {
+        self.model[row].map(|m| (m, &self.data[row * self.dim..(row + 1) * self.dim]))
+    }
 }
 
 /// A learned moment that speaks for or against a lesson at this moment.
@@ -66,6 +88,11 @@ impl<'a> Moment<'a> {
         Moment { project, vector, terms: text::terms(words).into_iter().collect(), now: 0.0, half_life: 0.0, near: None }
     }
 
+    /// How many situations `prepare` kept (0 before it ran).
+    pub fn near_count(&self) -> usize {
+        self.near.as_ref().map_or(0, |n| n.len())
+    }
+
     /// The same, at `now` with situations fading by `half_life` (both in seconds).
     pub fn fading(mut self, now: f64, half_life: f64) -> Moment<'a> {
         (self.now, self.half_life) = (now, half_life);
@@ -100,7 +127,9 @@ pub const NEUTRAL: f64 = 0.5;
 #[derive(Debug, Default, Clone)]
 pub struct Situations {
     by_id: HashMap<String, Entry>,
-    by_project: HashMap<String, Vec<String>>,
+    by_project: HashMap<String, Block>,
+    /// The fingerprints of the models that made the embeddings.
+    models: Vec<String>,
     /// Lesson -> (situation, strength).
     links: HashMap<String, Vec<(String, f64)>>,
     /// Situation -> (lesson, strength): the same links from the other end, so that a query
@@ -122,24 +151,81 @@ impl Situations {
 
     /// Adds or replaces a situation (its links stay).
     pub fn upsert(&mut self, id: &str, project: &str, words: &str, vector: Option<(String, Vec<f32>)>, last_seen: f64) {
-        if let Some(old) = self.by_id.get(id)
-            && old.project != project
-            && let Some(ids) = self.by_project.get_mut(&old.project)
-        {
-            ids.retain(|x| x != id);
+        if self.by_id.get(id).is_some_and(|old| old.project != project) {
+            self.take_row(id);
         }
-        let entry = Entry { project: project.to_string(), text: words.to_string(), terms: text::terms(words).into_iter().collect(), vector, last_seen };
-        if self.by_id.insert(id.to_string(), entry).is_none() || !self.by_project.get(project).is_some_and(|ids| ids.iter().any(|x| x == id)) {
-            self.by_project.entry(project.to_string()).or_default().push(id.to_string());
+        let model = vector.as_ref().map(|(fp, _)| match self.models.iter().position(|m| m == fp) {
+            Some(i) => i,
+            None => {
+                self.models.push(fp.clone());
+                self.models.len() - 1
+            }
+        });
+        let block = self.by_project.entry(project.to_string()).or_default();
+        if block.dim == 0 && let Some((_, v)) = &vector {
+            // The first embedding sets the rows' length (rows before it had none).
+            block.dim = v.len();
+            block.data = vec![0.0; block.ids.len() * block.dim];
+        }
+        let fits = vector.as_ref().is_some_and(|(_, v)| v.len() == block.dim && block.dim > 0);
+        let row = match self.by_id.get(id).filter(|e| e.project == project) {
+            Some(e) => e.row,
+            None => {
+                block.ids.push(id.to_string());
+                block.data.resize(block.data.len() + block.dim, 0.0);
+                block.model.push(None);
+                block.last_seen.push(0.0);
+                block.ids.len() - 1
+            }
+        };
+        let dim = block.dim;
+        match vector.filter(|_| fits) {
+            Some((_, v)) => {
+                block.data[row * dim..(row + 1) * dim].copy_from_slice(&v);
+                block.model[row] = model;
+            }
+            None => {
+                block.data[row * dim..(row + 1) * dim].fill(0.0);
+                block.model[row] = None;
+            }
+        }
+        block.last_seen[row] = last_seen;
+        let entry = Entry { project: project.to_string(), text: words.to_string(), terms: text::terms(words).into_iter().collect(), row };
+        self.by_id.insert(id.to_string(), entry);
+    }
+
+    /// Takes a situation's row out of its project's block (the last row moves into its place).
+    fn take_row(&mut self, id: &str) {
+        let Some(e) = self.by_id.get(id) else { return };
+        let (project, row) = (e.project.clone(), e.row);
+        let Some(block) = self.by_project.get_mut(&project) else { return };
+        let last = block.ids.len() - 1;
+        let dim = block.dim;
+        if row != last {
+            block.data.copy_within(last * dim..(last + 1) * dim, row * dim);
+            block.ids.swap(row, last);
+            block.model.swap(row, last);
+            block.last_seen.swap(row, last);
+            if let Some(moved) = self.by_id.get_mut(&block.ids[row]) {
+                moved.row = row;
+            }
+        }
+        block.ids.pop();
+        block.model.pop();
+        block.last_seen.pop();
+        block.data.truncate(last * dim);
+        if block.ids.is_empty() {
+            self.by_project.remove(&project);
         }
     }
 
     /// Takes a situation out, with its links.
     pub fn remove(&mut self, id: &str) -> bool {
-        let Some(entry) = self.by_id.remove(id) else { return false };
-        if let Some(ids) = self.by_project.get_mut(&entry.project) {
-            ids.retain(|x| x != id);
+        if !self.by_id.contains_key(id) {
+            return false;
         }
+        self.take_row(id);
+        self.by_id.remove(id);
         for (lesson, _) in self.out.remove(id).unwrap_or_default() {
             if let Some(links) = self.links.get_mut(&lesson) {
                 links.retain(|(s, _)| s != id);
@@ -217,18 +303,26 @@ impl Situations {
         }
     }
 
-    fn closeness(entry: &Entry, moment: &Moment<'_>) -> f64 {
-        Self::compared(entry, moment).0
+    /// The closeness of a situation (its entry) to the moment, and whether it is a cosine under
+    /// the moment's model.
+    fn compared(&self, entry: &Entry, moment: &Moment<'_>) -> (f64, bool) {
+        let Some(block) = self.by_project.get(&entry.project) else { return (f64::NEG_INFINITY, false) };
+        let model = moment.vector.and_then(|(fp, q)| self.models.iter().position(|m| m == fp).map(|m| (m, q)));
+        self.compared_row(block, entry.row, model, moment)
     }
 
-    /// The closeness, and whether it is a cosine under the moment's model.
-    fn compared(entry: &Entry, moment: &Moment<'_>) -> (f64, bool) {
-        let (c, by_meaning) = match (moment.vector, &entry.vector) {
-            (Some((model, q)), Some((made_by, v))) if model == made_by && q.len() == v.len() => (dot(q, v) as f64, true),
-            _ => (jaccard(&entry.terms, &moment.terms), false),
+    /// The same for row `row` of `block`, the moment's model already looked up.
+    fn compared_row(&self, block: &Block, row: usize, model: Option<(usize, &[f32])>, moment: &Moment<'_>) -> (f64, bool) {
+        let (c, by_meaning) = match (model, block.vector(row)) {
+            (Some((m, q)), Some((made_by, v))) if m == made_by && q.len() == v.len() => (dot(q, v) as f64, true),
+            _ => match self.by_id.get(&block.ids[row]) {
+                Some(e) => (jaccard(&e.terms, &moment.terms), false),
+                None => (f64::NEG_INFINITY, false),
+            },
         };
-        if moment.half_life > 0.0 && moment.now > entry.last_seen {
-            (c * 0.5f64.powf((moment.now - entry.last_seen) / moment.half_life), by_meaning)
+        let last_seen = block.last_seen[row];
+        if moment.half_life > 0.0 && moment.now > last_seen {
+            (c * 0.5f64.powf((moment.now - last_seen) / moment.half_life), by_meaning)
         } else {
             (c, by_meaning)
         }
@@ -237,25 +331,18 @@ impl Situations {
     /// The moment with its project's situations at least `floor` close compared once: what the
     /// hook does before asking for every candidate's evidence.
     pub fn prepare<'a>(&'a self, mut moment: Moment<'a>, floor: f64) -> Moment<'a> {
-        let mut near = HashMap::new();
-        for id in self.by_project.get(moment.project).into_iter().flatten() {
-            let Some(e) = self.by_id.get(id) else { continue };
-            let (c, by_meaning) = Self::compared(e, &moment);
-            if c.is_finite() && c >= floor {
-                near.insert(id.as_str(), (c, by_meaning));
+        let mut near = HashMap::default();
+        if let Some(block) = self.by_project.get(moment.project) {
+            let model = moment.vector.and_then(|(fp, q)| self.models.iter().position(|m| m == fp).map(|m| (m, q)));
+            for row in 0..block.ids.len() {
+                let (c, by_meaning) = self.compared_row(block, row, model, &moment);
+                if c.is_finite() && c >= floor {
+                    near.insert(block.ids[row].as_str(), (c, by_meaning));
+                }
             }
         }
         moment.near = Some(near);
         moment
-    }
-
-    /// The closeness of situation `id` to the moment (from what `prepare` kept, when it ran: a
-    /// situation it left out is under the floor).
-    fn closeness_of(&self, id: &str, e: &Entry, moment: &Moment<'_>) -> (f64, bool) {
-        match &moment.near {
-            Some(near) => near.get(id).copied().unwrap_or((f64::NEG_INFINITY, false)),
-            None => Self::compared(e, moment),
-        }
     }
 
     /// The situation of `moment`'s project closest to it, if any is at least `threshold` close:
@@ -263,8 +350,9 @@ impl Situations {
     pub fn same(&self, moment: &Moment<'_>, threshold: f64) -> Option<(String, f64)> {
         self.by_project
             .get(moment.project)?
+            .ids
             .iter()
-            .filter_map(|id| self.by_id.get(id).map(|e| (id, Self::closeness(e, moment))))
+            .filter_map(|id| self.by_id.get(id).map(|e| (id, self.compared(e, moment).0)))
             .filter(|(_, c)| c.is_finite() && *c >= threshold)
             .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(a.0)))
             .map(|(id, c)| (id.clone(), c))
@@ -273,31 +361,44 @@ impl Situations {
     /// What the situations of `moment`'s project say about `lesson`: the closest that applies and
     /// the closest that does not, each at least `floor` close.
     pub fn evidence(&self, lesson: &str, moment: &Moment<'_>, floor: f64) -> Learned {
-        let mut out = Learned::default();
+        // The best on each side, by reference: only the two winners are copied out (this runs
+        // for every candidate of every hook event, over all of a lesson's links).
+        type Best<'s> = Option<(f64, &'s str, f64, bool)>;
+        let (mut applies, mut not): (Best<'_>, Best<'_>) = (None, None);
         for (sid, strength) in self.links.get(lesson).into_iter().flatten() {
-            // A prepared moment knows its close situations: a link to any other is passed over
-            // without reading the situation (a lesson may have many links in other projects).
-            if moment.near.as_ref().is_some_and(|near| !near.contains_key(sid.as_str())) {
-                continue;
-            }
-            let Some(e) = self.by_id.get(sid).filter(|e| e.project == moment.project) else { continue };
-            let (c, by_meaning) = self.closeness_of(sid, e, moment);
+            // A prepared moment knows its close situations, all of its project: a link to any
+            // other is passed over without reading the situation (a lesson may have many links
+            // in other projects).
+            let (c, by_meaning) = match &moment.near {
+                Some(near) => match near.get(sid.as_str()) {
+                    Some(found) => *found,
+                    None => continue,
+                },
+                None => match self.by_id.get(sid).filter(|e| e.project == moment.project) {
+                    Some(e) => self.compared(e, moment),
+                    None => continue,
+                },
+            };
             if !c.is_finite() || c < floor {
                 continue;
             }
-            let found = LearnedMoment { situation: sid.clone(), text: e.text.clone(), closeness: c, strength: *strength, by_meaning };
             let slot = if *strength > NEUTRAL {
-                &mut out.applies
+                &mut applies
             } else if *strength < NEUTRAL {
-                &mut out.not
+                &mut not
             } else {
                 continue;
             };
-            if slot.as_ref().is_none_or(|s| c > s.closeness || (c == s.closeness && found.situation < s.situation)) {
-                *slot = Some(found);
+            if slot.is_none_or(|(bc, bs, _, _)| c > bc || (c == bc && sid.as_str() < bs)) {
+                *slot = Some((c, sid.as_str(), *strength, by_meaning));
             }
         }
-        out
+        let moment_of = |best: Best<'_>| {
+            best.and_then(|(closeness, sid, strength, by_meaning)| {
+                self.by_id.get(sid).map(|e| LearnedMoment { situation: sid.to_string(), text: e.text.clone(), closeness, strength, by_meaning })
+            })
+        };
+        Learned { applies: moment_of(applies), not: moment_of(not) }
     }
 
     /// The lessons that the situations of `moment`'s project closest to it say apply, each with
@@ -310,11 +411,11 @@ impl Situations {
                 .by_project
                 .get(moment.project)
                 .into_iter()
-                .flatten()
-                .filter_map(|id| self.by_id.get(id).map(|e| (id.as_str(), Self::closeness(e, moment))))
+                .flat_map(|b| b.ids.iter())
+                .filter_map(|id| self.by_id.get(id).map(|e| (id.as_str(), self.compared(e, moment).0)))
                 .collect(),
         };
-        let mut best: HashMap<&str, f64> = HashMap::new();
+        let mut best: HashMap<&str, f64> = HashMap::default();
         for (id, c) in close.into_iter().filter(|(_, c)| c.is_finite() && *c >= floor) {
             for (lesson, _) in self.out.get(id).into_iter().flatten().filter(|(_, w)| *w > NEUTRAL) {
                 let b = best.entry(lesson.as_str()).or_insert(c);
@@ -335,7 +436,7 @@ impl Situations {
 
     /// Situations of a project, for bounding their number.
     pub fn in_project(&self, project: &str) -> usize {
-        self.by_project.get(project).map_or(0, Vec::len)
+        self.by_project.get(project).map_or(0, |b| b.ids.len())
     }
 
     /// A lesson's links (situation, strength).
@@ -354,6 +455,33 @@ mod tests {
 
     fn v(x: &[f32]) -> Option<(String, Vec<f32>)> {
         Some(("m".to_string(), x.to_vec()))
+    }
+
+    #[test]
+    fn rows_stay_right_as_situations_come_move_and_go() {
+        let mut s = Situations::default();
+        s.upsert("a", "/p", "alpha words", None, 0.0);
+        s.upsert("b", "/p", "beta words", v(&[1.0, 0.0]), 0.0);
+        s.upsert("c", "/p", "gamma words", v(&[0.0, 1.0]), 0.0);
+        let near = |s: &Situations, q: &[f32]| {
+            let m = s.prepare(moment("/p", "nothing shared", Some(q)), 0.5);
+            let mut ids: Vec<String> = m.near.unwrap().keys().map(|k| k.to_string()).collect();
+            ids.sort();
+            ids
+        };
+        assert_eq!(near(&s, &[1.0, 0.0]), vec!["b"]);
+        // The last row moves into a removed one's place and keeps its own vector.
+        assert!(s.remove("a"));
+        assert_eq!((near(&s, &[1.0, 0.0]), near(&s, &[0.0, 1.0])), (vec!["b".to_string()], vec!["c".to_string()]));
+        // A situation that changes project leaves its old block.
+        s.upsert("b", "/q", "beta words", v(&[1.0, 0.0]), 0.0);
+        assert_eq!((near(&s, &[1.0, 0.0]), s.in_project("/p"), s.in_project("/q")), (Vec::<String>::new(), 1, 1));
+        // Updated in place: a new vector, and a vector of another length counts as none.
+        s.upsert("c", "/p", "gamma words", v(&[1.0, 0.0]), 0.0);
+        assert_eq!(near(&s, &[1.0, 0.0]), vec!["c"]);
+        s.upsert("c", "/p", "gamma words", v(&[1.0, 0.0, 0.0]), 0.0);
+        assert!(near(&s, &[1.0, 0.0]).is_empty());
+        assert!(s.remove("c") && s.remove("b") && s.is_empty() && !s.remove("b"));
     }
 
     #[test]
@@ -445,4 +573,3 @@ mod tests {
         assert_eq!((s.in_project("/p"), s.in_project("/q")), (0, 1));
     }
 }
-

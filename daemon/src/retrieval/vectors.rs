@@ -8,7 +8,7 @@
 //! holding keys the store no longer names is rebuilt from the store. A manifest records the
 //! model's fingerprint and dimension, and graphs built by another model are not loaded.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -127,7 +127,7 @@ fn write_atomically(path: &Path, write: impl FnOnce(&Path) -> Result<(), VectorE
 
 impl VectorIndex {
     pub fn new(dimension: usize, fingerprint: &str) -> VectorIndex {
-        VectorIndex { dimension, fingerprint: fingerprint.to_string(), parts: Vec::new(), part_of: HashMap::new(), entries: HashMap::new(), examples: Examples::default() }
+        VectorIndex { dimension, fingerprint: fingerprint.to_string(), parts: Vec::new(), part_of: HashMap::default(), entries: HashMap::default(), examples: Examples::default() }
     }
 
     /// The model whose vectors the index holds.
@@ -163,7 +163,7 @@ impl VectorIndex {
             return Ok(p);
         }
         let index = new_graph(self.dimension)?;
-        self.parts.push(Part { project: project.to_string(), index, ids: HashMap::new(), dirty: flag(true) });
+        self.parts.push(Part { project: project.to_string(), index, ids: HashMap::default(), dirty: flag(true) });
         self.part_of.insert(project.to_string(), self.parts.len() - 1);
         Ok(self.parts.len() - 1)
     }
@@ -326,7 +326,7 @@ impl VectorIndex {
                         match Index::restore(&path.to_string_lossy()) {
                             Ok(graph) if graph.dimensions() == dimension => {
                                 graph.change_expansion_search(EXPANSION_SEARCH);
-                                index.parts.push(Part { project: project.clone(), index: graph, ids: HashMap::new(), dirty: flag(false) });
+                                index.parts.push(Part { project: project.clone(), index: graph, ids: HashMap::default(), dirty: flag(false) });
                                 index.part_of.insert(project, index.parts.len() - 1);
                             }
                             Ok(_) => tracing::warn!(file = %path.display(), "vector graph has another dimension; rebuilding it"),

@@ -9,9 +9,10 @@
 //! With `--situations N` the home also holds a memory graph: N situations spread over 50
 //! projects (the benchmark's own, `/tmp`, among them, with at most 2,000: a project's bound) and
 //! `--links K` `applies` edges from each (default 10) to lessons, imported as export lines, so
-//! that each hook event compares its moment with its project's situations.
+//! that each hook event compares its moment with its project's situations. `--own K` sets how
+//! many of them are the hook's project's (default N / 50, at most 2,000).
 //!
-//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N] [--situations N [--links K]] [--learning-off]`
+//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N] [--situations N [--links K] [--own K]] [--learning-off] [--outcomes-off]`
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -99,7 +100,7 @@ fn rss_mb(pid: i32) -> f64 {
 
 /// `n` situations over 50 projects (`/tmp`, the hook's, holding at most 2,000) and `links`
 /// edges from each to lessons among the first `lessons`, as export lines.
-fn graph_lines(n: usize, links: usize, lessons: usize) -> String {
+fn graph_lines(n: usize, links: usize, lessons: usize, own: usize) -> String {
     const WORDS: &[&str] = &["install", "deploy", "migrate", "push", "test", "build", "release", "rename", "delete", "format", "query", "cache", "lint", "bump", "revert"];
     const THINGS: &[&str] = &["the api", "left-pad", "the schema", "main", "the docs", "the worker", "a column", "the lockfile", "staging", "the cli", "users table", "the build folder"];
     let mut state: u64 = 7;
@@ -110,7 +111,9 @@ fn graph_lines(n: usize, links: usize, lessons: usize) -> String {
     let at = "2026-11-25T00:00:00.000Z";
     let mut out = String::new();
     for i in 0..n {
-        let project = if i % 50 == 0 && i / 50 < 2000 { "/tmp".to_string() } else { format!("/bench-project-{}", i % 50) };
+        // The hook's project gets every (n / own)-th situation, `own` of them in all.
+        let every = (n / own.max(1)).max(1);
+        let project = if i % every == 0 && i / every < own { "/tmp".to_string() } else { format!("/bench-project-{}", i % 50) };
         let text = format!("{} {} {} (moment {i})", WORDS[next(WORDS.len())], THINGS[next(THINGS.len())], WORDS[next(WORDS.len())]);
         let id = format!("sit_{i:08}");
         let situation = json!({"id": id, "project": project, "event": "PostToolUse", "tool": "Bash", "text": text, "meaning": text, "created_at": at, "last_seen": at, "seen": 1});
@@ -139,9 +142,15 @@ fn main() {
     let home = Home::new();
     // `--learning-off`: the same home with what was learned left out of advice, to tell the
     // graph's own cost from the store's size.
-    if std::env::args().any(|a| a == "--learning-off") {
+    // `--outcomes-off`: without the outcome worker's work behind each hook.
+    let flag = |f: &str| std::env::args().any(|a| a == f);
+    let learning = match (flag("--learning-off"), flag("--outcomes-off")) {
+        (false, false) => None,
+        (off, outcomes_off) => Some(json!({"enabled": !off, "outcomes": !outcomes_off})),
+    };
+    if let Some(learning) = learning {
         std::fs::create_dir_all(home.path().join("config")).expect("config folder");
-        std::fs::write(home.path().join("config/tuneables.json"), r#"{"learning": {"enabled": false}}"#).expect("tuneables");
+        std::fs::write(home.path().join("config/tuneables.json"), json!({"learning": learning}).to_string()).expect("tuneables");
     }
     home.ok(&["up"]);
     let status = |home: &Home| -> Value { serde_json::from_str(&home.ok(&["status", "--json"])).expect("status") };
@@ -160,7 +169,7 @@ fn main() {
             v["id"] = json!(format!("lesson-{i:07}"));
             format!("{v}\n")
         }).collect();
-        corpus.push_str(&graph_lines(situations, links, memories));
+        corpus.push_str(&graph_lines(situations, links, memories, arg("--own", (situations / 50).min(2000))));
     }
     corpus.push_str(&json!({"text": "Never force-push to main; open a pull request instead", "category": "git"}).to_string());
     corpus.push('\n');
