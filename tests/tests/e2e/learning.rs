@@ -356,6 +356,30 @@ fn what_was_learned_survives_kill_9() {
 }
 
 #[test]
+fn feedback_to_a_killed_daemon_is_refused_or_kept() {
+    let (home, project) = home_and_project();
+    let lesson = home.ok(&["add", PNPM, "--global", "--category", "tooling"]).trim().to_string();
+    said(&home, &bash("s1", "toolu_1", &project, "npm install left-pad", "Install left-pad"));
+    attributed(&home, "s1");
+    let before = home.ok(&["graph", "log", "--json"]);
+    let pid = home.daemon_pid().unwrap();
+    // SAFETY: kills the daemon of this private home.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    assert!(eventually(Duration::from_secs(10), || home.run(&["status"]).status.code() == Some(3)));
+    let out = in_dir(&home, &project, &["feedback", "used", &lesson, "--session", "s1", "--tool-use-id", "toolu_1"]);
+    home.up();
+    let after = home.ok(&["graph", "log", "--json"]);
+    if out.status.success() {
+        // Answered: then it is kept.
+        assert!(after.len() > before.len() && after.contains("used on"), "acknowledged and lost: {after}");
+    } else {
+        // Refused, with a reason, and nothing of it happened.
+        assert!(!String::from_utf8_lossy(&out.stderr).trim().is_empty());
+        assert_eq!(after, before, "refused, yet changed");
+    }
+}
+
+#[test]
 fn export_and_import_carry_what_was_learned_exactly() {
     let (home, project) = home_and_project();
     let a = home.ok(&["add", PNPM, "--global", "--category", "tooling"]).trim().to_string();
