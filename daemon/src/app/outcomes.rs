@@ -60,9 +60,11 @@ pub fn spawn(d: &Arc<Daemon>) {
     });
 }
 
-/// Sessions told something lately, read again after a restart.
+/// Sessions told something within the last two windows, read again after a restart (the log is
+/// read no further back, so a start stays quick whatever its size).
 fn resume(d: &Daemon) {
-    match d.store().recent_events(RESUME_EVENTS, |e| !e.advised.is_empty()) {
+    let since = clock::now_unix_ms().saturating_sub((d.tuneables().learning.outcome_window_minutes * 2.0 * 60_000.0) as u64);
+    match d.store().events_since(since, RESUME_EVENTS, |e| !e.advised.is_empty()) {
         Ok(events) => events.iter().for_each(|e| d.pending().keep(e.session_id.clone())),
         Err(e) => tracing::warn!(error = %e, "cannot read the session log for outcomes left waiting"),
     }

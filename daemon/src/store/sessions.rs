@@ -73,6 +73,27 @@ impl Store {
         Ok(out)
     }
 
+    /// The newest events recorded at or after `since_ms` (Unix milliseconds) that `keep` keeps,
+    /// newest first, at most `limit`: the log is read backwards and no further than `since_ms`.
+    pub fn events_since(&self, since_ms: u64, limit: usize, keep: impl Fn(&SessionEvent) -> bool) -> Result<Vec<SessionEvent>, StoreError> {
+        let mut out = Vec::new();
+        for item in self.session_log.iter().rev() {
+            let (key, value) = item?;
+            let bytes: [u8; 16] = key.as_ref().try_into().map_err(|_| StoreError::Corrupt("session log key is not a ULID".into()))?;
+            if Ulid::from_bytes(bytes).timestamp_ms() < since_ms {
+                break;
+            }
+            let event: SessionEvent = decode(&key, &value)?;
+            if keep(&event) {
+                out.push(event);
+                if out.len() >= limit {
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// One session's newest events, newest first, at most `limit` (the index read backwards).
     pub fn session_events_newest(&self, session: &str, limit: usize) -> Result<Vec<SessionEvent>, StoreError> {
         let prefix = [session.as_bytes(), b"\0"].concat();
@@ -166,6 +187,8 @@ mod tests {
             store.append_event(&event(if i % 2 == 0 { "a" } else { "b" })).unwrap();
         }
         assert_eq!(store.session_events("a").unwrap().len(), 5);
+        assert_eq!(store.events_since(0, 3, |e| e.session_id == "a").unwrap().len(), 3);
+        assert!(store.events_since(u64::MAX, 100, |_| true).unwrap().is_empty(), "nothing is that new");
         assert_eq!(store.prune_events(0, 4).unwrap(), 6);
         assert_eq!(store.event_count(), 4);
         assert_eq!(store.session_events("a").unwrap().len() + store.session_events("b").unwrap().len(), 4);
