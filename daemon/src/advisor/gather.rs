@@ -226,8 +226,9 @@ fn activate(out: &mut HashMap<String, Candidate>, retrieval: &Retrieval<'_>, loo
         }
     }
     newcomers.sort_by(|a, b| b.1.value.total_cmp(&a.1.value).then_with(|| a.0.cmp(&b.0)));
+    let mut added = 0;
     for (id, activation) in newcomers {
-        if out.values().filter(|c| c.activation.is_some() && !c.found && c.trigger.is_none()).count() >= ACTIVATED {
+        if added >= ACTIVATED {
             break;
         }
         // Never outside the moment's projects, and never what is kept quiet.
@@ -238,6 +239,7 @@ fn activate(out: &mut HashMap<String, Candidate>, retrieval: &Retrieval<'_>, loo
         c.found = false;
         c.activation = Some(activation);
         out.insert(id, c);
+        added += 1;
     }
 }
 

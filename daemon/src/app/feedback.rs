@@ -278,7 +278,7 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
 }
 
 /// Stores an edge at `strength`, keeping when it was made.
-fn set_edge(w: &Writer<'_>, old: Option<&Edge>, source: &str, target: &str, kind: EdgeKind, strength: f64, now: &str) -> Result<Edge> {
+pub(super) fn set_edge(w: &Writer<'_>, old: Option<&Edge>, source: &str, target: &str, kind: EdgeKind, strength: f64, now: &str) -> Result<Edge> {
     let edge = Edge {
         source: source.into(),
         target: target.into(),

@@ -14,15 +14,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use cairn_proto::{Memory, GLOBAL_PROJECT};
+use cairn_proto::{EdgeKind, Memory, GLOBAL_PROJECT};
 
 use super::daemon::Daemon;
 use super::error::{Error, Result};
-use super::feedback::{at_moment, count_outcome, describe, embed_moment, Changes, Judgement};
+use super::feedback::{at_moment, count_outcome, describe, embed_moment, set_edge, Changes, Judgement};
 use crate::advisor::seeds;
 use crate::base::clock;
+use crate::config::Tuneables;
 use crate::learning::attribution::{acted, attribute, Attribution, Lesson, Verdict, Window};
-use crate::learning::graph::Tier;
+use crate::learning::graph::{self, Tier};
 use crate::semantic::Prepared;
 use crate::store::outcomes::{outcome_key, OutcomeRecord};
 use crate::store::sessions::SessionEvent;
@@ -107,7 +108,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             };
             let changed = before.as_ref().is_none_or(|r| r.verdict != a.verdict.as_str() || r.evidence != a.evidence || r.settled != a.settled);
             if a.settled {
-                apply(d, &lesson, e, &a).await?;
+                apply(d, &t, &lesson, e, &a).await?;
             } else {
                 waiting = true;
             }
@@ -129,7 +130,7 @@ const CO_USED: usize = 8;
 /// The automatic tier: when a session that ended went well (a lesson followed, none
 /// contradicted), the lessons said in it move their `co_used` edges to each other up by
 /// `learning.step_automatic`, once per session.
-fn co_used(d: &Daemon, t: &crate::config::Tuneables, events: &[SessionEvent]) -> Result<()> {
+fn co_used(d: &Daemon, t: &Tuneables, events: &[SessionEvent]) -> Result<()> {
     let Some(end) = events.iter().rev().find(|e| e.event == "SessionEnd") else { return Ok(()) };
     let key = outcome_key(&end.at, &end.session_id, &end.event, None, "co_used");
     if d.store().get_outcome(&key)?.is_some() {
@@ -155,20 +156,9 @@ fn co_used(d: &Daemon, t: &crate::config::Tuneables, events: &[SessionEvent]) ->
         let now = clock::now();
         for a in &said {
             for b in said.iter().filter(|b| *b != a) {
-                let old = d.store().get_edge(a, b, cairn_proto::EdgeKind::CoUsed.as_str())?;
-                let strength = match &old {
-                    Some(e) => crate::learning::graph::step(e.strength, t.learning.step_automatic),
-                    None => crate::learning::graph::clamp(crate::learning::graph::NEUTRAL + t.learning.step_automatic),
-                };
-                let edge = cairn_proto::Edge {
-                    source: a.to_string(),
-                    target: b.to_string(),
-                    kind: cairn_proto::EdgeKind::CoUsed,
-                    strength,
-                    created_at: old.as_ref().map_or_else(|| now.clone(), |e| e.created_at.clone()),
-                    updated_at: now.clone(),
-                };
-                w.link(&edge)?;
+                let old = d.store().get_edge(a, b, EdgeKind::CoUsed.as_str())?;
+                let strength = graph::step(old.as_ref().map_or(graph::NEUTRAL, |e| e.strength), t.learning.step_automatic);
+                let edge = set_edge(&w, old.as_ref(), a, b, EdgeKind::CoUsed, strength, &now)?;
                 changes.edge(Tier::Automatic, &edge, old.map(|e| e.strength));
             }
         }
@@ -208,12 +198,11 @@ fn accessed(d: &Daemon, id: &str, at: &str) -> Result<()> {
 }
 
 /// A settled verdict's effect on the lesson and the graph.
-async fn apply(d: &Daemon, lesson: &Memory, moment: &SessionEvent, a: &Attribution) -> Result<()> {
-    let t = d.tuneables();
+async fn apply(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &SessionEvent, a: &Attribution) -> Result<()> {
     let reason = format!("{} {} at {}: {}", a.verdict.as_str(), lesson.id, describe(moment), a.evidence);
     let applies = match a.verdict {
         Verdict::Unknown => return Ok(()),
-        Verdict::Ignored => return tokio::task::block_in_place(|| ignored(d, &t, &lesson.id, reason)),
+        Verdict::Ignored => return tokio::task::block_in_place(|| ignored(d, t, &lesson.id, reason)),
         Verdict::Followed => true,
         Verdict::Contradicted => false,
     };
@@ -233,11 +222,11 @@ async fn apply(d: &Daemon, lesson: &Memory, moment: &SessionEvent, a: &Attributi
     }
     let embedded = embed_moment(d, moment).await?;
     let j = Judgement { applies, tier: Tier::Outcome, step: t.learning.step_outcome, reason, counts: Some(applies) };
-    tokio::task::block_in_place(|| at_moment(d, &t, lesson, moment, embedded.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &j)).map(|_| ())
+    tokio::task::block_in_place(|| at_moment(d, t, lesson, moment, embedded.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &j)).map(|_| ())
 }
 
 /// An ignored lesson: counted; unhelpful when the one before was ignored too.
-fn ignored(d: &Daemon, t: &crate::config::Tuneables, id: &str, reason: String) -> Result<()> {
+fn ignored(d: &Daemon, t: &Tuneables, id: &str, reason: String) -> Result<()> {
     let w = d.memories().writer();
     let mut m = w.get(id)?.ok_or_else(|| Error::NotFound(id.to_string()))?;
     let mut changes = Changes::new(reason);

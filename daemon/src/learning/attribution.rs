@@ -184,17 +184,18 @@ fn target(e: &SessionEvent) -> String {
     }
 }
 
-/// Whether `x` redoes `e`: the same kind acting on the same program or file, and for commands
-/// at least one more word in common besides the ones the lesson warns about.
-fn redoes(e: &SessionEvent, x: &SessionEvent, dir: &Direction) -> bool {
-    if kind(e.tool_name.as_deref()) != kind(x.tool_name.as_deref()) || target(e).is_empty() || target(e) != target(x) {
+/// Whether `x` redoes `e` (each with the terms of what it did): the same kind acting on the same
+/// program or file, and for commands at least one more word in common besides the ones the
+/// lesson warns about.
+fn redoes(e: &SessionEvent, te: &[String], x: &SessionEvent, tx: &[String], dir: &Direction) -> bool {
+    let on = target(e);
+    if kind(e.tool_name.as_deref()) != kind(x.tool_name.as_deref()) || on.is_empty() || on != target(x) {
         return false;
     }
     if kind(e.tool_name.as_deref()) == Some("edit") {
         return true;
     }
-    let program = text::terms(&target(e));
-    let (te, tx) = (text::terms(&acted(e)), text::terms(&acted(x)));
+    let program = text::terms(&on);
     te.iter().any(|t| tx.contains(t) && !program.contains(t) && !dir.avoid.contains(t))
 }
 
@@ -240,15 +241,16 @@ fn gist(s: &str) -> String {
 pub fn attribute(advised: &SessionEvent, lesson: &Lesson<'_>, after: &[SessionEvent], window: Window, now_ms: i128) -> Attribution {
     let dir = Direction::of(lesson.text);
     let at_prompt = advised.tool_name.is_none();
-    let warns = |x: &SessionEvent| -> Option<bool> {
+    // Whether a call (with the terms of what it did) does what the lesson warns about.
+    let warns = |x: &SessionEvent, terms: &[String]| -> Option<bool> {
         match lesson.rule {
             Some(rule) => Some(rule(x)),
-            None => dir.warns(&text::terms(&acted(x))),
+            None => dir.warns(terms),
         }
     };
-    // The user's words are not an action: a prompt does nothing the lesson could warn about.
-    let advised_warned = !at_prompt && warns(advised) == Some(true);
     let advised_terms = text::terms(&acted(advised));
+    // The user's words are not an action: a prompt does nothing the lesson could warn about.
+    let advised_warned = !at_prompt && warns(advised, &advised_terms) == Some(true);
     let start = millis(&advised.at).unwrap_or(now_ms);
     let closes = start + (window.minutes * 60_000.0) as i128;
     let mut followed: Option<String> = None;
@@ -294,17 +296,18 @@ pub fn attribute(advised: &SessionEvent, lesson: &Lesson<'_>, after: &[SessionEv
         if !at_prompt && kind(x.tool_name.as_deref()) != kind(advised.tool_name.as_deref()) {
             continue;
         }
-        let did = gist(&acted(x));
+        let done = acted(x);
+        let terms = text::terms(&done);
+        let did = gist(&done);
         let why = match lesson.rule {
             Some(_) => "the rule that put the lesson forward".to_string(),
             None => format!("words it warns about: {}", dir.avoid.join(" ")),
         };
-        if warns(x) == Some(true) {
+        if warns(x, &terms) == Some(true) {
             return Attribution { verdict: Verdict::Ignored, settled: true, evidence: format!("a later {tool} call `{did}` still does what the lesson warns about ({why})") };
         }
-        let terms = text::terms(&acted(x));
         let brings = dir.brings(&advised_terms, &terms);
-        let redo = advised_warned && redoes(advised, x, &dir);
+        let redo = advised_warned && redoes(advised, &advised_terms, x, &terms, &dir);
         if !brings.is_empty() || redo {
             let mut evidence = format!("a later {tool} call `{did}`");
             if redo {
@@ -395,7 +398,7 @@ mod tests {
         // A plain next prompt settles it; the window's time running out does too.
         let mut more = after.clone();
         more.push(prompt(20, "great, now add a test for the parser"));
-        assert_eq!(attribute(&advised, &l, &more, W, T0 + 21_000).settled, true);
+        assert!(attribute(&advised, &l, &more, W, T0 + 21_000).settled);
         let a = attribute(&advised, &l, &after, W, T0 + 16 * 60_000);
         assert_eq!((a.verdict, a.settled), (Verdict::Followed, true));
     }
@@ -439,7 +442,7 @@ mod tests {
         assert_eq!((a.verdict, a.settled), (Verdict::Unknown, true));
         // The session's end settles.
         let end = SessionEvent { event: "SessionEnd".into(), ..prompt(9, "") };
-        assert_eq!(attribute(&advised, &l, &[end], W, T0 + 10_000).settled, true);
+        assert!(attribute(&advised, &l, &[end], W, T0 + 10_000).settled);
     }
 
     #[test]

@@ -40,6 +40,12 @@ pub struct SessionEvent {
     pub decision: Option<String>,
 }
 
+/// A session log key's ULID.
+fn key_id(key: &[u8]) -> Result<Ulid, StoreError> {
+    let bytes: [u8; 16] = key.try_into().map_err(|_| StoreError::Corrupt("session log key is not a ULID".into()))?;
+    Ok(Ulid::from_bytes(bytes))
+}
+
 fn index_key(session: &str, id: &Ulid) -> Vec<u8> {
     [session.as_bytes(), b"\0", &id.to_bytes()].concat()
 }
@@ -59,18 +65,7 @@ impl Store {
 
     /// The newest events first, at most `limit`, read back from the end of the log.
     pub fn recent_events(&self, limit: usize, keep: impl Fn(&SessionEvent) -> bool) -> Result<Vec<SessionEvent>, StoreError> {
-        let mut out = Vec::new();
-        for item in self.session_log.iter().rev() {
-            let (key, value) = item?;
-            let event: SessionEvent = decode(&key, &value)?;
-            if keep(&event) {
-                out.push(event);
-                if out.len() >= limit {
-                    break;
-                }
-            }
-        }
-        Ok(out)
+        self.events_since(0, limit, keep)
     }
 
     /// The newest events recorded at or after `since_ms` (Unix milliseconds) that `keep` keeps,
@@ -79,8 +74,8 @@ impl Store {
         let mut out = Vec::new();
         for item in self.session_log.iter().rev() {
             let (key, value) = item?;
-            let bytes: [u8; 16] = key.as_ref().try_into().map_err(|_| StoreError::Corrupt("session log key is not a ULID".into()))?;
-            if Ulid::from_bytes(bytes).timestamp_ms() < since_ms {
+            // From the start of time, the key's time is not read (nor checked).
+            if since_ms > 0 && key_id(&key)?.timestamp_ms() < since_ms {
                 break;
             }
             let event: SessionEvent = decode(&key, &value)?;
@@ -132,8 +127,7 @@ impl Store {
         let mut dropped = 0;
         for item in self.session_log.iter() {
             let (key, value) = item?;
-            let bytes: [u8; 16] = key.as_ref().try_into().map_err(|_| StoreError::Corrupt("session log key is not a ULID".into()))?;
-            let id = Ulid::from_bytes(bytes);
+            let id = key_id(&key)?;
             let over = self.event_count() > max_events;
             if !over && id.timestamp_ms() >= cutoff_ms {
                 break;

@@ -388,7 +388,7 @@ fn what_the_agent_did_after_a_lesson_is_attributed_in_real_sessions() {
     );
     s.assert_completed("Finished.");
     let entries = log(&claude);
-    let second = entries.iter().filter(|e| e["tool_use_id"] == "toolu_stand_in_01").last().expect("the second session's push").clone();
+    let second = entries.iter().rfind(|e| e["tool_use_id"] == "toolu_stand_in_01").expect("the second session's push").clone();
     let ignored = eventually(Duration::from_secs(20), || {
         log(&claude).iter().filter(|e| e["tool_use_id"] == "toolu_stand_in_01" && e["session_id"] == second["session_id"]).any(|e| e["outcomes"][0]["verdict"] == "ignored")
     });
