@@ -102,17 +102,37 @@ fn run(args: Args) -> anyhow::Result<()> {
 
         server::serve(daemon.clone(), listener).await;
         tokio::task::block_in_place(|| daemon.stop());
-        // Served: the socket is ours to remove, even if the last flush fails.
-        anyhow::Ok(daemon.store().flush())
+        // Served: the socket is ours to remove, even if the last flush fails. A restart
+        // follows a refused write, after which sled's last flush cannot succeed: not an error.
+        let restart = daemon.restarting();
+        let flushed = daemon.store().flush();
+        anyhow::Ok(if restart { Ok(()) } else { flushed }).map(|f| (f, restart))
     });
     // Every task goes with the runtime, and with the last of them the store closes. Only then is
     // the socket removed and the pidfile let go: a client that sees both gone may start anew.
     runtime.shutdown_timeout(Duration::from_secs(5));
     // Only a daemon that served removes the socket; one that failed to start may not own it.
-    let flushed = served?;
+    let (flushed, restart) = served?;
     server::remove_socket(&socket);
     flushed?;
-    tracing::info!("cairnd stopped");
     drop(pidfile);
+    if restart {
+        tracing::info!("cairnd restarting in place");
+        return Err(restart_in_place());
+    }
+    tracing::info!("cairnd stopped");
     Ok(())
+}
+
+/// Runs this program again in this process, with its arguments and environment: the store is
+/// reopened from disk, and the pid a service manager watches stays the same. Returns only on
+/// failure.
+fn restart_in_place() -> anyhow::Error {
+    use std::os::unix::process::CommandExt;
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => return anyhow::anyhow!("cannot restart: cannot find my own program: {e}"),
+    };
+    let e = std::process::Command::new(&exe).args(std::env::args_os().skip(1)).exec();
+    anyhow::anyhow!("cannot restart {}: {e}; start it again with `cairn up`", exe.display())
 }

@@ -3,6 +3,7 @@
 //!
 //! This crate is deliberately small: no store, no model, nothing the hook path does not need.
 
+pub mod files;
 pub mod memory;
 pub mod messages;
 pub mod model;

@@ -4,6 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+/// Largest `.git` file or `commondir` read: each holds one path.
+const MAX_GIT_FILE: u64 = 4096;
+
 /// The project of `cwd`, from the filesystem.
 pub fn project_of(cwd: &Path) -> String {
     let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
@@ -29,11 +32,13 @@ pub fn checkout_root(cwd: &Path) -> PathBuf {
 
 /// A `.git` file points at the real git dir; a worktree's git dir has a `commondir` leading back
 /// to the main repository's `.git`, whose parent is the shared root. Submodules have none.
+/// Both files are a line; anything that is not a small regular file (a FIFO, `/dev/zero`) is
+/// not read, and the folder is its own project.
 fn root_of_gitfile(dir: &Path, dotgit: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(dotgit).ok()?;
+    let text = crate::files::read_text(dotgit, MAX_GIT_FILE).ok()?;
     let gitdir = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
     let gitdir = dir.join(gitdir);
-    let common = std::fs::read_to_string(gitdir.join("commondir")).ok()?;
+    let common = crate::files::read_text(&gitdir.join("commondir"), MAX_GIT_FILE).ok()?;
     let common = std::fs::canonicalize(gitdir.join(common.trim())).ok()?;
     if common.file_name()? == ".git" { common.parent().map(Path::to_path_buf) } else { Some(common) }
 }
@@ -78,6 +83,43 @@ mod tests {
         fs::create_dir_all(&plain).unwrap();
         assert_eq!(project_of(&plain), plain.display().to_string());
         fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// A `.git` file or `commondir` that is a FIFO, a device or huge is not read: the folder
+    /// is its own project, at once.
+    #[test]
+    fn git_files_that_are_not_small_files_are_not_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let fifo = |p: &Path| {
+            let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+            // SAFETY: mkfifo reads a valid C string.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        };
+        // commondir a FIFO, then /dev/zero, then huge.
+        let wt = root.join("wt");
+        let gitdir = root.join("repo/.git/worktrees/wt");
+        fs::create_dir_all(&gitdir).unwrap();
+        fs::create_dir_all(&wt).unwrap();
+        fs::write(wt.join(".git"), format!("gitdir: {}\n", gitdir.display())).unwrap();
+        fifo(&gitdir.join("commondir"));
+        assert_eq!(project_of(&wt), wt.display().to_string());
+        fs::remove_file(gitdir.join("commondir")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", gitdir.join("commondir")).unwrap();
+        assert_eq!(project_of(&wt), wt.display().to_string());
+        fs::remove_file(gitdir.join("commondir")).unwrap();
+        fs::write(gitdir.join("commondir"), "../..".repeat(2000)).unwrap();
+        assert_eq!(project_of(&wt), wt.display().to_string());
+        // The .git file itself a FIFO (symlink_metadata sees a FIFO, not a file): a folder of its own.
+        let other = root.join("other");
+        fs::create_dir_all(&other).unwrap();
+        fifo(&other.join(".git"));
+        assert_eq!(project_of(&other), other.display().to_string());
+        // A .git symlink to /dev/zero.
+        let third = root.join("third");
+        fs::create_dir_all(&third).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", third.join(".git")).unwrap();
+        assert_eq!(project_of(&third), third.display().to_string());
     }
 
     #[test]

@@ -146,6 +146,9 @@ pub async fn doctor() -> Result<(), Failure> {
             _ if s.model_info.is_none() => r.warn("index", format!("{} memories not indexed: no model loaded", ix.pending), "fix the model (above); they are embedded as soon as it loads"),
             _ => r.fail("index", format!("{} of {} memories are not in the semantic index", ix.pending, ix.memories), "cairn reindex"),
         }
+        if let Some(failure) = &s.store_failure {
+            r.fail("store", failure, "free some space on that disk; cairn picks up again by itself within seconds");
+        }
         if s.hook_misses > 0 {
             r.warn("hook", format!("{} hook runs gave up at their deadline (last at {})", s.hook_misses, s.last_hook_miss.as_deref().unwrap_or("?")), "see `cairn logs`; raise CAIRN_HOOK_DEADLINE_MS if the machine is slow");
         } else {

@@ -157,6 +157,9 @@ pub async fn status(json: bool) -> Result<(), Failure> {
     outln!("data:       {}", s.data_dir);
     outln!("socket:     {}", s.socket);
     outln!("memories:   {}", s.memories);
+    if let Some(failure) = &s.store_failure {
+        outln!("store:      {failure}");
+    }
     outln!("sessions:   {} events logged", s.session_events);
     outln!("config:     {}", s.config);
     if !s.renamed_config_keys.is_empty() {

@@ -280,7 +280,7 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
             decision: answer.decision.as_ref().map(record::decision),
         };
         d.store().append_event(&event)?;
-        d.store().durable().await;
+        d.store().durable().await?;
     }
     Ok(Advice {
         intent: answer.intent.words,

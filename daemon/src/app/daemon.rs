@@ -3,8 +3,10 @@
 //! signal. One `Arc<Daemon>` is handed to every use case. Its fields are private: the use cases
 //! read through its methods, and every memory write goes through [`Memories::writer`].
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use cairn_proto::{Memory, Mode, Paths, Scope, GLOBAL_PROJECT};
@@ -32,6 +34,8 @@ pub struct Daemon {
     /// Sessions with lessons whose outcome is not settled yet.
     pending: Pending,
     shutdown: CancellationToken,
+    /// Set when the shutdown is a restart in place (the store's disk takes writes again).
+    restart: AtomicBool,
     inflight: AtomicUsize,
 }
 
@@ -63,6 +67,7 @@ impl Daemon {
             cooldowns: Mutex::new(Cooldowns::default()),
             pending: Pending::default(),
             shutdown: CancellationToken::new(),
+            restart: AtomicBool::new(false),
             inflight: AtomicUsize::new(0),
         })
     }
@@ -124,11 +129,23 @@ impl Daemon {
     }
 
     pub fn cooldowns(&self) -> MutexGuard<'_, Cooldowns> {
-        self.cooldowns.lock().expect("cooldown lock")
+        self.cooldowns.lock()
     }
 
     pub fn shutdown(&self) -> &CancellationToken {
         &self.shutdown
+    }
+
+    /// Shuts down to start again in place (`cairnd` runs itself anew, same pid): the only way
+    /// to reopen a store whose disk refused a write, once the disk takes writes again.
+    pub fn restart(&self) {
+        self.restart.store(true, Ordering::Release);
+        self.shutdown.cancel();
+    }
+
+    /// Whether the shutdown under way is a restart.
+    pub fn restarting(&self) -> bool {
+        self.restart.load(Ordering::Acquire)
     }
 
     pub fn enter(&self) -> InFlight<'_> {

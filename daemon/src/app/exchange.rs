@@ -121,7 +121,7 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
         }
         Ok::<_, Error>(())
     })?;
-    d.store().durable().await;
+    d.store().durable().await?;
     crate::process::memory::release();
     Ok(report)
 }

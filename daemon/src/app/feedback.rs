@@ -128,7 +128,7 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
     let lesson = d.memories().get(&req.memory).ok_or_else(|| Error::NotFound(req.memory.clone()))?;
     if req.verb == FeedbackVerb::NotUseful {
         let report = tokio::task::block_in_place(|| not_useful(d, &t, &req.memory))?;
-        d.store().durable().await;
+        d.store().durable().await?;
         return Ok(report);
     }
     let project = d.project_for(&req.scope);
@@ -149,7 +149,7 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
         counts: applies.then_some(true),
     };
     let (situation, said, lines) = tokio::task::block_in_place(|| at_moment(d, &t, &lesson, &moment, embedded.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
-    d.store().durable().await;
+    d.store().durable().await?;
     Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(&moment)), said_there: said, situation, changes: lines })
 }
 
@@ -371,7 +371,7 @@ pub async fn link(d: &Daemon, req: GraphLink) -> Result<Vec<String>> {
         changes.edge(Tier::Manual, &edge, old.map(|e| e.strength));
         changes.write(&w, t.learning.max_adjustments)
     })?;
-    d.store().durable().await;
+    d.store().durable().await?;
     Ok(lines)
 }
 

@@ -62,9 +62,13 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         advised: said,
         decision: reply.decision.as_ref().map(record::decision),
     };
-    record::hook_event(d, &entry, t.sessions.max_events)?;
-    // What became of the lessons said is read after the answer, on the outcome worker.
-    d.pending().note(&session, !entry.advised.is_empty() || event.kind == EventKind::SessionEnd);
+    match record::hook_event(d, &entry, t.sessions.max_events) {
+        // What became of the lessons said is read after the answer, on the outcome worker.
+        Ok(()) => d.pending().note(&session, !entry.advised.is_empty() || event.kind == EventKind::SessionEnd),
+        // The answer matters more than its record: a disk that refuses writes costs the log
+        // entry (and the outcome it would have told), never the advice.
+        Err(e) => tracing::warn!(error = %e, "cannot record the event; answering anyway"),
+    }
     if event.kind == EventKind::SessionEnd {
         d.cooldowns().end(&session);
     }

@@ -17,7 +17,7 @@ pub async fn save(d: &Daemon, memory: &Memory) -> Result<Option<Memory>> {
     let prepared = d.prepare(&[memory]).await;
     // The write lock may be held a while (a load catching up): never block the runtime on it.
     let previous = tokio::task::block_in_place(|| d.memories().writer().put(memory, &prepared))?;
-    d.store().durable().await;
+    d.store().durable().await?;
     Ok(previous)
 }
 
@@ -84,14 +84,14 @@ pub async fn edit(d: &Daemon, edit: MemoryEdit) -> Result<Memory> {
         w.put(&m, &Prepared::default())?;
         Ok::<_, Error>(m)
     })?;
-    d.store().durable().await;
+    d.store().durable().await?;
     Ok(updated)
 }
 
 /// `forget`: removes a memory and its edges for good.
 pub async fn forget(d: &Daemon, id: String) -> Result<Memory> {
     let removed = tokio::task::block_in_place(|| d.memories().writer().remove(&id))?;
-    d.store().durable().await;
+    d.store().durable().await?;
     removed.ok_or(Error::NotFound(id))
 }
 

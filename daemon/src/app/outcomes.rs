@@ -120,7 +120,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
     if !waiting && events.iter().any(|e| e.event == "SessionEnd") {
         tokio::task::block_in_place(|| co_used(d, &t, &events))?;
     }
-    d.store().durable().await;
+    d.store().durable().await?;
     Ok(!waiting)
 }
 

@@ -2,7 +2,7 @@
 //! answer), taken by the outcome worker (`super::outcomes`).
 
 use std::collections::HashSet;
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 use tokio::sync::Notify;
 
@@ -17,7 +17,7 @@ impl Pending {
     /// After a hook event: a session that was just told something (or ended), or that still
     /// waits on an outcome, is read again shortly.
     pub fn note(&self, session: &str, wanted: bool) {
-        let mut s = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = self.sessions.lock();
         if wanted || s.contains(session) {
             s.insert(session.to_string());
             drop(s);
@@ -27,7 +27,7 @@ impl Pending {
 
     /// Every session noted, in order; none is left.
     pub fn take(&self) -> Vec<String> {
-        let mut s = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = self.sessions.lock();
         let mut all: Vec<String> = s.drain().collect();
         all.sort();
         all
@@ -35,11 +35,11 @@ impl Pending {
 
     /// Keeps a session for the next round.
     pub fn keep(&self, session: String) {
-        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(session);
+        self.sessions.lock().insert(session);
     }
 
     pub fn is_empty(&self) -> bool {
-        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+        self.sessions.lock().is_empty()
     }
 
     /// Waits for the next [`Pending::note`].

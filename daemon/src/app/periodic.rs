@@ -1,6 +1,6 @@
 //! Periodic work. Only what is essential runs in `--lite`: the session-log retention, once at
-//! start and then hourly, and saving the semantic index when it changed, so an idle daemon
-//! stays asleep.
+//! start and then hourly, saving the semantic index when it changed, and watching for a refused
+//! disk to take writes again, so an idle daemon stays asleep.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,6 +11,22 @@ const RETENTION_EVERY: Duration = Duration::from_secs(3600);
 /// How often a changed semantic index is written out. The store holds every vector, so what a
 /// crash loses here is only repair time at the next start.
 const INDEX_SAVE_EVERY: Duration = Duration::from_secs(120);
+/// How often a store whose disk refused a write looks whether it takes writes again.
+const DISK_CHECK_EVERY: Duration = Duration::from_secs(3);
+
+/// Once the store's disk refused a write (sled then refuses every write of this run), restarts
+/// the daemon in place as soon as the disk takes writes again: reads and advice went on
+/// meanwhile, writes failed at once with the reason.
+pub fn recover_store(d: &Daemon) {
+    let Some(failure) = d.store().failure() else { return };
+    match d.store().disk_takes_writes() {
+        Ok(()) => {
+            tracing::warn!(failure, "the store's disk takes writes again; restarting to reopen the store");
+            d.restart();
+        }
+        Err(waiting) => tracing::debug!(failure, waiting, "the store's disk still refuses writes"),
+    }
+}
 
 /// Applies the session-log retention now.
 pub fn prune_sessions(d: &Daemon) {
@@ -51,4 +67,5 @@ pub fn spawn(d: &Arc<Daemon>) {
         let _ = d.semantic().graphs().save(d.store(), d.semantic().dir());
     });
     every(d, Duration::ZERO, RETENTION_EVERY, prune_sessions);
+    every(d, DISK_CHECK_EVERY, DISK_CHECK_EVERY, recover_store);
 }

@@ -23,7 +23,7 @@ pub fn decision(d: &HookDecision) -> String {
 /// Appends a hook's event to the session log; past `max_events`, each new event retires the
 /// oldest. The flush starts as the hook is answered.
 pub fn hook_event(d: &Daemon, record: &SessionEvent, max_events: u64) -> Result<()> {
-    d.store().append_event(record)?;
+    d.store().append_event(record).map_err(|e| d.store().explain(e))?;
     if d.store().event_count() > max_events {
         d.store().prune_events(0, max_events)?;
     }

@@ -175,7 +175,7 @@ pub async fn seed(d: &Daemon, action: SeedAction) -> Result<SeedReport> {
             notes.push(format!("{id} off (kept, not said; `cairn seed --enable {id}` turns it on again)"));
         }
     }
-    d.store().durable().await;
+    d.store().durable().await?;
     let mut r = report(d)?;
     r.notes = notes;
     Ok(r)

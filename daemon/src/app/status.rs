@@ -59,5 +59,6 @@ pub async fn status(d: &Daemon) -> Status {
         unknown_config_keys: config.all_unknown_keys(),
         renamed_config_keys: config.renamed_keys.clone(),
         paused: d.memories().paused(),
+        store_failure: d.store().writable().err().map(|e| e.to_string()),
     }
 }

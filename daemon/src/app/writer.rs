@@ -9,7 +9,9 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
 
 use cairn_proto::{Edge, EdgeKind, Memory, Situation, GLOBAL_PROJECT};
 
@@ -133,12 +135,12 @@ impl Memories {
 
     /// The keyword index, for reading.
     pub fn lexical(&self) -> RwLockReadGuard<'_, LexicalIndex> {
-        self.lexical.read().expect("index lock")
+        self.lexical.read()
     }
 
     /// The situations' index, for reading.
     pub fn situations(&self) -> RwLockReadGuard<'_, Situations> {
-        self.situations.read().expect("situations lock")
+        self.situations.read()
     }
 
     /// The store, for reading the graph.
@@ -148,34 +150,34 @@ impl Memories {
 
     /// A snapshot of what is kept out of advice.
     pub fn quiet(&self) -> Quiet {
-        self.quiet.read().expect("quiet lock").clone()
+        self.quiet.read().clone()
     }
 
     pub fn is_paused(&self, project: &str) -> bool {
-        self.paused.read().expect("paused lock").contains(project)
+        self.paused.read().contains(project)
     }
 
     /// Paused projects, sorted.
     pub fn paused(&self) -> Vec<String> {
-        let mut p: Vec<String> = self.paused.read().expect("paused lock").iter().cloned().collect();
+        let mut p: Vec<String> = self.paused.read().iter().cloned().collect();
         p.sort();
         p
     }
 
     /// Ids of `project`'s most recently changed memories, newest first (a bounded pool).
     pub fn newest(&self, project: &str) -> Vec<String> {
-        self.recent.lock().expect("recent lock").newest(project).iter().map(|(_, id)| id.clone()).collect()
+        self.recent.lock().newest(project).iter().map(|(_, id)| id.clone()).collect()
     }
 
     /// Ids of `project`'s memories changed after `since`, newest first.
     pub fn changed_since(&self, project: &str, since: &str) -> Vec<String> {
-        self.recent.lock().expect("recent lock").changed_since(project, since)
+        self.recent.lock().changed_since(project, since)
     }
 
     /// A seed lesson's weight in the decision for an event in `projects` (its project and `global`),
     /// and what it rests on (see [`seeds::weight`]): the user's own lessons there count.
     pub fn seed_weight(&self, projects: &[&str]) -> (f64, String) {
-        let seeds = if projects.contains(&GLOBAL_PROJECT) { self.quiet.read().expect("quiet lock").seeds.len() } else { 0 };
+        let seeds = if projects.contains(&GLOBAL_PROJECT) { self.quiet.read().seeds.len() } else { 0 };
         let own = self.lexical().count_in(projects).saturating_sub(seeds) as u64;
         let outcomes = self.outcomes.load(Ordering::Relaxed) as u64;
         (seeds::weight(own, outcomes), format!("{own} lessons of your own, {outcomes} outcomes"))
@@ -183,7 +185,7 @@ impl Memories {
 
     /// Holds memory writes off (for the semantic engine's catch-up under the same lock).
     pub fn hold(&self) -> MutexGuard<'_, ()> {
-        self.writes.lock().expect("write lock")
+        self.writes.lock()
     }
 
     /// The write path: everything written through it changes together, under the write lock.
@@ -209,17 +211,17 @@ impl Writer<'_> {
     pub fn put(&self, memory: &Memory, prepared: &Prepared) -> Result<Option<Memory>, StoreError> {
         let m = self.m;
         let previous = m.store.put_memory(memory)?;
-        m.lexical.write().expect("index lock").upsert(&doc(memory));
+        m.lexical.write().upsert(&doc(memory));
         refresh(&m.store, &m.semantic, memory, prepared);
         {
-            let mut quiet = m.quiet.write().expect("quiet lock");
+            let mut quiet = m.quiet.write();
             if is_seed(memory) {
                 quiet.seeds.insert(memory.id.clone());
             } else {
                 quiet.seeds.remove(&memory.id);
             }
         }
-        m.recent.lock().expect("recent lock").note(&memory.project, &memory.id, &memory.updated_at);
+        m.recent.lock().note(&memory.project, &memory.id, &memory.updated_at);
         let (after, before) = (outcome_count(memory), previous.as_ref().map_or(0, outcome_count));
         let _ = m.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some((v + after).saturating_sub(before)));
         Ok(previous)
@@ -229,15 +231,15 @@ impl Writer<'_> {
     pub fn remove(&self, id: &str) -> Result<Option<Memory>, StoreError> {
         let m = self.m;
         let removed = m.store.remove_memory(id)?;
-        m.lexical.write().expect("index lock").remove(id);
+        m.lexical.write().remove(id);
         drop_embedding(&m.store, &m.semantic, id);
         if let Some(memory) = &removed {
             m.store.set_muted(id, false)?;
-            let mut quiet = m.quiet.write().expect("quiet lock");
+            let mut quiet = m.quiet.write();
             quiet.muted.remove(id);
             quiet.seeds.remove(id);
-            m.recent.lock().expect("recent lock").forget(id);
-            m.situations.write().expect("situations lock").unlink_lesson(id);
+            m.recent.lock().forget(id);
+            m.situations.write().unlink_lesson(id);
             let n = outcome_count(memory);
             let _ = m.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some(v.saturating_sub(n)));
         }
@@ -248,9 +250,9 @@ impl Writer<'_> {
     pub fn link(&self, edge: &Edge) -> Result<Option<Edge>, StoreError> {
         let previous = self.m.store.put_edge(edge)?;
         if edge.kind == EdgeKind::Applies {
-            self.m.situations.write().expect("situations lock").link(&edge.source, &edge.target, Some(edge.strength));
+            self.m.situations.write().link(&edge.source, &edge.target, Some(edge.strength));
         } else if !edge.source.starts_with(cairn_proto::SITUATION_PREFIX) {
-            self.m.situations.write().expect("situations lock").set_between(&edge.source, &edge.target, edge.kind, Some(edge.strength));
+            self.m.situations.write().set_between(&edge.source, &edge.target, edge.kind, Some(edge.strength));
         }
         Ok(previous)
     }
@@ -259,9 +261,9 @@ impl Writer<'_> {
     pub fn unlink(&self, source: &str, target: &str, kind: EdgeKind) -> Result<Option<Edge>, StoreError> {
         let removed = self.m.store.remove_edge(source, target, kind.as_str())?;
         if kind == EdgeKind::Applies {
-            self.m.situations.write().expect("situations lock").link(source, target, None);
+            self.m.situations.write().link(source, target, None);
         } else {
-            self.m.situations.write().expect("situations lock").set_between(source, target, kind, None);
+            self.m.situations.write().set_between(source, target, kind, None);
         }
         Ok(removed)
     }
@@ -281,14 +283,14 @@ impl Writer<'_> {
             Some((fingerprint, v)) => Some((fingerprint.to_string(), v.to_vec())),
             None => self.m.store.situation_vector(&situation.id)?,
         };
-        self.m.situations.write().expect("situations lock").upsert(&situation.id, &situation.project, &situation.text, vector, unix_seconds(&situation.last_seen));
+        self.m.situations.write().upsert(&situation.id, &situation.project, &situation.text, vector, unix_seconds(&situation.last_seen));
         Ok(())
     }
 
     /// Removes a situation with its links.
     pub fn drop_situation(&self, id: &str) -> Result<Option<Situation>, StoreError> {
         let removed = self.m.store.remove_situation(id)?;
-        self.m.situations.write().expect("situations lock").remove(id);
+        self.m.situations.write().remove(id);
         Ok(removed)
     }
 
@@ -300,21 +302,21 @@ impl Writer<'_> {
     /// Keeps a memory out of advice, or lets it back.
     pub fn mute(&self, id: &str, muted: bool) -> Result<(), StoreError> {
         self.m.store.set_muted(id, muted)?;
-        toggle(&mut self.m.quiet.write().expect("quiet lock").muted, id, muted);
+        toggle(&mut self.m.quiet.write().muted, id, muted);
         Ok(())
     }
 
     /// Turns the seed pack as a whole on or off.
     pub fn seed_pack(&self, on: bool) -> Result<(), StoreError> {
         self.m.store.set_seed_pack(on)?;
-        self.m.quiet.write().expect("quiet lock").pack_on = on;
+        self.m.quiet.write().pack_on = on;
         Ok(())
     }
 
     /// Turns one seed off, or on again.
     pub fn seed_off(&self, id: &str, off: bool) -> Result<(), StoreError> {
         self.m.store.set_seed_off(id, off)?;
-        toggle(&mut self.m.quiet.write().expect("quiet lock").seeds_off, id, off);
+        toggle(&mut self.m.quiet.write().seeds_off, id, off);
         Ok(())
     }
 
@@ -331,7 +333,7 @@ impl Writer<'_> {
     /// Stops (or restarts) advice and recording for a project.
     pub fn pause(&self, project: &str, paused: bool) -> Result<(), StoreError> {
         self.m.store.set_paused(project, paused)?;
-        toggle(&mut self.m.paused.write().expect("paused lock"), project, paused);
+        toggle(&mut self.m.paused.write(), project, paused);
         Ok(())
     }
 }

@@ -2,7 +2,7 @@
 //! registry of the latest jobs, each with its phase, counts and outcome. In memory only; a
 //! restarted daemon has no jobs.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 use std::time::Instant;
 
 use cairn_proto::JobProgress;
@@ -28,7 +28,7 @@ fn millis_since(t: Instant) -> u64 {
 impl Jobs {
     /// Registers a new job of `kind` unless one is running; the job, and whether it is new.
     pub fn start_once(&self, kind: &str, phase: &str) -> (JobProgress, bool) {
-        let mut jobs = self.jobs.lock().expect("job lock");
+        let mut jobs = self.jobs.lock();
         if let Some(j) = jobs.iter().find(|j| !j.progress.finished && j.progress.kind == kind) {
             return (j.progress.clone(), false);
         }
@@ -37,7 +37,7 @@ impl Jobs {
 
     /// Registers a new job; the oldest finished ones make room for it.
     pub fn start(&self, kind: &str, phase: &str, total: u64) -> JobProgress {
-        let mut jobs = self.jobs.lock().expect("job lock");
+        let mut jobs = self.jobs.lock();
         self.push(&mut jobs, kind, phase, total)
     }
 
@@ -66,7 +66,7 @@ impl Jobs {
     }
 
     pub fn update(&self, id: u64, f: impl FnOnce(&mut JobProgress)) {
-        if let Some(j) = self.jobs.lock().expect("job lock").iter_mut().find(|j| j.progress.id == id) {
+        if let Some(j) = self.jobs.lock().iter_mut().find(|j| j.progress.id == id) {
             f(&mut j.progress);
             if j.progress.finished {
                 j.progress.elapsed_ms = millis_since(j.started);
@@ -90,7 +90,7 @@ impl Jobs {
 
     /// Every unfinished job fails with `reason` (its worker is gone).
     pub fn fail_unfinished(&self, reason: &str) {
-        for j in self.jobs.lock().expect("job lock").iter_mut().filter(|j| !j.progress.finished) {
+        for j in self.jobs.lock().iter_mut().filter(|j| !j.progress.finished) {
             j.progress.finished = true;
             j.progress.phase = "failed".into();
             j.progress.error = Some(reason.to_string());
@@ -100,7 +100,7 @@ impl Jobs {
 
     /// A job's progress: the one asked for, or the latest.
     pub fn get(&self, id: Option<u64>) -> Option<JobProgress> {
-        let jobs = self.jobs.lock().expect("job lock");
+        let jobs = self.jobs.lock();
         let job = match id {
             Some(id) => jobs.iter().find(|j| j.progress.id == id),
             None => jobs.last(),

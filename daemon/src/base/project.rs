@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use parking_lot::Mutex;
 use std::time::{Duration, Instant};
 
 use cairn_proto::project::project_of;
@@ -20,13 +20,13 @@ pub struct ProjectResolver {
 impl ProjectResolver {
     pub fn resolve(&self, cwd: &str) -> String {
         let now = Instant::now();
-        if let Some((project, at)) = self.cache.lock().expect("project cache").get(cwd)
+        if let Some((project, at)) = self.cache.lock().get(cwd)
             && now.duration_since(*at) < TTL
         {
             return project.clone();
         }
         let project = project_of(Path::new(cwd));
-        let mut cache = self.cache.lock().expect("project cache");
+        let mut cache = self.cache.lock();
         if cache.len() >= MAX_CACHED {
             cache.retain(|_, (_, at)| now.duration_since(*at) < TTL);
             if cache.len() >= MAX_CACHED {

@@ -4,7 +4,9 @@
 //! its error (with its line) is kept for `status`, `doctor` and `config show`.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock, RwLockReadGuard};
+use std::sync::Arc;
+
+use parking_lot::{RwLock, RwLockReadGuard};
 use std::time::Duration;
 
 use notify_debouncer_mini::notify::RecursiveMode;
@@ -32,7 +34,7 @@ impl LiveConfig {
 
     /// The settings in force, their files' errors and the rules.
     pub fn read(&self) -> RwLockReadGuard<'_, ConfigState> {
-        self.state.read().expect("config lock")
+        self.state.read()
     }
 
     /// A copy of the tuneables in force.
@@ -42,7 +44,7 @@ impl LiveConfig {
 
     /// Reads both files again, keeping the last good settings of a file that is bad now.
     pub fn reload(&self) {
-        let mut config = self.state.write().expect("config lock");
+        let mut config = self.state.write();
         let before = (config.tuneables.clone(), config.tuneables_error.clone(), config.rules_error.clone(), config.rules.rules.len());
         config.reload_tuneables(&self.tuneables);
         config.reload_rules(&self.rules);

@@ -149,12 +149,12 @@ impl TriggerRules {
         Ok(TriggerRules { rules, unknown_keys: unknown.into_iter().collect() })
     }
 
-    /// Reads `path`; a missing file means no rules from the user.
+    /// Reads `path` (a regular file, bounded); a missing file means no rules from the user.
     pub fn load(path: &std::path::Path) -> Result<TriggerRules, RulesError> {
         let file = path.display().to_string();
-        match std::fs::read_to_string(path) {
+        match cairn_proto::files::read_text(path, super::MAX_FILE_BYTES) {
             Ok(text) => Self::parse(&text, &file),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(TriggerRules::default()),
+            Err(e) if e.is_missing() => Ok(TriggerRules::default()),
             Err(e) => Err(RulesError::Read { file, message: e.to_string() }),
         }
     }

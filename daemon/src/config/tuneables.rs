@@ -341,8 +341,12 @@ impl Tuneables {
     /// `//` and `/* */` comments are allowed (they keep line numbers intact).
     pub fn parse(text: &str, file: &str) -> Result<Loaded, ConfigError> {
         let mut stripped = String::with_capacity(text.len());
-        std::io::Read::read_to_string(&mut json_comments::StripComments::new(text.as_bytes()), &mut stripped)
-            .map_err(|e| ConfigError::Read { file: file.to_string(), message: e.to_string() })?;
+        // Only `//` and `/* */`: a `#` line (or a merge conflict's marker) is an error, not a
+        // comment.
+        std::io::Read::read_to_string(&mut json_comments::CommentSettings::c_style().strip_comments(text.as_bytes()), &mut stripped).map_err(|_| {
+            let line = text[..text.rfind("/*").unwrap_or(0)].matches('\n').count() + 1;
+            ConfigError::Parse { file: file.to_string(), line, column: 1, message: "a /* comment is never closed".into() }
+        })?;
         let Strict(parsed) = serde_json::from_str(&stripped)
             .map_err(|e| ConfigError::Parse { file: file.to_string(), line: e.line(), column: e.column(), message: strip_position(&e.to_string()) })?;
         let Value::Object(object) = parsed else {
@@ -405,12 +409,12 @@ impl Tuneables {
         Ok(Loaded { tuneables, unknown_keys: read.unknown, renamed_keys: renamed, file_value: Value::Object(file_tree) })
     }
 
-    /// Reads `path`; a missing file means defaults.
+    /// Reads `path` (a regular file of at most [`super::MAX_FILE_BYTES`]); a missing file means defaults.
     pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
         let file = path.display().to_string();
-        match std::fs::read_to_string(path) {
+        match cairn_proto::files::read_text(path, super::MAX_FILE_BYTES) {
             Ok(text) => Self::parse(&text, &file),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if e.is_missing() => {
                 Ok(Loaded { tuneables: Tuneables::default(), unknown_keys: Vec::new(), renamed_keys: Vec::new(), file_value: Value::Null })
             }
             Err(e) => Err(ConfigError::Read { file, message: e.to_string() }),
@@ -540,6 +544,21 @@ mod tests {
         let table: Vec<String> = SETTINGS.iter().map(|s| s.key.to_string()).collect();
         assert_eq!(typed, table, "every typed field has one row in the table, in its order");
         assert_eq!(serde_json::to_value(Tuneables::default()).unwrap(), defaults());
+    }
+
+    /// A file is one JSON document: anything after it (a merge conflict's markers, a second
+    /// object, a `#` line) is an error at its line, and nothing of the file is taken.
+    #[test]
+    fn text_after_the_document_is_an_error_at_its_line() {
+        let conflict = "{\n  \"advice\": {\"max_items_tool\": 1}\n}\n<<<<<<< HEAD\n{\"advice\": {\"max_items_tool\": 2}}\n>>>>>>> theirs\n";
+        for (text, line) in [(conflict, 4), ("{}\n{}\n", 2), ("{}\n# a note\n", 2), ("{} x", 1), ("{}\n/* open\n", 2)] {
+            match Tuneables::parse(text, "t.json") {
+                Err(ConfigError::Parse { line: l, .. }) => assert_eq!(l, line, "{text:?}"),
+                other => panic!("{text:?} gave {other:?}"),
+            }
+        }
+        // Comments of the two kinds the template uses stay fine.
+        assert!(Tuneables::parse("// settings\n{ /* none */ }\n// end\n", "t.json").is_ok());
     }
 
     #[test]

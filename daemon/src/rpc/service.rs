@@ -13,12 +13,14 @@ use crate::app::{self, Daemon};
 #[derive(Clone)]
 pub struct Service(pub Arc<Daemon>);
 
-/// The protocol's error for a use case's; a store error is logged here, once.
-fn wire(e: app::Error) -> RpcError {
+/// The protocol's error for a use case's; a store error is logged here, once, in the words the
+/// store gives it (a refused write names the disk).
+fn wire(d: &Daemon, e: app::Error) -> RpcError {
     match e {
         app::Error::NotFound(id) => RpcError::NotFound(id),
         app::Error::Invalid(message) => RpcError::Invalid(message),
         app::Error::Store(e) => {
+            let e = d.store().explain(e);
             tracing::error!(error = %e, "store error");
             RpcError::Store(e.to_string())
         }
@@ -41,47 +43,47 @@ impl Cairn for Service {
         if protocol != PROTOCOL_VERSION {
             return Err(RpcError::ProtocolMismatch { daemon: PROTOCOL_VERSION, client: protocol });
         }
-        app::hook::event(&self.0, payload).await.map_err(wire)
+        app::hook::event(&self.0, payload).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn add(self, _: Context, memory: NewMemory) -> Result<Memory, RpcError> {
         let _g = self.0.enter();
-        app::memories::add(&self.0, memory).await.map_err(wire)
+        app::memories::add(&self.0, memory).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn show(self, _: Context, id: String) -> Result<Memory, RpcError> {
         let _g = self.0.enter();
-        app::memories::show(&self.0, id).await.map_err(wire)
+        app::memories::show(&self.0, id).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn edit(self, _: Context, edit: MemoryEdit) -> Result<Memory, RpcError> {
         let _g = self.0.enter();
-        app::memories::edit(&self.0, edit).await.map_err(wire)
+        app::memories::edit(&self.0, edit).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn forget(self, _: Context, id: String) -> Result<Memory, RpcError> {
         let _g = self.0.enter();
-        app::memories::forget(&self.0, id).await.map_err(wire)
+        app::memories::forget(&self.0, id).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn list(self, _: Context, query: ListQuery) -> Result<Page<Memory>, RpcError> {
         let _g = self.0.enter();
-        app::memories::list(&self.0, query).await.map_err(wire)
+        app::memories::list(&self.0, query).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn import(self, _: Context, batch: ImportBatch) -> Result<ImportReport, RpcError> {
         let _g = self.0.enter();
-        app::exchange::import(&self.0, batch).await.map_err(wire)
+        app::exchange::import(&self.0, batch).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn export(self, _: Context, after: Option<String>, limit: u32) -> Result<Page<String>, RpcError> {
         let _g = self.0.enter();
-        app::exchange::export(&self.0, after, limit).await.map_err(wire)
+        app::exchange::export(&self.0, after, limit).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn advise(self, _: Context, request: AdviseRequest) -> Result<Advice, RpcError> {
         let _g = self.0.enter();
-        app::advice::advise(&self.0, request).await.map_err(wire)
+        app::advice::advise(&self.0, request).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn config_show(self, _: Context) -> ConfigReport {
@@ -91,27 +93,27 @@ impl Cairn for Service {
 
     async fn config_init(self, _: Context, force: bool) -> Result<Vec<String>, RpcError> {
         let _g = self.0.enter();
-        app::config::init(&self.0, force).await.map_err(wire)
+        app::config::init(&self.0, force).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn pause(self, _: Context, scope: Scope) -> Result<String, RpcError> {
         let _g = self.0.enter();
-        app::quiet::pause(&self.0, scope, true).await.map_err(wire)
+        app::quiet::pause(&self.0, scope, true).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn resume(self, _: Context, scope: Scope) -> Result<String, RpcError> {
         let _g = self.0.enter();
-        app::quiet::pause(&self.0, scope, false).await.map_err(wire)
+        app::quiet::pause(&self.0, scope, false).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn search(self, _: Context, request: SearchRequest) -> Result<SearchResults, RpcError> {
         let _g = self.0.enter();
-        app::search::search(&self.0, request).await.map_err(wire)
+        app::search::search(&self.0, request).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn reindex(self, _: Context) -> Result<JobProgress, RpcError> {
         let _g = self.0.enter();
-        app::semantic::reindex(&self.0).await.map_err(wire)
+        app::semantic::reindex(&self.0).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn job(self, _: Context, id: Option<u64>) -> Option<JobProgress> {
@@ -125,37 +127,37 @@ impl Cairn for Service {
 
     async fn mute(self, _: Context, id: String, muted: bool) -> Result<Memory, RpcError> {
         let _g = self.0.enter();
-        app::quiet::mute(&self.0, id, muted).await.map_err(wire)
+        app::quiet::mute(&self.0, id, muted).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn seeds(self, _: Context, action: SeedAction) -> Result<SeedReport, RpcError> {
         let _g = self.0.enter();
-        app::seeds::seed(&self.0, action).await.map_err(wire)
+        app::seeds::seed(&self.0, action).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn log(self, _: Context, query: LogQuery) -> Result<Vec<LogEntry>, RpcError> {
         let _g = self.0.enter();
-        app::log::log(&self.0, query).await.map_err(wire)
+        app::log::log(&self.0, query).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn feedback(self, _: Context, request: FeedbackRequest) -> Result<FeedbackReport, RpcError> {
         let _g = self.0.enter();
-        app::feedback::feedback(&self.0, request).await.map_err(wire)
+        app::feedback::feedback(&self.0, request).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn graph_link(self, _: Context, link: GraphLink) -> Result<Vec<String>, RpcError> {
         let _g = self.0.enter();
-        app::feedback::link(&self.0, link).await.map_err(wire)
+        app::feedback::link(&self.0, link).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn graph_show(self, _: Context, id: String) -> Result<GraphView, RpcError> {
         let _g = self.0.enter();
-        app::feedback::show(&self.0, &id).map_err(wire)
+        app::feedback::show(&self.0, &id).map_err(|e| wire(&self.0, e))
     }
 
     async fn graph_log(self, _: Context, query: GraphLogQuery) -> Result<Vec<serde_json::Value>, RpcError> {
         let _g = self.0.enter();
-        app::feedback::log(&self.0, query).map_err(wire)
+        app::feedback::log(&self.0, query).map_err(|e| wire(&self.0, e))
     }
 
     async fn shutdown(self, _: Context) {

@@ -2,7 +2,9 @@
 //! of earlier ones often, and an embedding costs milliseconds where a lookup costs nothing.
 
 use std::num::NonZeroUsize;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Instant;
 
 use lru::LruCache;
@@ -21,7 +23,7 @@ impl QueryCache {
     /// The embedding of a query, from the cache when it was asked before. With `wait` false
     /// (the hook), a model busy with bulk work is not waited for: `Ok(None)`.
     pub fn vector(&self, embedder: &dyn Embed, text: &str, wait: bool) -> Result<Option<Arc<Vec<f32>>>, EmbedError> {
-        if let Some(v) = self.lru.lock().expect("cache lock").get(text) {
+        if let Some(v) = self.lru.lock().get(text) {
             return Ok(Some(v.clone()));
         }
         let started = Instant::now();
@@ -29,7 +31,7 @@ impl QueryCache {
         let Some(mut vectors) = vectors else { return Ok(None) };
         tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, chars = text.len(), "query embedded");
         let v = Arc::new(vectors.remove(0));
-        self.lru.lock().expect("cache lock").put(text.to_string(), v.clone());
+        self.lru.lock().put(text.to_string(), v.clone());
         Ok(Some(v))
     }
 }

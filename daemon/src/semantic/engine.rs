@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use cairn_proto::{JobProgress, ModelInfo};
 
@@ -90,7 +92,7 @@ impl Semantic {
     /// The model in use, once loaded, for `status`.
     pub fn model_info(&self) -> Option<ModelInfo> {
         let e = self.model.loaded()?;
-        let spec = self.spec.lock().expect("spec lock").clone()?;
+        let spec = self.spec.lock().clone()?;
         Some(ModelInfo {
             name: e.facts().name.clone(),
             fingerprint: e.facts().fingerprint.clone(),

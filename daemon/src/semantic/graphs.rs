@@ -4,7 +4,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::retrieval::vectors::{VectorError, VectorIndex};
 use crate::store::Store;
@@ -19,16 +19,16 @@ pub struct Graphs {
 
 impl Graphs {
     pub fn read(&self) -> RwLockReadGuard<'_, Option<VectorIndex>> {
-        self.index.read().expect("index lock")
+        self.index.read()
     }
 
     /// The graphs if nobody is writing to them at this instant (the hook's way).
     pub fn try_read(&self) -> Option<RwLockReadGuard<'_, Option<VectorIndex>>> {
-        self.index.try_read().ok()
+        self.index.try_read()
     }
 
     pub fn write(&self) -> RwLockWriteGuard<'_, Option<VectorIndex>> {
-        self.index.write().expect("index lock")
+        self.index.write()
     }
 
     /// The key under which the index holds `id`'s vector.

@@ -1,7 +1,7 @@
 //! What the semantic engine's slow work needs of the daemon that runs it. The daemon (a higher
 //! layer) implements it; the engine never reaches up.
 
-use std::sync::MutexGuard;
+use parking_lot::MutexGuard;
 
 use super::embed::ModelSpec;
 use super::engine::Semantic;

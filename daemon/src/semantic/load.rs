@@ -55,7 +55,7 @@ pub(super) fn load(host: &dyn Host) {
     };
     let fingerprint = embedder.facts().fingerprint.clone();
     tracing::info!(model = %embedder.facts().name, fingerprint = %fingerprint, dimension = embedder.dimension(), ms = millis_since(started), "embedding model loaded");
-    *semantic.spec.lock().expect("spec lock") = Some(spec);
+    *semantic.spec.lock() = Some(spec);
 
     // The graphs are read and repaired outside the write lock (that can take a while after a
     // crash); the writes made meanwhile are caught up under it, and the index goes live and the

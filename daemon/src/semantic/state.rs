@@ -4,7 +4,9 @@
 //! declared unavailable, so that nobody waits for a load that will not come.
 
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use super::embed::Embed;
@@ -120,7 +122,7 @@ impl Model {
     /// Hands `c` to the worker. With no worker to take it, nobody will load, so nobody may
     /// wait for it: a lazy or loading model becomes unavailable.
     pub fn send(&self, c: Command) {
-        let sent = self.commands.lock().expect("command lock").as_ref().is_some_and(|tx| tx.send(c).is_ok());
+        let sent = self.commands.lock().as_ref().is_some_and(|tx| tx.send(c).is_ok());
         if !sent {
             self.state.send_if_modified(|s| {
                 if matches!(s, ModelState::Lazy | ModelState::Loading) {
@@ -136,13 +138,13 @@ impl Model {
     /// The worker's end of the channel: commands sent from now on reach it.
     pub fn connect(&self) -> mpsc::Receiver<Command> {
         let (tx, rx) = mpsc::channel();
-        *self.commands.lock().expect("command lock") = Some(tx);
+        *self.commands.lock() = Some(tx);
         rx
     }
 
     /// Closes the worker's channel: it ends once its current command is done.
     pub fn close(&self) {
-        self.commands.lock().expect("command lock").take();
+        self.commands.lock().take();
     }
 
     /// The worker is gone: whoever waits for a load that will not come is told so.

@@ -3,7 +3,9 @@
 //! worker's life.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
 
 use cairn_proto::Memory;
 
@@ -32,7 +34,7 @@ impl Host for TestHost {
         &self.semantic
     }
     fn hold_writes(&self) -> MutexGuard<'_, ()> {
-        self.writes.lock().unwrap()
+        self.writes.lock()
     }
     fn model_spec(&self) -> ModelSpec {
         ModelSpec { runtime: "/none/rt.so".into(), model: "/none/model.onnx".into(), tokenizer: "/none/tok.json".into(), builtin_runtime: true, builtin_model: true, max_tokens: 256, threads: 1 }

@@ -39,7 +39,7 @@ pub fn spawn<H: Host>(host: &Arc<H>) {
         }
     });
     match handle {
-        Ok(h) => *host.semantic().worker.lock().expect("worker lock") = Some(h),
+        Ok(h) => *host.semantic().worker.lock() = Some(h),
         Err(e) => {
             tracing::error!(error = %e, "cannot start the semantic worker; keyword ranking only");
             host.semantic().model().set(ModelState::Unavailable { reason: format!("cannot start a thread: {e}"), fix: "restart cairnd".into() });
@@ -52,7 +52,7 @@ pub fn spawn<H: Host>(host: &Arc<H>) {
 pub fn stop(host: &dyn Host) {
     let semantic = host.semantic();
     semantic.model().close();
-    if let Some(h) = semantic.worker.lock().expect("worker lock").take() {
+    if let Some(h) = semantic.worker.lock().take() {
         let _ = h.join();
     }
     // Anyone still waiting for a load hears that none is coming.

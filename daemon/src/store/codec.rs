@@ -11,6 +11,10 @@ pub enum StoreError {
     Open { path: PathBuf, source: sled::Error },
     #[error("store error: {0}")]
     Sled(#[from] sled::Error),
+    /// The disk under the store refused a write; nothing more is written until it takes writes
+    /// again, when the daemon reopens the store by itself.
+    #[error("cannot write to {}: {reason}; memories are still read and advice still given, and cairn writes again by itself once the disk has room", .dir.display())]
+    Unwritable { dir: PathBuf, reason: String },
     #[error("store is corrupt: {0}")]
     Corrupt(String),
     #[error("the store was written by a newer cairn (schema {found}; this cairn reads up to {supported}); upgrade cairn")]

@@ -27,6 +27,8 @@ pub use codec::StoreError;
 use commit::Committer;
 
 pub struct Store {
+    /// The store's folder, named in errors about its disk.
+    dir: std::path::PathBuf,
     db: sled::Db,
     memories: sled::Tree,
     /// Edges by `source\0target\0kind`, and `edges_in` the same keys target first.
@@ -52,8 +54,28 @@ pub struct Store {
     memory_count: AtomicU64,
     adjustment_count: AtomicU64,
     event_count: AtomicU64,
-    prune_lock: std::sync::Mutex<()>,
+    prune_lock: parking_lot::Mutex<()>,
     committer: Arc<Committer>,
+}
+
+/// Free space wanted before the store is opened again after its disk refused a write: room for
+/// sled's next segments and the flush it retries.
+const ROOM_TO_RESUME: u64 = 8 << 20;
+/// What the probe writes (and syncs) to see the disk take writes.
+const PROBE_BYTES: usize = 1 << 20;
+
+/// Bytes an unprivileged process may still write on the filesystem holding `dir`.
+fn free_bytes(dir: &Path) -> std::io::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
+    // SAFETY: `c` is a valid C string and `st` a buffer of the right type for statvfs to fill.
+    if unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: statvfs returned 0, so it filled the struct.
+    let st = unsafe { st.assume_init() };
+    Ok((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
 }
 
 /// How long to wait for the store's lock held by a daemon that is exiting.
@@ -90,7 +112,7 @@ impl Store {
             memory_count: AtomicU64::new(memories.len() as u64),
             event_count: AtomicU64::new(session_log.len() as u64),
             adjustment_count: AtomicU64::new(db.open_tree("adjustments")?.len() as u64),
-            prune_lock: std::sync::Mutex::new(()),
+            prune_lock: parking_lot::Mutex::new(()),
             edges: db.open_tree("edges")?,
             edges_in: db.open_tree("edges_in")?,
             situations: db.open_tree("situations")?,
@@ -103,6 +125,7 @@ impl Store {
             seed_state: db.open_tree("seed_state")?,
             embeddings: db.open_tree("embeddings")?,
             committer: Committer::start(db.clone()),
+            dir: dir.to_path_buf(),
             memories,
             session_log,
             db,
@@ -110,9 +133,63 @@ impl Store {
         Ok(store)
     }
 
-    /// Waits until every write made so far is on disk.
-    pub async fn durable(&self) {
-        self.committer.durable().await
+    /// Waits until every write made so far is on disk; fails at once, with the reason, when
+    /// the disk has refused a write.
+    pub async fn durable(&self) -> Result<(), StoreError> {
+        self.committer.durable().await.map_err(|reason| self.unwritable_because(reason))
+    }
+
+    /// Why the store cannot write any more in this run, once its disk has refused a write.
+    pub fn failure(&self) -> Option<String> {
+        self.committer.failure()
+    }
+
+    /// The store's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Fails fast, before touching a tree, once the disk has refused a write.
+    pub fn writable(&self) -> Result<(), StoreError> {
+        match self.failure() {
+            Some(reason) => Err(self.unwritable_because(reason)),
+            None => Ok(()),
+        }
+    }
+
+    /// A store error as the user should read it: an I/O failure of sled's (which refuses every
+    /// later write of this run) marks the store unwritable and names its folder and the cause.
+    pub fn explain(&self, e: StoreError) -> StoreError {
+        match e {
+            StoreError::Sled(sled::Error::Io(io)) => {
+                let reason = commit::describe(&sled::Error::Io(io));
+                self.committer.fail(reason.clone());
+                self.unwritable_because(self.failure().unwrap_or(reason))
+            }
+            other => other,
+        }
+    }
+
+    /// Whether the store's disk takes writes again: enough room free, and a probe file written
+    /// and synced there. Only asked while the store refuses writes.
+    pub fn disk_takes_writes(&self) -> Result<(), String> {
+        let free = free_bytes(&self.dir).map_err(|e| format!("cannot ask the disk for its free space: {e}"))?;
+        if free < ROOM_TO_RESUME {
+            return Err(format!("{} MiB free, waiting for {}", free >> 20, ROOM_TO_RESUME >> 20));
+        }
+        let probe = self.dir.join(".cairn-probe");
+        let wrote = (|| {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(&probe)?;
+            f.write_all(&vec![0u8; PROBE_BYTES])?;
+            f.sync_all()
+        })();
+        let _ = std::fs::remove_file(&probe);
+        wrote.map_err(|e| format!("a probe write failed: {e}"))
+    }
+
+    fn unwritable_because(&self, reason: String) -> StoreError {
+        StoreError::Unwritable { dir: self.dir.clone(), reason }
     }
 
     /// Starts making every write so far durable, without waiting: for the hook path, which must
@@ -137,6 +214,7 @@ impl Store {
 
     /// Inserts or replaces a memory; returns the version it replaced.
     pub fn put_memory(&self, memory: &Memory) -> Result<Option<Memory>, StoreError> {
+        self.writable()?;
         let previous = self.memories.insert(memory.id.as_bytes(), encode(memory))?;
         if previous.is_none() {
             self.memory_count.fetch_add(1, Ordering::Relaxed);
@@ -146,6 +224,7 @@ impl Store {
 
     /// Removes a memory and every edge that touches it.
     pub fn remove_memory(&self, id: &str) -> Result<Option<Memory>, StoreError> {
+        self.writable()?;
         let Some(bytes) = self.memories.remove(id)? else { return Ok(None) };
         self.memory_count.fetch_sub(1, Ordering::Relaxed);
         self.remove_embedding(id)?;

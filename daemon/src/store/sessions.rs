@@ -56,6 +56,7 @@ impl Store {
     }
 
     pub fn append_event(&self, event: &SessionEvent) -> Result<(), StoreError> {
+        self.writable()?;
         let id = Ulid::new();
         self.session_log.insert(id.to_bytes(), encode(event))?;
         self.session_index.insert(index_key(&event.session_id, &id), &[])?;
@@ -123,7 +124,7 @@ impl Store {
     /// Returns how many were dropped.
     pub fn prune_events(&self, cutoff_ms: u64, max_events: u64) -> Result<u64, StoreError> {
         // One pruner at a time, so two never retire the same event and miscount.
-        let _one = self.prune_lock.lock().expect("prune lock");
+        let _one = self.prune_lock.lock();
         let mut dropped = 0;
         for item in self.session_log.iter() {
             let (key, value) = item?;

@@ -68,6 +68,9 @@ pub struct Status {
     /// The background job running or last finished (embedding, reindex).
     #[serde(default)]
     pub job: Option<JobProgress>,
+    /// Why the store refuses writes (its disk is full, ...), until it takes them again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_failure: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

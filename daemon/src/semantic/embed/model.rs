@@ -4,7 +4,9 @@
 //! attention mask, and normalised. Texts longer than the model's window are embedded window by
 //! window and pooled, so their tail is never silently dropped.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::{Session, SessionInputValue};
@@ -135,11 +137,7 @@ impl Embedder {
     /// Unit vectors for short `texts` (one run of the model), or `None` at once when the model
     /// is busy with other work: the hook's way, which never waits.
     pub fn try_embed(&self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, EmbedError> {
-        let mut session = match self.session.try_lock() {
-            Ok(guard) => guard,
-            Err(std::sync::TryLockError::WouldBlock) => return Ok(None),
-            Err(std::sync::TryLockError::Poisoned(_)) => return Err(EmbedError::Inference("the model's lock was poisoned".into())),
-        };
+        let Some(mut session) = self.session.try_lock() else { return Ok(None) };
         self.embed_with(texts, &mut |batch| self.run(&mut session, batch)).map(Some)
     }
 
@@ -147,7 +145,7 @@ impl Embedder {
     /// lets others in between its batches.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         self.embed_with(texts, &mut |batch| {
-            let mut session = self.session.lock().map_err(|_| EmbedError::Inference("the model's lock was poisoned".into()))?;
+            let mut session = self.session.lock();
             self.run(&mut session, batch)
         })
     }
