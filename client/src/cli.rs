@@ -40,7 +40,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Handle one Claude Code hook event from stdin (for Claude Code's settings).
+    /// Handle one Claude Code hook event from stdin (for Claude Code's settings); always exits 0, whatever it is given.
     Hook,
     /// Remember a lesson; prints the new id.
     Add {

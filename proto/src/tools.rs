@@ -1,6 +1,23 @@
 //! Claude Code's tools sorted by what they do, shared by the daemon (salience) and the client
 //! (which tools `hooks install` wires cairn to).
 
+/// The hook events Claude Code sends, by name. Anything else is logged as `unknown`: a name
+/// comes from the payload and is not trusted.
+pub const HOOK_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionRequest",
+    "UserPromptSubmit",
+    "Notification",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+];
+
 /// Tools that only look around: they read, search or list, and change nothing. No labelled moment
 /// on one expects a lesson, so cairn's hooks are not installed for them (unless `hooks install
 /// --all-tools`): inside Claude Code each hook process costs about 10 ms before cairn does anything,

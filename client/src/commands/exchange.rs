@@ -2,6 +2,7 @@
 //! grows past the transport's frame limit.
 
 use std::io::{BufRead, BufReader, IsTerminal, Write};
+
 use std::path::PathBuf;
 
 use cairn_proto::{ImportBatch, ImportLine, ImportReport};
@@ -18,32 +19,40 @@ const IMPORT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 const EXPORT_PAGE: u32 = 1000;
 
 pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
-    let reader = BufReader::new(std::fs::File::open(&file).map_err(|e| Failure::new(1, format!("cannot read {}: {e}", file.display())))?);
+    let mut reader = BufReader::new(std::fs::File::open(&file).map_err(|e| Failure::new(1, format!("cannot read {}: {e}", file.display())))?);
     let c = client().await?;
     let default_project = if args.global { Some(cairn_proto::GLOBAL_PROJECT.to_string()) } else { args.project.clone() };
     let progress = std::io::stderr().is_terminal();
     let mut total = ImportReport::default();
     let mut batch = Vec::new();
     let mut bytes = 0;
-    let mut lines = reader.split(b'\n').enumerate().peekable();
-    while let Some((n, line)) = lines.next() {
-        let raw = line.map_err(|e| Failure::new(1, format!("{}: line {}: {e}", file.display(), n + 1)))?;
-        match String::from_utf8(raw) {
-            Ok(text) => {
-                bytes += text.len();
-                batch.push(ImportLine { line: n as u64 + 1, text });
-            }
-            // Rejected here, like any other bad line, rather than ending the import.
-            Err(_) => total.rejected.push(cairn_proto::Rejection { line: n as u64 + 1, reason: "not UTF-8 text".into() }),
+    let mut n: u64 = 0;
+    let mut next = read_line(&mut reader, MAX_LINE_BYTES).map_err(|e| Failure::new(1, format!("{}: line 1: {e}", file.display())))?;
+    while let Some(line) = next {
+        n += 1;
+        match line {
+            Line::Text(raw) => match String::from_utf8(raw) {
+                Ok(text) => {
+                    bytes += text.len();
+                    batch.push(ImportLine { line: n, text });
+                }
+                // Rejected here, like any other bad line, rather than ending the import.
+                Err(_) => total.rejected.push(cairn_proto::Rejection { line: n, reason: "not UTF-8 text".into() }),
+            },
+            Line::TooLong(len) => total.rejected.push(cairn_proto::Rejection {
+                line: n,
+                reason: format!("{len} bytes, over the {} MiB a line may hold; not imported", MAX_LINE_BYTES >> 20),
+            }),
         }
-        if batch.len() >= BATCH_LINES || bytes >= BATCH_BYTES || lines.peek().is_none() {
+        next = read_line(&mut reader, MAX_LINE_BYTES).map_err(|e| Failure::new(1, format!("{}: line {}: {e}", file.display(), n + 1)))?;
+        if batch.len() >= BATCH_LINES || bytes >= BATCH_BYTES || (next.is_none() && !batch.is_empty()) {
             let report = c.import(crate::connect::ctx(IMPORT_TIMEOUT), ImportBatch { lines: std::mem::take(&mut batch), default_project: default_project.clone() }).await??;
             bytes = 0;
             total.added += report.added;
             total.updated += report.updated;
             total.rejected.extend(report.rejected);
             if progress {
-                err!("\rimported {} lines ({} added, {} updated, {} rejected)", n + 1, total.added, total.updated, total.rejected.len());
+                err!("\rimported {n} lines ({} added, {} updated, {} rejected)", total.added, total.updated, total.rejected.len());
             }
         }
     }
@@ -55,7 +64,55 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
         errln!("{}: line {}: {}", file.display(), r.line, r.reason);
     }
     outln!("{} added, {} updated, {} rejected", total.added, total.updated, total.rejected.len());
+    if !total.rejected.is_empty() {
+        // The rest is imported; the exit code says not everything was.
+        return Err(Failure::new(1, format!("{} of {n} lines were rejected (listed above); the others were imported", total.rejected.len())));
+    }
     Ok(())
+}
+
+/// Longest import line read (1 MiB): a lesson's text is at most 20,000 characters, so a longer
+/// line is a mistake, and is rejected on its own without being held in memory.
+const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// One line of an import file, without its newline.
+#[derive(Debug, PartialEq)]
+enum Line {
+    Text(Vec<u8>),
+    /// Longer than the limit: only its length is kept.
+    TooLong(u64),
+}
+
+/// The next line of `r`, keeping at most `max` bytes of it; `None` at the end.
+fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Line>> {
+    let mut buf = Vec::new();
+    let mut len: u64 = 0;
+    let mut started = false;
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(started.then(|| if len > max as u64 { Line::TooLong(len) } else { Line::Text(buf) }));
+        }
+        started = true;
+        let (part, used, ends) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], i + 1, true),
+            None => (chunk, chunk.len(), false),
+        };
+        len += part.len() as u64;
+        if len <= max as u64 {
+            buf.extend_from_slice(part);
+        } else if !buf.is_empty() {
+            buf = Vec::new();
+        }
+        r.consume(used);
+        if ends {
+            return Ok(Some(if len > max as u64 { Line::TooLong(len) } else { Line::Text(buf) }));
+        }
+    }
 }
 
 pub async fn export(file: Option<PathBuf>) -> Result<(), Failure> {
@@ -106,4 +163,27 @@ fn partial(path: &std::path::Path) -> PathBuf {
 fn tempfile_beside(path: &std::path::Path) -> Result<std::io::BufWriter<std::fs::File>, Failure> {
     let file = std::fs::File::create(partial(path)).map_err(|e| Failure::new(1, format!("cannot write {}: {e}", path.display())))?;
     Ok(std::io::BufWriter::new(file))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_past_the_limit_are_measured_not_kept() {
+        let text = format!("short\n{}\n\nlast", "x".repeat(50));
+        let mut r = std::io::BufReader::with_capacity(8, text.as_bytes());
+        assert_eq!(read_line(&mut r, 10).unwrap(), Some(Line::Text(b"short".to_vec())));
+        assert_eq!(read_line(&mut r, 10).unwrap(), Some(Line::TooLong(50)));
+        assert_eq!(read_line(&mut r, 10).unwrap(), Some(Line::Text(Vec::new())));
+        assert_eq!(read_line(&mut r, 10).unwrap(), Some(Line::Text(b"last".to_vec())));
+        assert_eq!(read_line(&mut r, 10).unwrap(), None);
+        // A final newline ends the last line; it does not start another.
+        let mut r = std::io::BufReader::new(&b"a\n"[..]);
+        assert_eq!(read_line(&mut r, 10).unwrap(), Some(Line::Text(b"a".to_vec())));
+        assert_eq!(read_line(&mut r, 10).unwrap(), None);
+        // Exactly the limit is kept.
+        let mut r = std::io::BufReader::new(&b"0123456789"[..]);
+        assert_eq!(read_line(&mut r, 10).unwrap(), Some(Line::Text(b"0123456789".to_vec())));
+    }
 }

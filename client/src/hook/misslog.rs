@@ -10,6 +10,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 const MAX_BYTES: u64 = 64 * 1024;
 
+/// The event as the log names it: a known event's name, else `unknown` (the name comes from the
+/// payload: it could hold a newline that forges a line, or megabytes).
+fn logged_name(event: &str) -> &str {
+    if cairn_proto::tools::HOOK_EVENTS.contains(&event) { event } else { "unknown" }
+}
+
 /// Records one miss; best effort, never fails the hook.
 pub fn record(log: &Path, event: &str, stage: &str, deadline_ms: u64) {
     if let Some(dir) = log.parent() {
@@ -19,8 +25,28 @@ pub fn record(log: &Path, event: &str, stage: &str, deadline_ms: u64) {
         let _ = std::fs::rename(log, log.with_extension("log.1"));
     }
     let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let line = format!("{secs} event={} stage={stage} deadline_ms={deadline_ms}\n", if event.is_empty() { "?" } else { event });
+    let line = format!("{secs} event={} stage={stage} deadline_ms={deadline_ms}\n", logged_name(event));
     if let Ok(mut f) = OpenOptions::new().create(true).append(true).mode(0o600).open(log) {
         let _ = f.write_all(line.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_known_event_names_are_written_one_short_line_each() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("logs/hook-misses.log");
+        record(&log, "PreToolUse", "connect", 250);
+        record(&log, "Pre\n999 event=forged stage=x deadline_ms=1", "connect", 250);
+        record(&log, &"x".repeat(5 << 20), "reply", 250);
+        record(&log, "", "read", 250);
+        let text = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(lines[0].contains("event=PreToolUse stage=connect"));
+        assert!(lines[1..].iter().all(|l| l.contains("event=unknown") && l.len() < 100), "{text}");
     }
 }

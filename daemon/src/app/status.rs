@@ -4,6 +4,9 @@ use cairn_proto::{IndexReport, Status, PROTOCOL_VERSION, VERSION};
 
 use super::daemon::Daemon;
 
+/// Largest hook-miss log read back.
+const MISS_LOG_LIMIT: u64 = 1 << 20;
+
 /// Counts the hook's deadline misses (current and rotated log) and reads the last one's time.
 fn hook_misses(d: &Daemon) -> (u64, Option<String>) {
     let log = d.paths().hook_miss_log();
@@ -11,7 +14,8 @@ fn hook_misses(d: &Daemon) -> (u64, Option<String>) {
     let mut count = 0;
     let mut last = None;
     for path in [rotated, log] {
-        if let Ok(text) = std::fs::read_to_string(&path) {
+        // The hook rotates it at 64 KiB; a file far past that is not read.
+        if let Ok(text) = cairn_proto::files::read_text(&path, MISS_LOG_LIMIT) {
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                 count += 1;
                 last = line

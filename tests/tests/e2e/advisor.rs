@@ -189,8 +189,10 @@ fn example_moments_are_kept_shown_exported_and_weighed() {
     assert!(exported.lines().any(|l| l.contains(&id) && l.contains("\"not_examples\":[\"Read the key rotation runbook\"]")), "{exported}");
     let file = home.path().join("lessons.jsonl");
     std::fs::write(&file, "{\"id\":\"imported-1\",\"text\":\"Tag releases from main only\",\"examples\":[\"Cut the 2.4 release from my branch\"],\"not_examples\":[\"List the tags\"]}\n{\"text\":\"bad\",\"examples\":\"not a list\"}\n").unwrap();
-    let report = home.ok(&["import", file.to_str().unwrap(), "--global"]);
+    let out = home.run(&["import", file.to_str().unwrap(), "--global"]);
+    let report = String::from_utf8_lossy(&out.stdout);
     assert!(report.contains("1 added") && report.contains("1 rejected"), "{report}");
+    assert_eq!(out.status.code(), Some(1), "a rejected line makes the import fail, the rest imported");
     let m: Value = serde_json::from_str(&home.ok(&["show", "--json", "imported-1"])).unwrap();
     assert_eq!((m["examples"][0].as_str(), m["not_examples"][0].as_str()), (Some("Cut the 2.4 release from my branch"), Some("List the tags")));
     home.ok(&["edit", &id, "--clear-examples"]);

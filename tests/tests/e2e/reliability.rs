@@ -193,3 +193,50 @@ fn a_cwd_with_hostile_git_files_neither_hangs_nor_grows_the_daemon() {
     assert!(home.run_within(&["status"], Duration::from_secs(10)).status.success());
     home.down();
 }
+
+/// `cairn hook` answers and exits 0 whatever arguments it is given.
+#[test]
+fn the_hook_ignores_any_arguments() {
+    let home = Home::new();
+    home.up();
+    home.ok(&["add", "--global", "Never force-push to main"]);
+    for (i, args) in [vec!["--bogus"], vec!["extra", "words", "--json"], vec!["--help"], vec!["-V"]].into_iter().enumerate() {
+        // A session each: a lesson said once in a session is not said again.
+        let payload = format!(r#"{{"hook_event_name":"UserPromptSubmit","session_id":"a{i}","cwd":"/tmp","prompt":"force-push to main"}}"#);
+        let mut cmd = home.cairn();
+        cmd.arg("hook").args(&args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(payload.as_bytes()).unwrap();
+        let out = cairn_tests::wait_output(child, Duration::from_secs(10));
+        assert!(additional_context(&assert_hook_contract(&out)).contains("force-push"), "{args:?}");
+    }
+    home.down();
+}
+
+/// A 50 MB line among good ones is rejected alone, with its number; the rest is imported and
+/// the exit code says not everything was.
+#[test]
+fn an_oversized_import_line_is_rejected_alone() {
+    let home = Home::new();
+    home.up();
+    let file = home.path().join("big.jsonl");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&file).unwrap());
+    writeln!(f, r#"{{"text": "Use pnpm, not npm, in this repo"}}"#).unwrap();
+    write!(f, r#"{{"text": ""#).unwrap();
+    let chunk = "a".repeat(1 << 20);
+    for _ in 0..50 {
+        f.write_all(chunk.as_bytes()).unwrap();
+    }
+    writeln!(f, r#""}}"#).unwrap();
+    writeln!(f, r#"{{"text": "Run the linter before committing"}}"#).unwrap();
+    drop(f);
+    let out = home.run_within(&["import", file.to_str().unwrap(), "--global"], Duration::from_secs(120));
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("2 added, 0 updated, 1 rejected"), "{stdout}");
+    assert!(stderr.contains("line 2: ") && stderr.contains("over the 1 MiB"), "{stderr}");
+    assert!(stderr.contains("1 of 3 lines were rejected"), "{stderr}");
+    let texts: Vec<String> = home.memories().iter().map(|m| m["text"].as_str().unwrap_or_default().to_string()).collect();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    home.down();
+}

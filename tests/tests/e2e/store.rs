@@ -84,7 +84,7 @@ fn import_reports_and_export_round_trips() {
     bytes.extend_from_slice(b"\n{\"text\": \"\xff\xfe broken\"}");
     std::fs::write(&file, bytes).unwrap();
     let out = home.run(&["import", file.to_str().unwrap(), "--project", "imported"]);
-    assert!(out.status.success());
+    assert_eq!(out.status.code(), Some(1), "rejected lines make the import fail; the rest is imported");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stdout.contains("3 added, 1 updated, 4 rejected"), "{stdout}");
