@@ -33,13 +33,24 @@ fn tail(path: &std::path::Path) -> String {
 
 pub async fn up(lite: bool) -> Result<(), Failure> {
     let paths = Paths::from_env()?;
-    match running_status(&paths).await {
-        Ok(s) => {
-            outln!("cairn is already running ({})", describe(&s));
-            return Ok(());
+    let asked = Instant::now();
+    loop {
+        match running_status(&paths).await {
+            Ok(s) => {
+                outln!("cairn is already running ({})", describe(&s));
+                return Ok(());
+            }
+            Err(ClientError::NotRunning(_)) => break,
+            // A daemon that just crashed (or was killed) can still accept a connection and then
+            // drop it: once its process is gone, start anew; until then, wait for it to go.
+            Err(ClientError::Transport(_) | ClientError::Timeout(_)) | Err(ClientError::Connect { .. }) if asked.elapsed() < STOP_LIMIT => {
+                if !daemon_alive(&paths) {
+                    break;
+                }
+                tokio::time::sleep(POLL).await;
+            }
+            Err(e) => return Err(e.into()),
         }
-        Err(ClientError::NotRunning(_)) => {}
-        Err(e) => return Err(e.into()),
     }
     let daemon = launch::find_daemon().map_err(|e| Failure::new(1, e.to_string()))?;
     let stderr_log = paths.logs_dir.join("cairnd.stderr");

@@ -1,10 +1,14 @@
 //! The socket: binds the Unix socket safely, serves the service on every connection from this
 //! user, and on shutdown stops accepting, drains requests in flight, and removes the socket.
+//! Connections are bounded: at most [`MAX_CONNECTIONS`] at once (the one idle the longest makes
+//! room for a new one), and one with nothing asked and nothing running for [`IDLE_LIMIT`] is
+//! closed, so idle clients can neither pile up memory nor lock others out.
 
 use std::io;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use cairn_proto::service::Cairn;
@@ -19,6 +23,11 @@ use crate::app::Daemon;
 
 /// Longest wait for requests in flight at shutdown.
 const DRAIN_LIMIT: Duration = Duration::from_secs(10);
+/// Connections served at once; past it the one idle the longest is closed to make room. A hook
+/// holds one for milliseconds, a command for its run.
+pub const MAX_CONNECTIONS: usize = 256;
+/// A connection with no request for this long, and none running, is closed.
+pub const IDLE_LIMIT: Duration = Duration::from_secs(60);
 
 #[derive(Debug, thiserror::Error)]
 pub enum BindError {
@@ -64,10 +73,88 @@ pub fn remove_socket(path: &Path) {
     }
 }
 
+/// One open connection as the accept loop sees it: whether it is running anything, when it was
+/// last asked something, and how to close it.
+#[derive(Default)]
+struct Slot {
+    running: AtomicUsize,
+    /// Milliseconds since the server started, at the last request.
+    last: AtomicU64,
+    close: tokio_util::sync::CancellationToken,
+}
+
+/// The open connections, for making room: the ones whose task ended are forgotten.
+#[derive(Default)]
+struct Slots {
+    open: Vec<Weak<Slot>>,
+}
+
+impl Slots {
+    fn add(&mut self) -> Arc<Slot> {
+        let slot = Arc::new(Slot::default());
+        self.open.push(Arc::downgrade(&slot));
+        slot
+    }
+
+    fn count(&mut self) -> usize {
+        self.open.retain(|w| w.strong_count() > 0);
+        self.open.len()
+    }
+
+    /// Closes the connection idle the longest (nothing running); false when every one is busy.
+    fn close_oldest_idle(&mut self) -> bool {
+        let oldest = self
+            .open
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|s| s.running.load(Ordering::Acquire) == 0 && !s.close.is_cancelled())
+            .min_by_key(|s| s.last.load(Ordering::Acquire));
+        oldest.map(|s| s.close.cancel()).is_some()
+    }
+}
+
+/// Serves one connection's `requests` until the client closes it, it has been idle (no
+/// request, none running) for `idle`, or the accept loop closes it to make room. Each request
+/// runs on its own task; the stream keeps being polled meanwhile, which is what writes the
+/// answers back.
+async fn connection<S, F>(requests: S, idle: Duration, slot: Arc<Slot>, clock: Instant)
+where
+    S: futures::Stream<Item = F>,
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let mut requests = std::pin::pin!(requests);
+    loop {
+        let next = tokio::select! {
+            _ = slot.close.cancelled() => return,
+            next = tokio::time::timeout(idle, requests.next()) => next,
+        };
+        match next {
+            Ok(Some(request)) => {
+                slot.last.store(clock.elapsed().as_millis() as u64, Ordering::Release);
+                slot.running.fetch_add(1, Ordering::AcqRel);
+                let slot = slot.clone();
+                tokio::spawn(async move {
+                    request.await;
+                    slot.running.fetch_sub(1, Ordering::AcqRel);
+                });
+            }
+            Ok(None) => return,
+            Err(_) if slot.running.load(Ordering::Acquire) == 0 => {
+                tracing::debug!("closing an idle connection");
+                return;
+            }
+            Err(_) => {}
+        }
+    }
+}
+
 /// Serves until the daemon's shutdown token fires, then drains and returns.
 pub async fn serve(daemon: Arc<Daemon>, listener: UnixListener) {
     let me = cairn_proto::paths::uid();
     let mut connections = JoinSet::new();
+    let mut refused: u64 = 0;
+    let mut slots = Slots::default();
+    let clock = Instant::now();
     loop {
         tokio::select! {
             _ = daemon.shutdown().cancelled() => break,
@@ -88,11 +175,18 @@ pub async fn serve(daemon: Arc<Daemon>, listener: UnixListener) {
                         continue;
                     }
                 }
+                // At the cap, the connection idle the longest makes room; when every one is
+                // busy, the new one is closed (a hook then gives up quietly, as with no daemon).
+                if slots.count() >= MAX_CONNECTIONS && !slots.close_oldest_idle() {
+                    refused += 1;
+                    // Once per hundred, not per connection: a flood must not flood the log too.
+                    if refused % 100 == 1 {
+                        tracing::warn!(open = MAX_CONNECTIONS, refused, "every connection is busy; closing new ones until some end");
+                    }
+                    continue;
+                }
                 let channel = BaseChannel::with_defaults(cairn_proto::transport::wrap(stream));
-                let server = Service(daemon.clone());
-                connections.spawn(channel.execute(server.serve()).for_each(|request| async {
-                    tokio::spawn(request);
-                }));
+                connections.spawn(connection(channel.execute(Service(daemon.clone()).serve()), IDLE_LIMIT, slots.add(), clock));
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }
@@ -106,4 +200,52 @@ pub async fn serve(daemon: Arc<Daemon>, listener: UnixListener) {
         tracing::warn!(inflight = daemon.inflight(), "requests still running after the drain limit");
     }
     connections.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connection that asks nothing is closed after the idle limit; one whose request is
+    /// still running is kept until it ends.
+    #[tokio::test(start_paused = true)]
+    async fn idle_connections_close_busy_ones_stay() {
+        let idle = Duration::from_secs(60);
+        let clock = Instant::now();
+        let silent = futures::stream::pending::<futures::future::Ready<()>>();
+        let started = tokio::time::Instant::now();
+        connection(silent, idle, Arc::new(Slot::default()), clock).await;
+        assert_eq!(started.elapsed(), idle);
+
+        // One request that runs for three idle limits, then nothing: the connection lasts
+        // until it ends, then one idle limit more.
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+        let slow = async move {
+            tokio::time::sleep(idle * 3).await;
+            let _ = done_tx.send(());
+        };
+        let requests = futures::stream::iter([slow]).chain(futures::stream::pending());
+        let started = tokio::time::Instant::now();
+        connection(requests, idle, Arc::new(Slot::default()), clock).await;
+        assert!(done_rx.await.is_ok(), "the request ran to its end");
+        assert_eq!(started.elapsed(), idle * 4);
+    }
+
+    #[test]
+    fn room_is_made_by_the_connection_idle_the_longest() {
+        let mut slots = Slots::default();
+        let (a, b, c) = (slots.add(), slots.add(), slots.add());
+        a.last.store(30, Ordering::Release);
+        b.last.store(10, Ordering::Release);
+        b.running.store(1, Ordering::Release);
+        c.last.store(20, Ordering::Release);
+        assert_eq!(slots.count(), 3);
+        assert!(slots.close_oldest_idle());
+        assert!(c.close.is_cancelled() && !a.close.is_cancelled() && !b.close.is_cancelled(), "b is busy, c idle the longest");
+        assert!(slots.close_oldest_idle());
+        assert!(a.close.is_cancelled());
+        assert!(!slots.close_oldest_idle(), "only a busy one is left");
+        drop((a, c));
+        assert_eq!(slots.count(), 1, "ended connections are forgotten");
+    }
 }

@@ -240,3 +240,59 @@ fn an_oversized_import_line_is_rejected_alone() {
     assert_eq!(texts.len(), 2, "{texts:?}");
     home.down();
 }
+
+/// `cairn up` right after the daemon was killed waits for the dead one to go, then starts.
+#[test]
+fn up_right_after_a_crash_starts_a_new_daemon() {
+    let home = Home::new();
+    home.up();
+    for round in 0..10 {
+        let pid = home.daemon_pid().expect("pid");
+        // SAFETY: kill only sends a signal, to this home's daemon.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        let out = home.run_within(&["up", "--lite"], Duration::from_secs(60));
+        assert!(out.status.success(), "round {round}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_ne!(home.daemon_pid(), Some(pid), "round {round}: a new daemon");
+    }
+    home.down();
+}
+
+/// Thousands of idle connections neither lock out a hook nor pile up memory: the daemon keeps
+/// a bounded number open, closing the one idle the longest to make room.
+#[test]
+fn idle_connections_are_bounded() {
+    let home = Home::new();
+    home.up();
+    home.ok(&["add", "--global", "Never force-push to main"]);
+    // Room for the file descriptors on this side.
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit read and write a plain struct.
+    unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim);
+        lim.rlim_cur = lim.rlim_max.min(8192);
+        libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+    }
+    let n = (lim.rlim_cur as usize).saturating_sub(200).min(3000);
+    assert!(n >= 1000, "too few file descriptors for the test ({})", lim.rlim_cur);
+    let pid = home.daemon_pid().unwrap();
+    let before = rss_kib(pid);
+    let mut idle = Vec::new();
+    for _ in 0..n {
+        match std::os::unix::net::UnixStream::connect(home.socket()) {
+            Ok(s) => idle.push(s),
+            // The backlog is full for a moment: the daemon is catching up.
+            Err(_) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+    assert!(idle.len() > n / 2, "only {} of {n} connections opened", idle.len());
+    // While they are all held open, the hook and the commands still get through.
+    let hook = home.hook(br#"{"hook_event_name":"UserPromptSubmit","session_id":"i1","cwd":"/tmp","prompt":"force-push to main"}"#);
+    assert!(additional_context(&assert_hook_contract(&hook)).contains("force-push"));
+    assert!(home.run_within(&["status"], Duration::from_secs(10)).status.success());
+    let open = std::fs::read_dir(format!("/proc/{pid}/fd")).map(|d| d.count()).unwrap_or(0);
+    assert!(open < 600, "the daemon holds {open} file descriptors with {} clients connected", idle.len());
+    let grown = rss_kib(pid).saturating_sub(before);
+    assert!(grown < 40 * 1024, "{} idle connections grew the daemon by {grown} KiB", idle.len());
+    drop(idle);
+    home.down();
+}
