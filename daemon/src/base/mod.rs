@@ -8,3 +8,10 @@ pub mod progress;
 pub mod project;
 pub mod redact;
 pub mod text;
+
+/// Cases for a property test: `PROPTEST_CASES` when set (a longer run), else `default` (the
+/// suite's bounded run).
+#[cfg(test)]
+pub fn fuzz_cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}

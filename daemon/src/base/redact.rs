@@ -25,12 +25,11 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         replacement,
     };
     vec![
-        // PEM private key blocks, whole.
-        rule(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)", MASK),
-        // user:password@ in URLs and connection strings; the password goes.
-        rule(r"(?P<pre>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^:/?#\s@]*:)[^@/\s]+(?P<at>@)", "${pre}[REDACTED]${at}"),
+        // PEM and PGP private key blocks, whole (a block cut short runs to the end).
+        rule(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)", MASK),
         // Password= / Pwd= inside ADO/ODBC style connection strings.
-        rule(r"(?i)(?P<k>\b(?:password|pwd)\s*=\s*)[^;'\s]+", "${k}[REDACTED]"),
+        // A quoted value is left to the quoted-value rule below, which takes it whole.
+        rule(r#"(?i)(?P<k>\b(?:password|pwd)\s*=\s*)[^;'"\s][^;'"\s]*"#, "${k}[REDACTED]"),
         // Well-known token shapes.
         rule(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", MASK),
         rule(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b", MASK),
@@ -61,6 +60,17 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(r#"(?i)(?P<k>\b(?:docker|podman|helm|nerdctl|buildah)\b[^\n|;&]*?\blogin\b[^\n|;&]*?\s-p\s+)(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)"#, "${k}[REDACTED]"),
         // curl -u user:password / --user user:password.
         rule(r#"(?P<k>(?:^|\s)(?:-u|--user)(?:\s+|=)["']?[^:\s"']+:)[^\s"']+"#, "${k}[REDACTED]"),
+        // Cookies: curl -b/--cookie 'name=value', and Cookie: / Set-Cookie: headers (to the end
+        // of the header).
+        rule(r#"(?i)(?P<k>\bcurl\b[^\n|;&]*?\s(?:-b|--cookie)(?:\s+|=))(?:"[^"\n]*(?:"|$)|'[^'\n]*(?:'|$)|[^\s"']+)"#, "${k}[REDACTED]"),
+        rule(r#"(?i)(?P<k>\b(?:set-)?cookie\s*:\s*)[^\n"'\\]+"#, "${k}[REDACTED]"),
+        // A secret-named setting given its value as the next word by a config or secrets tool:
+        // `aws configure set aws_secret_access_key V`, `git config user.password V`,
+        // `npm config set //registry/:_authToken V`, `doppler secrets set API_KEY V`.
+        rule(
+            &format!(r#"(?i)(?P<k>\b(?:config(?:ure)?|secrets?|user-secrets)\b[^\n|;&]*?[\s:/]["']?{SECRET_NAME}["']?\s+)(?:"[^"\n]*(?:"|$)|'[^'\n]*(?:'|$)|[^\s"'-][^\s"']*)"#),
+            "${k}[REDACTED]",
+        ),
     ]
 });
 
@@ -73,9 +83,30 @@ fn is_secret_key(key: &str) -> bool {
     KEY.is_match(key)
 }
 
+/// A URL's `user:password@`: the password goes, whatever it holds (`/`, `@`, `:` included, as
+/// people write them unencoded). The credentials end at the last `@` before the query, so a
+/// password `p@ss` goes whole; a port (`host:443/@scope/pkg`) is not a password.
+fn url_credentials(text: &str) -> std::borrow::Cow<'_, str> {
+    static URL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s"'<>`]+"#).expect("url pattern compiles"));
+    URL.replace_all(text, |c: &regex::Captures<'_>| {
+        let url = &c[0];
+        let Some(start) = url.find("://").map(|i| i + 3) else { return url.to_string() };
+        let rest = &url[start..];
+        let before_query = rest.find(['?', '#']).unwrap_or(rest.len());
+        let Some(at) = rest[..before_query].rfind('@') else { return url.to_string() };
+        let userinfo = &rest[..at];
+        let Some((user, password)) = userinfo.split_once(':') else { return url.to_string() };
+        let port = password.split('/').next().is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit())) && password.contains('/');
+        if password.is_empty() || user.contains('/') || port || !rest[at + 1..].starts_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '[') {
+            return url.to_string();
+        }
+        format!("{}{user}:{MASK}{}", &url[..start], &rest[at..])
+    })
+}
+
 /// `text` with every secret replaced by [`MASK`].
 pub fn redact_text(text: &str) -> String {
-    let mut out = std::borrow::Cow::Borrowed(text);
+    let mut out = url_credentials(text);
     for rule in RULES.iter() {
         if let std::borrow::Cow::Owned(replaced) = rule.pattern.replace_all(&out, rule.replacement) {
             out = std::borrow::Cow::Owned(replaced);
@@ -169,9 +200,51 @@ mod tests {
         assert_gone(r#"DB_PASSWORD="ab""#, "ab\"");
     }
 
+    /// The gaps a round of attacks found, and their relatives.
+    #[test]
+    fn gaps_found_by_attack() {
+        assert_gone("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0abcdefXYZ\n=Ab12\n-----END PGP PRIVATE KEY BLOCK-----", "lQOYBF0abcdefXYZ");
+        assert_gone("-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0abcdefXYZ cut off", "lQOYBF0abcdefXYZ");
+        assert_gone("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjE");
+        assert_gone("-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIFHDBOBgkqhkiG9w0\n-----END ENCRYPTED PRIVATE KEY-----", "MIIFHDBOBgkqhkiG9w0");
+        for (url, password) in [
+            ("postgres://app:ab/cdSecret@db/x", "ab/cdSecret"),
+            ("postgres://app:p@ss123word@db.internal:5432/app", "p@ss123word"),
+            ("mongodb+srv://u:pa/ss@w:rd@cluster0.x.mongodb.net/db?retryWrites=true&w=majority", "pa/ss@w:rd"),
+            ("redis://:only-a-password@cache:6379/0", "only-a-password"),
+            ("https://bob:tok%2Fen@git.example.com/repo.git", "tok%2Fen"),
+        ] {
+            let out = redact_text(&format!("psql '{url}' -c 'select 1'"));
+            assert!(!out.contains(password), "{password:?} survived in {out:?}");
+            assert!(out.contains(MASK), "{out}");
+        }
+        assert_eq!(redact_text("postgres://app:p@ss123word@db.internal:5432/app"), "postgres://app:[REDACTED]@db.internal:5432/app");
+        assert_gone("aws configure set aws_secret_access_key wJalrXUtnFEMIK7MDENG", "wJalrXUtnFEMIK7MDENG");
+        assert_gone("aws configure set aws_session_token FwoGZXIvYXdzEBYaDExample --profile dev", "FwoGZXIvYXdzEBYaDExample");
+        assert_gone("aws configure set default.aws_secret_access_key 'wJalrXUtnFEMIK7MDENG'", "wJalrXUtnFEMIK7MDENG");
+        assert_gone("git config --global user.password hunter2hunter2", "hunter2hunter2");
+        assert_gone("npm config set //registry.npmjs.org/:_authToken npmTokenValue123", "npmTokenValue123");
+        assert_gone("doppler secrets set API_KEY keyvalue12345", "keyvalue12345");
+        assert_gone("curl -b 'sessionid=38afes7a8; csrftoken=xyz' https://app.example/api", "38afes7a8");
+        assert_gone("curl --cookie sessionid=38afes7a8 https://app.example/api", "38afes7a8");
+        assert_gone("curl -s -b \"sid=38afes7a8\" https://app.example/api", "38afes7a8");
+        assert_gone("curl -H 'Cookie: sessionid=38afes7a8; theme=dark' https://app.example", "38afes7a8");
+        assert_gone("Set-Cookie: sid=38afes7a8; HttpOnly", "38afes7a8");
+        // Found by the property test: a bare PASSWORD= with a quoted value of several words.
+        let out = redact_text(r#"PASSWORD="correct horse battery" ./run"#);
+        assert!(!out.contains("horse") && !out.contains("battery"), "{out}");
+    }
+
     #[test]
     fn ordinary_text_is_untouched() {
         for text in [
+            "git checkout -b feature/login",
+            "git config --global credential.helper store",
+            "aws configure list",
+            "npm install https://registry.npmjs.org:443/@scope/pkg",
+            "ssh://git@github.com:22/org/repo.git",
+            "https://example.com/users/@alice/posts",
+            "mailto:bob@example.com",
             "cargo test --release",
             "the token parser handles whitespace",
             "git push origin main",
@@ -190,6 +263,54 @@ mod tests {
         assert!(!out.contains("w2") && !out.contains("w4"), "{out}");
         let out = redact_text("run --password \"a b c\nnext line");
         assert!(!out.contains(" b ") && out.contains("next line"), "{out}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::base::fuzz_cases(512)))]
+        /// No secret of a known shape, generated at random and set in a command, survives.
+        #[test]
+        fn no_generated_secret_of_a_known_shape_survives(
+            shape in 0usize..26,
+            body in "[A-Za-z0-9]{24,40}",
+            tail in "[A-Za-z0-9]{8,16}",
+            password in "[A-Za-z][A-Za-z0-9!$%*+~._/@:-]{7,23}",
+            prefix in "(|[A-Z]{1,6}_)",
+            word in proptest::sample::select(vec!["PASSWORD", "TOKEN", "SECRET", "API_KEY", "ACCESS_KEY", "PASSPHRASE", "db_pass", "authKey"]),
+            before in proptest::sample::select(vec!["", "cd /srv && ", "echo start; ", "FOO=1 "]),
+            after in proptest::sample::select(vec!["", " && make deploy", " | tee out.log", "\nnext line"]),
+        ) {
+            let aws = format!("AKIA{}", body.to_uppercase().chars().take(16).collect::<String>());
+            let (text, secret) = match shape {
+                0 => (aws.clone(), aws),
+                1 => (format!("ghp_{body}"), body.clone()),
+                2 => (format!("github_pat_{body}"), body.clone()),
+                3 => (format!("glpat-{body}"), body.clone()),
+                4 => (format!("xoxb-{body}"), body.clone()),
+                5 => (format!("sk-ant-{body}"), body.clone()),
+                6 => (format!("sk_live_{body}"), body.clone()),
+                7 => (format!("AIza{}", format!("{body}{body}").chars().take(35).collect::<String>()), body.chars().take(20).collect()),
+                8 => (format!("npm_{}", format!("{body}{body}").chars().take(36).collect::<String>()), body.chars().take(20).collect()),
+                9 => (format!("eyJ{tail}.eyJ{body}.{tail}{tail}"), body.clone()),
+                10 => (format!("-----BEGIN RSA PRIVATE KEY-----\n{body}\n{tail}\n-----END RSA PRIVATE KEY-----"), body.clone()),
+                11 => (format!("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n{body}\n={tail}\n-----END PGP PRIVATE KEY BLOCK-----"), body.clone()),
+                12 => (format!("psql postgres://app:{password}@db.internal:5432/x"), password.clone()),
+                13 => (format!("export {prefix}{word}={body}"), body.clone()),
+                14 => (format!("{prefix}{word}=\"{body} {tail}\" ./run"), tail.clone()),
+                15 => (format!("tool --password {body}"), body.clone()),
+                16 => (format!("curl -u admin:{body} https://api.example/v1"), body.clone()),
+                17 => (format!("mysql -u root -p{body} app"), body.clone()),
+                18 => (format!("docker login -u bob -p {body} registry.example"), body.clone()),
+                19 => (format!("aws configure set aws_secret_access_key {body}"), body.clone()),
+                20 => (format!("curl -b 'sessionid={body}' https://app.example"), body.clone()),
+                21 => (format!("curl -H 'Cookie: sid={body}; theme=dark' https://app.example"), body.clone()),
+                22 => (format!("curl -H 'Authorization: Bearer {body}' https://x"), body.clone()),
+                23 => (format!("Server=x;Database=y;Password={body};"), body.clone()),
+                24 => (format!("git config --global user.password {body}"), body.clone()),
+                _ => (format!("{{\"{prefix}{word}\": \"{body}\"}}"), body.clone()),
+            };
+            let out = redact_text(&format!("{before}{text}{after}"));
+            proptest::prop_assert!(!out.contains(&secret), "shape {}: {:?} survived in {:?}", shape, secret, out);
+        }
     }
 
     #[test]

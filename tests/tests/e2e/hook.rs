@@ -325,6 +325,13 @@ fn secrets_never_reach_the_store_verbatim() {
         "Hunter2mysql",
         "curlpass-99",
         "correct horse battery",
+        // The gaps an attack found: a PGP key's body, a password with `/` or `@` in a URL, a
+        // value set by `aws configure set`, a cookie passed to curl.
+        "lQOYBF0pgpBodyQWERTY",
+        "ab/cdPassW0rd",
+        "p@ss-in-url-42",
+        "wJalrXUtnFEMIK7MDENGbPxR",
+        "38afes7a8cookie",
     ];
     let events = [
         json!({"session_id": "sec", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash",
@@ -337,11 +344,17 @@ fn secrets_never_reach_the_store_verbatim() {
         json!({"session_id": "sec", "cwd": "/tmp", "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
                "tool_input": {"command": format!("STRIPE_KEY={} mysql -u root -p{} shop && curl -u bob:{} https://x", secrets[4], secrets[5], secrets[6])},
                "error": format!("DB_PASSWORD=\"{}\" rejected", secrets[7])}),
+        json!({"session_id": "sec", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": format!("gpg --import <<'EOF'\n-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n{}\n=Ab12\n-----END PGP PRIVATE KEY BLOCK-----\nEOF", secrets[8]),
+                              "description": "Import the key"}}),
+        json!({"session_id": "sec", "cwd": "/tmp", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+               "tool_input": {"command": format!("psql postgres://app:{}@db/x && psql postgres://app:{}@db.internal:5432/app && aws configure set aws_secret_access_key {} && curl -b 'sessionid={}' https://app.example", secrets[9], secrets[10], secrets[11], secrets[12])},
+               "tool_response": {"stdout": "", "stderr": ""}}),
     ];
     for e in &events {
         assert_hook_contract(&home.hook(e.to_string().as_bytes()));
     }
-    assert_eq!(home.status()["session_events"], 4, "the events were recorded");
+    assert_eq!(home.status()["session_events"], 6, "the events were recorded");
     home.down();
     let mut scanned = 0;
     let mut stack = vec![home.path().to_path_buf()];
@@ -363,6 +376,6 @@ fn secrets_never_reach_the_store_verbatim() {
     // The redaction kept the rest of what happened.
     home.up();
     let s = home.status();
-    assert_eq!(s["session_events"], 4);
+    assert_eq!(s["session_events"], 6);
     home.down();
 }
