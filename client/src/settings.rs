@@ -1,7 +1,7 @@
 //! Claude Code's `settings.json`, edited to add or remove cairn's hooks and nothing else: every
 //! other key and hook stays where it was, in order. Pure; the file I/O is in `commands/hooks.rs`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
@@ -73,27 +73,83 @@ pub enum SettingsError {
     NotAnArray(String),
 }
 
-/// The hook command for a `cairn` binary: its absolute path, quoted for the shell, then `hook`.
-pub fn hook_command(cairn: &Path) -> String {
-    let path = cairn.display().to_string();
-    if path.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
-        format!("{path} hook")
+/// A word quoted for the shell when it needs it.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
+        word.to_string()
     } else {
-        format!("'{}' hook", path.replace('\'', r"'\''"))
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// The hook command for a `cairn` binary: its absolute path, quoted for the shell, then `hook`.
+/// A home other than the default (`CAIRN_HOME` set where install ran) is written into the
+/// command, so the hook reaches the daemon of that home rather than the default one.
+pub fn hook_command(cairn: &Path, home: Option<&Path>) -> String {
+    let program = format!("{} hook", shell_word(&cairn.display().to_string()));
+    match home {
+        Some(home) => format!("CAIRN_HOME={} {program}", shell_word(&home.display().to_string())),
+        None => program,
+    }
+}
+
+/// Reads one shell word at the start of `text` (plain, or in single or double quotes): the
+/// word unquoted and the rest.
+fn first_word(text: &str) -> Option<(String, &str)> {
+    let text = text.trim_start();
+    let mut word = String::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            c if c.is_whitespace() => return Some((word, &text[i..])),
+            '\'' => loop {
+                match chars.next() {
+                    Some((_, '\'')) => break,
+                    Some((_, c)) => word.push(c),
+                    None => return None,
+                }
+            },
+            '"' => loop {
+                match chars.next() {
+                    Some((_, '"')) => break,
+                    Some((_, c)) => word.push(c),
+                    None => return None,
+                }
+            },
+            c => word.push(c),
+        }
+    }
+    (!word.is_empty()).then_some((word, ""))
+}
+
+/// A hook command taken apart: the variables it sets before the program, the program, and
+/// what follows it.
+fn parse_command(command: &str) -> Option<(Vec<(String, String)>, String, String)> {
+    let mut rest = command.trim();
+    let mut vars = Vec::new();
+    loop {
+        let (word, after) = first_word(rest)?;
+        match word.split_once('=') {
+            Some((name, value)) if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.starts_with(|c: char| c.is_ascii_digit()) => {
+                vars.push((name.to_string(), value.to_string()));
+                rest = after;
+            }
+            _ => return Some((vars, word, after.trim().to_string())),
+        }
     }
 }
 
 /// Whether `command` runs some `cairn` binary's `hook`: how cairn recognises its own entries,
-/// wherever the binary was when they were written.
+/// wherever the binary was when they were written, with or without a home of its own.
 pub fn is_cairn_command(command: &str) -> bool {
-    let Some(program) = command.trim().strip_suffix(" hook") else { return false };
-    let program = program.trim();
-    let unquoted = if program.len() >= 2 && (program.starts_with('\'') && program.ends_with('\'') || program.starts_with('"') && program.ends_with('"')) {
-        program[1..program.len() - 1].replace(r"'\''", "'")
-    } else {
-        program.to_string()
-    };
-    Path::new(&unquoted).file_name().is_some_and(|n| n == "cairn")
+    parse_command(command).is_some_and(|(_, program, args)| args == "hook" && Path::new(&program).file_name().is_some_and(|n| n == "cairn"))
+}
+
+/// The program and the home (`CAIRN_HOME`, if the command sets one) of a cairn hook command.
+pub fn command_parts(command: &str) -> Option<(PathBuf, Option<PathBuf>)> {
+    let (vars, program, _) = parse_command(command)?;
+    let home = vars.into_iter().rev().find(|(k, _)| k == "CAIRN_HOME").map(|(_, v)| PathBuf::from(v)).filter(|p| !p.as_os_str().is_empty());
+    Some((PathBuf::from(program), home))
 }
 
 /// What an install created in a settings file, so that uninstall takes away exactly that.
@@ -240,11 +296,22 @@ mod tests {
     fn recognises_its_own_commands() {
         assert!(is_cairn_command("/usr/local/bin/cairn hook"));
         assert!(is_cairn_command("'/Users/me/My Tools/cairn' hook"));
-        assert!(is_cairn_command(&hook_command(Path::new("/odd path/it's/cairn"))));
+        assert!(is_cairn_command(&hook_command(Path::new("/odd path/it's/cairn"), None)));
         assert!(!is_cairn_command("/usr/bin/cairnd hook"));
         assert!(!is_cairn_command("/usr/bin/cairn status"));
         assert!(!is_cairn_command("~/bin/guard.sh"));
-        assert_eq!(hook_command(Path::new("/a/b/cairn")), "/a/b/cairn hook");
+        assert_eq!(hook_command(Path::new("/a/b/cairn"), None), "/a/b/cairn hook");
+        assert_eq!(hook_command(Path::new("/a/b/cairn"), Some(Path::new("/srv/my cairn"))), "CAIRN_HOME='/srv/my cairn' /a/b/cairn hook");
+        for (command, program, home) in [
+            ("CAIRN_HOME='/srv/my cairn' /a/b/cairn hook", "/a/b/cairn", Some("/srv/my cairn")),
+            ("CAIRN_HOME=/h FOO=1 '/opt/it'\\''s/cairn' hook", "/opt/it's/cairn", Some("/h")),
+            ("/usr/bin/cairn hook", "/usr/bin/cairn", None),
+        ] {
+            assert!(is_cairn_command(command), "{command}");
+            assert_eq!(command_parts(command), Some((PathBuf::from(program), home.map(PathBuf::from))), "{command}");
+        }
+        assert!(!is_cairn_command("CAIRN_HOME=/h /usr/bin/other hook"));
+        assert!(!is_cairn_command("/usr/bin/cairn hooks"));
     }
 
     const FAST: Wiring = Wiring { all_tools: false, interrupts: false };

@@ -19,6 +19,10 @@ impl Report {
     fn warn(&mut self, what: &str, detail: impl AsRef<str>, fix: impl AsRef<str>) {
         outln!("warn  {what}: {} -> {}", detail.as_ref(), fix.as_ref());
     }
+    /// A setup step not taken yet: not a failure.
+    fn todo(&mut self, what: &str, detail: impl AsRef<str>, fix: impl AsRef<str>) {
+        outln!("todo  {what}: {} -> {}", detail.as_ref(), fix.as_ref());
+    }
     fn fail(&mut self, what: &str, detail: impl AsRef<str>, fix: impl AsRef<str>) {
         self.failed += 1;
         outln!("FAIL  {what}: {} -> {}", detail.as_ref(), fix.as_ref());
@@ -167,19 +171,33 @@ pub async fn doctor() -> Result<(), Failure> {
             r.warn("hooks", format!("{} has an earlier release's wiring: a hook before and after every tool call, twice the cost", path.display()), "cairn hooks install (add --interrupts if you use interrupts)");
         }
     }
-    let installed: Vec<_> = report.into_iter().filter_map(|(path, found)| found.ok().filter(|f| !f.is_empty()).map(|f| (path, f.len()))).collect();
+    let installed: Vec<_> = report.into_iter().filter_map(|(path, found)| found.ok().filter(|f| !f.is_empty()).map(|f| (path, f))).collect();
     let plugin = hooks::plugin_enabled();
     if plugin {
         r.ok("hooks", "the cairn plugin is enabled in Claude Code");
     }
     if installed.is_empty() && !plugin {
-        r.fail("hooks", "no cairn hooks in Claude Code's settings and no cairn plugin", "cairn hooks install (or install the plugin)");
+        // A step not taken yet (right after install.sh), not something broken.
+        r.todo("hooks", "not installed in Claude Code yet", "cairn hooks install (or install the plugin)");
     }
-    for (path, n) in &installed {
+    for (path, list) in &installed {
+        let n = list.len();
         if plugin {
             r.warn("hooks", format!("{n} cairn hooks in {} as well as the plugin: every event runs cairn twice", path.display()), "cairn hooks uninstall, or remove the plugin");
         } else {
             r.ok("hooks", format!("{n} cairn hooks in {}", path.display()));
+        }
+        let mut commands: Vec<&str> = list.iter().map(|(_, c, _)| c.as_str()).collect();
+        commands.dedup();
+        for reach in commands.into_iter().filter_map(hooks::reach) {
+            let said = format!("{} reaches {}", reach.command, hooks::describe_reach(&reach));
+            match (reach.answers, reach.same_as_here) {
+                (true, true) => r.ok("hook reach", said),
+                // Reaching no daemon is the usual state before `cairn up` only when it is the
+                // home this shell uses; the daemon check above says so.
+                (false, true) => r.warn("hook reach", said, "cairn up"),
+                _ => r.fail("hook reach", said, "run `cairn hooks install` in a shell with the CAIRN_HOME the daemon uses"),
+            }
         }
     }
 

@@ -135,6 +135,40 @@ fn describe_error(path: &Path, e: settings::SettingsError) -> Failure {
     Failure::new(1, format!("{}: {e}; nothing was changed", path.display()))
 }
 
+/// The home the user chose (`CAIRN_HOME`), made absolute; `None` for the default home.
+fn chosen_home() -> Result<Option<PathBuf>, Failure> {
+    match std::env::var_os("CAIRN_HOME").filter(|h| !h.is_empty()) {
+        Some(home) => Ok(Some(std::path::absolute(PathBuf::from(home))?)),
+        None => Ok(None),
+    }
+}
+
+/// Where an installed hook command leads: the socket of the home it uses (the one it names, else
+/// the default), and whether a daemon answers there.
+pub struct Reach {
+    pub command: String,
+    pub socket: PathBuf,
+    /// The home the command names, if any.
+    pub home: Option<PathBuf>,
+    pub answers: bool,
+    /// Whether it is the daemon this shell's `cairn` talks to.
+    pub same_as_here: bool,
+}
+
+/// Follows an installed hook command to its daemon. Claude Code runs it with its own
+/// environment: a command that names no home uses the default one.
+pub fn reach(command: &str) -> Option<Reach> {
+    let (_, home) = settings::command_parts(command)?;
+    let lookup = |k: &str| match k {
+        "CAIRN_HOME" => home.as_ref().map(|h| h.clone().into_os_string()),
+        _ => std::env::var_os(k).filter(|v| !v.is_empty()),
+    };
+    let paths = cairn_proto::Paths::resolve(lookup, cairn_proto::paths::uid()).ok()?;
+    let here = cairn_proto::Paths::from_env().ok().map(|p| p.socket);
+    let answers = std::os::unix::net::UnixStream::connect(&paths.socket).is_ok();
+    Some(Reach { command: command.to_string(), same_as_here: here.as_ref() == Some(&paths.socket), socket: paths.socket, home, answers })
+}
+
 pub fn install(target: Target, wiring: settings::Wiring) -> Result<(), Failure> {
     let shown = settings_path(target)?;
     let path = resolve(&shown);
@@ -143,7 +177,8 @@ pub fn install(target: Target, wiring: settings::Wiring) -> Result<(), Failure> 
     let created_file = existing.is_none();
     let created_dir = created_file && path.parent().is_some_and(|d| !d.exists());
     let mut value = existing.unwrap_or_else(|| Value::Object(Default::default()));
-    let (changed, created) = settings::install(&mut value, &settings::hook_command(&cairn), timeout_s(), wiring).map_err(|e| describe_error(&path, e))?;
+    let home = chosen_home()?;
+    let (changed, created) = settings::install(&mut value, &settings::hook_command(&cairn, home.as_deref()), timeout_s(), wiring).map_err(|e| describe_error(&path, e))?;
     if changed == 0 {
         outln!("cairn's hooks are already installed in {}", shown.display());
         return Ok(());
@@ -182,11 +217,31 @@ pub fn install(target: Target, wiring: settings::Wiring) -> Result<(), Failure> 
     Ok(())
 }
 
+/// After an uninstall that found nothing: the other settings file's cairn hooks, if it has some,
+/// and the flag that removes them.
+fn name_the_others(target: Target) {
+    let (other, flag) = match target {
+        Target::User => (Target::Project, "--project"),
+        Target::Project => (Target::User, "--user"),
+    };
+    let (Ok(mine), Ok(theirs)) = (settings_path(target), settings_path(other)) else { return };
+    if resolve(&mine) == resolve(&theirs) {
+        return;
+    }
+    if let Ok(Some(v)) = read(&resolve(&theirs)) {
+        let n = settings::installed(&v).len();
+        if n > 0 {
+            outln!("{n} cairn hooks are in {}; `cairn hooks uninstall {flag}` removes them", theirs.display());
+        }
+    }
+}
+
 pub fn uninstall(target: Target) -> Result<(), Failure> {
     let shown = settings_path(target)?;
     let path = resolve(&shown);
     let Some(mut value) = read(&path)? else {
         outln!("no settings file at {}; nothing to remove", shown.display());
+        name_the_others(target);
         return Ok(());
     };
     let mut records = load_records();
@@ -195,6 +250,7 @@ pub fn uninstall(target: Target) -> Result<(), Failure> {
     let removed = settings::uninstall(&mut value, record.map(|r| &r.created)).map_err(|e| describe_error(&path, e))?;
     if removed == 0 {
         outln!("no cairn hooks in {}", shown.display());
+        name_the_others(target);
         return Ok(());
     }
     let emptied = value.as_object().is_some_and(|o| o.is_empty());
@@ -248,6 +304,20 @@ pub fn plugin_enabled() -> bool {
     settings.get("enabledPlugins").and_then(Value::as_object).is_some_and(|p| p.iter().any(|(k, v)| k.starts_with("cairn@") && v == &Value::Bool(true)))
 }
 
+/// A hook's reach in words, with what to do when it does not reach this home's daemon.
+pub fn describe_reach(r: &Reach) -> String {
+    let home = r.home.as_ref().map_or("the default home".to_string(), |h| format!("home {}", h.display()));
+    match (r.answers, r.same_as_here) {
+        (true, true) => format!("the running daemon ({home}, {})", r.socket.display()),
+        (true, false) => format!("a daemon of {home} ({}), not the one this shell's cairn uses: run `cairn hooks install` with the CAIRN_HOME you want", r.socket.display()),
+        (false, true) => format!("no daemon answers on {} ({home}): start it with `cairn up`", r.socket.display()),
+        (false, false) => format!(
+            "no daemon answers on {} ({home}), and this shell's cairn uses another home: run `cairn hooks install` with the CAIRN_HOME you want",
+            r.socket.display()
+        ),
+    }
+}
+
 pub fn status() -> Result<(), Failure> {
     if plugin_enabled() {
         outln!("the cairn plugin is enabled in Claude Code (its hooks come from the plugin)");
@@ -273,9 +343,12 @@ pub fn status() -> Result<(), Failure> {
                 let mut commands: Vec<&str> = list.iter().map(|(_, c, _)| c.as_str()).collect();
                 commands.dedup();
                 for c in commands {
-                    let binary = c.strip_suffix(" hook").unwrap_or(c).trim_matches('\'');
-                    let state = if Path::new(binary).is_file() { "" } else { "  (binary not found: run `cairn hooks install` again)" };
+                    let binary = settings::command_parts(c).map(|(p, _)| p).unwrap_or_default();
+                    let state = if binary.is_file() { "" } else { "  (binary not found: run `cairn hooks install` again)" };
                     outln!("  runs: {c}{state}");
+                    if let Some(r) = reach(c) {
+                        outln!("  reaches: {}", describe_reach(&r));
+                    }
                 }
             }
         }

@@ -57,7 +57,8 @@ fn hooks_install_uninstall_round_trip() {
     for event in ["PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "Stop", "SessionEnd"] {
         let groups = installed["hooks"][event].as_array().unwrap_or_else(|| panic!("{event} missing"));
         let ours = groups.last().unwrap()["hooks"][0].clone();
-        assert_eq!(ours["command"], format!("{} hook", cairn.display()), "{event}: absolute path, then `hook`");
+        // The home is not the default one: the command names it, so the hook reaches it.
+        assert_eq!(ours["command"], format!("CAIRN_HOME={} {} hook", home.path().display(), cairn.display()), "{event}: the home, the absolute path, then `hook`");
         assert!(ours["timeout"].as_u64().unwrap() * 1000 > 200, "{event}: a timeout in seconds that covers the hook's 200 ms deadline");
     }
     assert_eq!(installed["hooks"]["PreToolUse"], original["hooks"]["PreToolUse"], "no hook before the call without `--interrupts`; the user's stays");
@@ -83,7 +84,7 @@ fn hooks_install_uninstall_round_trip() {
     let with: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(with["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0], "the user's hook stays first");
     assert_eq!(with["hooks"]["PreToolUse"][1]["matcher"], "^Bash$");
-    assert_eq!(with["hooks"]["PreToolUse"][1]["hooks"][0]["command"], format!("{} hook", cairn.display()));
+    assert_eq!(with["hooks"]["PreToolUse"][1]["hooks"][0]["command"], format!("CAIRN_HOME={} {} hook", home.path().display(), cairn.display()));
     let out = cairn_as_user(&home, None, &["hooks", "status"]);
     assert!(stdout(&out).contains("cairn hooks for 7 events") && stdout(&out).contains("interrupts: a hook runs"), "{}", stdout(&out));
 
@@ -454,15 +455,43 @@ fn logs_and_doctor() {
     let log = home.ok(&["logs", "-n", "100"]);
     assert!(log.contains("cairnd started"), "{log}");
 
+    // Right after install.sh, hooks are a step not taken yet, not a failure.
     let out = cairn_as_user(&home, None, &["doctor"]);
-    assert_eq!(out.status.code(), Some(1), "no hooks installed yet");
-    assert!(stdout(&out).contains("FAIL  hooks"), "{}", stdout(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("todo  hooks: not installed in Claude Code yet -> cairn hooks install"), "{}", stdout(&out));
     assert!(stdout(&out).contains("ok    daemon"));
     assert!(cairn_as_user(&home, None, &["hooks", "install"]).status.success());
     let out = cairn_as_user(&home, None, &["doctor"]);
     assert!(out.status.success(), "{}", stdout(&out));
+    assert!(stdout(&out).contains("ok    hook reach") && stdout(&out).contains("the running daemon"), "{}", stdout(&out));
+    let status = stdout(&cairn_as_user(&home, None, &["hooks", "status"]));
+    assert!(status.contains("reaches: the running daemon"), "{status}");
+
+    // Installed from a shell with another home: the hook would reach no daemon of ours.
+    let other = tempfile::tempdir().unwrap();
+    let user = user_home(&home);
+    let out = home.run_in(None, &[("HOME", user.as_os_str()), ("XDG_CONFIG_HOME", user.join(".config").as_os_str()), ("CAIRN_HOME", other.path().as_os_str())], &["hooks", "install"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = cairn_as_user(&home, None, &["doctor"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("FAIL  hook reach") && stdout(&out).contains(&*other.path().to_string_lossy()), "{}", stdout(&out));
+    assert!(cairn_as_user(&home, None, &["hooks", "install"]).status.success());
     home.down();
 
     let out = cairn_as_user(&home, None, &["doctor"]);
     assert!(stdout(&out).contains("FAIL  daemon") && stdout(&out).contains("cairn up"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("warn  hook reach") && stdout(&out).contains("no daemon answers"), "{}", stdout(&out));
+}
+
+/// Uninstalling the user's hooks while only the project has some names them and the flag.
+#[test]
+fn uninstall_names_the_hooks_it_did_not_remove() {
+    let home = Home::new();
+    let repo = home.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    assert!(cairn_as_user(&home, Some(&repo), &["hooks", "install", "--project"]).status.success());
+    let out = cairn_as_user(&home, Some(&repo), &["hooks", "uninstall"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(said.contains("nothing to remove") && said.contains(&*repo.join(".claude/settings.json").to_string_lossy()) && said.contains("cairn hooks uninstall --project"), "{said}");
 }
