@@ -23,7 +23,7 @@ pub async fn search(text: Vec<String>, k: Option<u32>, json: bool, args: Project
         errln!("(keywords only: the embedding model is not loaded; see `cairn status`)");
     }
     if found.results.is_empty() {
-        outln!("nothing found");
+        outln!("no memory matches: none shares a word with the query{}", if found.mode == "hybrid" { " or comes close to it in meaning" } else { "" });
     }
     for (i, r) in found.results.iter().enumerate() {
         let similarity = r.similarity.map_or_else(|| "-".to_string(), |s| format!("{s:.2}"));

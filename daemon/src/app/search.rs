@@ -1,5 +1,7 @@
 //! `search`: hybrid retrieval for a person, keywords and embeddings fused, each result with both
-//! kinds of evidence and why it ranks where it does. No gates: the best `k`, whatever they score.
+//! kinds of evidence and why it ranks where it does. No gate but evidence: the best `k` that
+//! share a word with the query or come close enough in meaning
+//! (`retrieval.search_min_similarity`); nothing else is shown, even to fill `k`.
 
 use cairn_proto::{SearchHit, SearchRequest, SearchResults, GLOBAL_PROJECT};
 
@@ -25,8 +27,10 @@ pub async fn search(d: &Daemon, req: SearchRequest) -> Result<SearchResults> {
     let _ = d.embedder_ready().await;
     let t = d.tuneables();
     let (hits, hybrid) = tokio::task::block_in_place(|| with_retrieval(d, &t, &text, Patience::Human, Fusion::from_settings(&t.retrieval), None, |r| (r.hybrid(&text, &projects, k as usize), r.is_hybrid())));
+    let floor = t.retrieval.search_min_similarity;
     let results = hits
         .into_iter()
+        .filter(|hit| !hit.matched.is_empty() || hit.cosine.is_some_and(|c| c >= floor))
         .filter_map(|hit| {
             let memory = d.memories().get(&hit.id)?;
             let words = if hit.matched.is_empty() { String::new() } else { format!("; matched {}", hit.words()) };

@@ -121,6 +121,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!("retrieval.similarity_floor", "semantic.similarity_floor", Default::Number(0.0), Check::Between(-1.0, 1.0), "Cosine similarity at or below which the semantic part of relevance is 0."),
     setting!("retrieval.similarity_ceiling", "semantic.similarity_ceiling", Default::Number(1.0), Check::Between(-1.0, 1.0), "Cosine similarity at or above which the semantic part of relevance is 1."),
     setting!("retrieval.words_exponent", "", Default::Number(2.0), Check::Between(1.0, 4.0), "The keyword part of relevance is the share of the query a memory covers raised to this power: above 1, a match on one incidental word weighs little beside meaning."),
+    setting!("retrieval.search_min_similarity", "", Default::Number(0.15), Check::Between(-1.0, 1.0), "`cairn search` shows a memory that shares no word with the query only when its cosine similarity reaches this (below it, closeness in meaning is noise)."),
     setting!("ranking.min_similarity", "semantic.min_similarity", Default::Number(0.0), UNIT, "An optional floor on retrieval relevance (keywords and embeddings fused on advice's own calibration) before the decision; 0: none (the decision weighs closeness itself). A trigger match bypasses it."),
     setting!("ranking.min_matched_terms", "semantic.min_matched_terms", Default::Count(2), Check::Any, "Distinct query words a keyword match must share (fewer for shorter queries), when there are no embeddings."),
     // The shipped decision model's operating point, chosen on the tune part of the advice set

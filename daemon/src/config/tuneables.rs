@@ -50,6 +50,7 @@ pub struct Retrieval {
     pub similarity_floor: f64,
     pub similarity_ceiling: f64,
     pub words_exponent: f64,
+    pub search_min_similarity: f64,
 }
 
 /// How advice is decided.
