@@ -8,9 +8,12 @@ cargo build --workspace --bins --locked
 
 # The semantic engine's tests use the real model: fetch it once (cairn setup checks every sha256
 # and is a no-op when the files are there) into a folder every test shares through CAIRN_MODEL_DIR.
+# A copy that scripts/install.sh already fetched (the default models folder) is reused when its
+# sha256 sums are right, rather than downloaded again.
 export CAIRN_MODEL_DIR="${CAIRN_MODEL_DIR:-$PWD/target/cairn-models}"
+installed_models="${XDG_DATA_HOME:-${HOME:-/nonexistent}/.local/share}/cairn/models"
 setup_home="$(mktemp -d)"
-CAIRN_HOME="$setup_home" target/debug/cairn setup
+CAIRN_HOME="$setup_home" target/debug/cairn setup --from "$installed_models"
 rm -rf "$setup_home"
 # The end-to-end tests also run the real Claude Code CLI (print mode, against a stand-in of the
 # Messages API on loopback): fetched once from npm into the build folder, at a pinned version,

@@ -37,6 +37,7 @@ pub enum Command {
     Down,
     /// Show what the daemon is doing (exit 3 when it is not running).
     Status {
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -44,7 +45,9 @@ pub enum Command {
     Hook,
     /// Remember a lesson; prints the new id.
     Add {
+        /// The lesson, in a sentence or two: what to do or avoid, and why.
         text: String,
+        /// What it is about (git, testing, security, deployment...; `general` by default).
         #[arg(long)]
         category: Option<String>,
         /// Comma-separated tags.
@@ -60,28 +63,38 @@ pub enum Command {
     },
     /// Import memories from a JSONL file (one memory per line).
     Import {
+        /// The JSONL file (as `cairn export` writes it, or one `{"text": ...}` per line).
         file: PathBuf,
         #[command(flatten)]
         scope: ProjectArgs,
     },
     /// Export every memory and edge as versioned JSONL (to FILE, or stdout).
-    Export { file: Option<PathBuf> },
+    Export {
+        /// Write here (atomically) rather than to stdout.
+        file: Option<PathBuf>,
+    },
     /// Show one memory, every field.
     Show {
+        /// The memory's id.
         id: String,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Change a memory's text, category, tags, context or example moments.
     Edit {
+        /// The memory's id.
         id: String,
+        /// The new text of the lesson.
         #[arg(long)]
         text: Option<String>,
+        /// The new category.
         #[arg(long)]
         category: Option<String>,
         /// Comma-separated tags, replacing the current ones (empty to clear).
         #[arg(long, value_delimiter = ',', num_args = 0..)]
         tags: Option<Vec<String>>,
+        /// Where the lesson applies (file, command, situation).
         #[arg(long)]
         context: Option<String>,
         #[command(flatten)]
@@ -94,13 +107,18 @@ pub enum Command {
     List {
         #[command(flatten)]
         scope: ProjectArgs,
+        /// Every project's memories.
         #[arg(long, conflicts_with_all = ["project", "global"])]
         all: bool,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Forget a memory for good.
-    Forget { id: String },
+    Forget {
+        /// The memory's id.
+        id: String,
+    },
     /// Check what cairn needs, with the fix for anything wrong.
     Doctor,
     /// Wire cairn into Claude Code's settings, or take it out again.
@@ -148,6 +166,7 @@ pub enum Command {
         /// The last N pieces of advice.
         #[arg(long, default_value_t = 20)]
         last: u32,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
         /// Advice in every project (by default, this project's; with --session, that session's).
@@ -157,9 +176,15 @@ pub enum Command {
         scope: ProjectArgs,
     },
     /// Keep a memory out of advice without deleting it.
-    Mute { id: String },
+    Mute {
+        /// The memory's id.
+        id: String,
+    },
     /// Let a muted memory be advised again.
-    Unmute { id: String },
+    Unmute {
+        /// The memory's id.
+        id: String,
+    },
     /// Tell cairn whether a lesson was right for a moment, so that it learns where lessons apply.
     Feedback {
         #[command(subcommand)]
@@ -181,6 +206,7 @@ pub enum Command {
         /// Turn the pack (or the seed ID) off; nothing is deleted.
         #[arg(long, value_name = "ID", num_args = 0..=1)]
         disable: Option<Option<String>>,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -189,6 +215,9 @@ pub enum Command {
         /// Fetch every file again, even those already in place.
         #[arg(long)]
         force: bool,
+        /// Copy the files from this models folder (an installed copy) where their sha256 is right, and fetch only the rest.
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
     },
     /// Search memories by meaning and keywords, with the evidence for each result.
     Search {
@@ -199,6 +228,7 @@ pub enum Command {
         /// Most results.
         #[arg(short = 'k', long = "limit", value_name = "N")]
         k: Option<u32>,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -214,8 +244,10 @@ pub enum Command {
         /// A Claude Code hook payload to advise on instead of TEXT.
         #[arg(long, conflicts_with = "text")]
         hook_input: Option<PathBuf>,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Most lessons to say (by default as the hook would: the limit for the event).
         #[arg(long)]
         limit: Option<u32>,
         /// Apply and update this session's cooldowns, and record the advice.
@@ -257,6 +289,7 @@ pub struct MomentArgs {
     /// The tool call, by Claude Code's id (`toolu_...`); by default the session's latest moment.
     #[arg(long)]
     pub tool_use_id: Option<String>,
+    /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -271,7 +304,9 @@ pub enum FeedbackCmd {
     NotRelevant(MomentArgs),
     /// The lesson itself is stale, wrong or badly written: it weighs less everywhere.
     NotUseful {
+        /// The lesson.
         memory: String,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -281,8 +316,11 @@ pub enum FeedbackCmd {
 pub enum GraphAction {
     /// Set the strength of the edge SOURCE -> TARGET outright (kept within 0.05 and 0.95).
     Link {
+        /// The lesson (or situation) the edge starts from.
         source: String,
+        /// The lesson it leads to.
         target: String,
+        /// The new strength, from 0 to 1.
         #[arg(long)]
         strength: f64,
         /// The edge's kind: manual (the default), co_used, applies (from a situation), ...
@@ -291,16 +329,21 @@ pub enum GraphAction {
     },
     /// A lesson's edges, with the situations linked to it.
     Show {
+        /// The lesson.
         memory: String,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// The newest changes to the graph (one JSON line each with --json), of one lesson if given.
     Log {
+        /// Only this memory's adjustments.
         #[arg(long)]
         memory: Option<String>,
+        /// How many changes, newest first.
         #[arg(long, default_value_t = 50)]
         last: u32,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -360,6 +403,7 @@ pub enum ServiceAction {
 pub enum ConfigAction {
     /// Print the effective settings, each with where its value came from.
     Show {
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -369,4 +413,31 @@ pub enum ConfigAction {
         #[arg(long)]
         force: bool,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every command, and every argument and option of every command, says what it is in
+    /// `--help`.
+    #[test]
+    fn every_command_and_option_has_a_description() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments().filter(|a| !matches!(a.get_id().as_str(), "help" | "version")) {
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {} (the command)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "cairn", &mut missing);
+        assert!(missing.is_empty(), "without a description: {missing:?}");
+    }
 }

