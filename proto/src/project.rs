@@ -126,4 +126,84 @@ mod tests {
     fn missing_directories_are_their_own_project() {
         assert_eq!(project_of(Path::new("/no/such/dir/")), "/no/such/dir");
     }
+
+    /// What a `.git` entry or a `commondir` can be.
+    #[derive(Debug, Clone)]
+    enum Entry {
+        Dir,
+        Text(String),
+        Fifo,
+        Zero,
+        Missing,
+        Huge,
+    }
+
+    fn entry() -> impl proptest::strategy::Strategy<Value = Entry> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(Entry::Dir),
+            "(gitdir: )?[a-z./]{0,20}\n?".prop_map(Entry::Text),
+            "\\PC{0,40}".prop_map(Entry::Text),
+            Just(Entry::Fifo),
+            Just(Entry::Zero),
+            Just(Entry::Missing),
+            Just(Entry::Huge),
+        ]
+    }
+
+    fn make(path: &Path, e: &Entry) {
+        match e {
+            Entry::Dir => fs::create_dir_all(path).unwrap(),
+            Entry::Text(t) => fs::write(path, t).unwrap(),
+            Entry::Fifo => {
+                let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+                // SAFETY: mkfifo reads a valid C string.
+                unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
+            }
+            Entry::Zero => std::os::unix::fs::symlink("/dev/zero", path).unwrap(),
+            Entry::Missing => {}
+            Entry::Huge => fs::write(path, "x".repeat(1 << 20)).unwrap(),
+        }
+    }
+
+    fn cases(default: u32) -> u32 {
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(cases(128)))]
+
+        /// Any path text: a project, never a panic, never empty.
+        #[test]
+        fn any_path_is_a_project(path in "\\PC{0,60}") {
+            let path = path.replace('\0', "");
+            proptest::prop_assert!(!project_of(Path::new(&path)).is_empty() || path.is_empty());
+        }
+
+        /// A folder with `.git` entries and a worktree's `commondir` of any kind, at any depth:
+        /// the project comes back at once (no FIFO is opened, no device read), and it is the
+        /// folder, one of its parents, or the repository a well-formed worktree points to.
+        #[test]
+        fn any_git_layout_resolves_at_once(depth in 0usize..4, dotgit in entry(), commondir in entry(), pointer in proptest::prelude::any::<bool>()) {
+            let tmp = tempfile::tempdir().unwrap();
+            let root = fs::canonicalize(tmp.path()).unwrap();
+            let gitdir = root.join("repo/.git/worktrees/w");
+            fs::create_dir_all(&gitdir).unwrap();
+            let mut cwd = root.join("top");
+            fs::create_dir_all(&cwd).unwrap();
+            let top = cwd.clone();
+            if pointer {
+                fs::write(top.join(".git"), format!("gitdir: {}\n", gitdir.display())).unwrap();
+            } else {
+                make(&top.join(".git"), &dotgit);
+            }
+            make(&gitdir.join("commondir"), &commondir);
+            for d in 0..depth {
+                cwd = cwd.join(format!("d{d}"));
+            }
+            fs::create_dir_all(&cwd).unwrap();
+            let found = PathBuf::from(project_of(&cwd));
+            proptest::prop_assert!(cwd.starts_with(&found) || found.starts_with(root.join("repo")), "{} for {}", found.display(), cwd.display());
+        }
+    }
 }

@@ -168,4 +168,60 @@ mod tests {
         truncate(&mut v);
         assert!(v.to_string().contains("[object cut by cairn]"));
     }
+
+    /// Any JSON value, nested a few levels, with strings long and short (some with spaces).
+    fn any_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            "[a-z ]{0,40}".prop_map(Value::String),
+            (1usize..20_000, "[a-z]{1,8}").prop_map(|(n, w)| Value::String(format!("{w} ").repeat(n / (w.len() + 1) + 1))),
+            "\\PC{0,30}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(5, 160, 40, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..70).prop_map(Value::Array),
+                proptest::collection::btree_map("[a-z_]{1,12}", inner, 0..20).prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn cases(default: u32) -> u32 {
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(cases(256)))]
+
+        /// Whatever bytes come on stdin, reading never panics, and what it reads is only the
+        /// first value.
+        #[test]
+        fn any_input_is_read_without_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2000)) {
+            let _ = read_first_value(Cursor::new(bytes));
+        }
+    }
+
+    proptest::proptest! {
+        // Each case builds and cuts a payload of up to megabytes: fewer cases in the suite.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(cases(48)))]
+
+        /// A payload object of any shape, followed by anything, is cut to the bound and keeps
+        /// its event name.
+        #[test]
+        fn any_payload_is_bounded_and_keeps_its_event(
+            fields in proptest::collection::btree_map("[a-z_]{1,12}", any_value(), 0..12),
+            event in proptest::sample::select(vec!["PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart"]),
+            trailing in "\\PC{0,50}",
+        ) {
+            let mut map: serde_json::Map<String, Value> = fields.into_iter().collect();
+            map.insert("hook_event_name".into(), json!(event));
+            let text = format!("{}{trailing}", Value::Object(map));
+            let mut v = read_first_value(Cursor::new(text.into_bytes())).unwrap().unwrap();
+            truncate(&mut v);
+            proptest::prop_assert!(size(&v) <= MAX_TOTAL_BYTES, "{} bytes", size(&v));
+            proptest::prop_assert_eq!(v["hook_event_name"].as_str(), Some(event));
+        }
+    }
 }

@@ -92,6 +92,34 @@ fn line_of(text: &str, needle: &str, nth: usize) -> usize {
     text.match_indices(needle).nth(nth).map_or(0, |(at, _)| text[..at].matches('\n').count() + 1)
 }
 
+/// The 1-based line of the `index`-th item of the block list under `section:` at the top level
+/// (`rules:` or `learned:`), or of the section itself when its items cannot be told apart
+/// (a flow list); `None` without the section.
+fn item_line(text: &str, section: &str, index: usize) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines.iter().position(|l| l.trim_end().strip_prefix(section).is_some_and(|rest| rest.trim_start().starts_with(':')) && !l.starts_with([' ', '\t']))?;
+    let mut indent = None;
+    let mut seen = 0;
+    for (n, l) in lines.iter().enumerate().skip(header + 1) {
+        let trimmed = l.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let at = l.len() - trimmed.len();
+        if at == 0 && !trimmed.starts_with('-') {
+            break;
+        }
+        if trimmed.starts_with('-') && indent.is_none_or(|i| i == at) {
+            indent = Some(at);
+            if seen == index {
+                return Some(n + 1);
+            }
+            seen += 1;
+        }
+    }
+    Some(header + 1)
+}
+
 impl TriggerRules {
     pub fn parse(text: &str, file: &str) -> Result<TriggerRules, RulesError> {
         if text.trim().is_empty() {
@@ -108,17 +136,24 @@ impl TriggerRules {
         })?;
         let mut names: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
         let mut rules = Vec::new();
-        for (spec, learned) in parsed.rules.into_iter().map(|r| (r, false)).chain(parsed.learned.into_iter().map(|r| (r, true))) {
-            // The n-th rule of this name is (at best) the n-th place the name is written.
+        let rules_in = |section: &'static str, list: Vec<RuleSpec>, learned: bool| list.into_iter().enumerate().map(move |(i, r)| (r, learned, section, i));
+        for (spec, learned, section, index) in rules_in("rules", parsed.rules, false).chain(rules_in("learned", parsed.learned, true)) {
+            // The n-th rule of this name is (at best) the n-th place the name is written; else
+            // the rule's item in its list; else the list itself.
             let seen = *names.get(&spec.name).unwrap_or(&0);
-            let line = [format!("name: {}", spec.name), format!("name: \"{}\"", spec.name), format!("name: '{}'", spec.name), spec.name.clone()]
-                .iter()
-                .map(|needle| line_of(text, needle, seen))
-                .find(|l| *l > 0)
-                .unwrap_or(0);
+            let by_name = if spec.name.trim().is_empty() {
+                0
+            } else {
+                [format!("name: {}", spec.name), format!("name: \"{}\"", spec.name), format!("name: '{}'", spec.name), spec.name.clone()]
+                    .iter()
+                    .map(|needle| line_of(text, needle, seen))
+                    .find(|l| *l > 0)
+                    .unwrap_or(0)
+            };
+            let line = Some(by_name).filter(|l| *l > 0).or_else(|| item_line(text, section, index)).unwrap_or(1);
             let invalid = |message: String| RulesError::Invalid { file: file.to_string(), line, name: spec.name.clone(), message };
             if spec.name.trim().is_empty() {
-                return Err(RulesError::Invalid { file: file.to_string(), line: line_of(text, &spec.pattern, 0), name: String::new(), message: "every rule needs a name".into() });
+                return Err(invalid("every rule needs a name".into()));
             }
             if seen > 0 {
                 return Err(invalid("the name is used by another rule".into()));
@@ -429,5 +464,63 @@ mod tests {
     fn unknown_keys_are_reported() {
         let r = TriggerRules::parse("rules:\n  - name: a\n    pattern: x\n    description: why\nextra: 1\n", "t.yaml").unwrap();
         assert_eq!(r.unknown_keys, vec!["extra".to_string(), "rules.0.description".to_string()]);
+    }
+
+    /// A rule refused without a name to find it by is pointed at by its item in the list
+    /// (found by the property test below: it said line 0).
+    #[test]
+    fn a_nameless_rule_is_pointed_at_by_its_item() {
+        let text = "rules:\n  - name: ok\n    pattern: a\n  - name: ''\n    pattern: b\nlearned:\n  - pattern: c\n    name: x\n  - pattern: d\n    name: y\n";
+        match TriggerRules::parse(text, "r.yaml") {
+            Err(RulesError::Invalid { line, message, .. }) => assert_eq!((line, message.as_str()), (4, "every rule needs a name")),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(item_line(text, "learned", 1), Some(9));
+        assert_eq!(item_line("rules: [{name: a}]", "rules", 0), Some(1), "a flow list: the section's line");
+        assert_eq!(item_line("other: 1", "rules", 0), None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::base::fuzz_cases(256)))]
+
+        /// Any text: rules or an error naming the file, never a panic.
+        #[test]
+        fn any_text_is_rules_or_an_error(text in "\\PC{0,300}") {
+            if let Err(e) = TriggerRules::parse(&text, "r.yaml") {
+                proptest::prop_assert!(e.to_string().starts_with("r.yaml: "), "{}", e);
+            }
+        }
+
+        /// Rule files of the right shape with fields of any content: every rule taken compiles
+        /// and matches its own file's patterns without a panic; a rule refused is named with a
+        /// line.
+        #[test]
+        fn rule_files_with_any_fields(
+            rules in proptest::collection::vec((
+                "[a-z_]{0,10}",
+                "\\PC{0,20}",
+                proptest::sample::select(vec!["critical", "high", "medium", "low", "urgent", ""]),
+                proptest::prelude::any::<bool>(),
+                proptest::collection::vec("[a-z:0-9-]{0,12}", 0..3),
+            ), 0..5),
+            probe in "\\PC{0,40}",
+        ) {
+            let mut text = String::from("rules:\n");
+            for (name, pattern, priority, interrupt, surface) in &rules {
+                let quoted = |s: &str| format!("'{}'", s.replace('\'', "''"));
+                text.push_str(&format!("  - name: {}\n    pattern: {}\n", quoted(name), quoted(pattern)));
+                if !priority.is_empty() {
+                    text.push_str(&format!("    priority: {priority}\n"));
+                }
+                text.push_str(&format!("    interrupt: {interrupt}\n    surface: [{}]\n", surface.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
+            }
+            match TriggerRules::parse(&text, "r.yaml") {
+                Ok(parsed) => {
+                    let _ = matches(&parsed.rules, &probe);
+                }
+                Err(RulesError::Invalid { line, .. }) => proptest::prop_assert!(line >= 1, "{}", text),
+                Err(e) => proptest::prop_assert!(e.to_string().starts_with("r.yaml: "), "{}", e),
+            }
+        }
     }
 }

@@ -713,4 +713,55 @@ mod tests {
         assert_eq!(other.source, "default");
         assert_eq!(all.iter().find(|s| s.key == "ranking.category_caps.default").unwrap().value, serde_json::json!(2));
     }
+
+    /// A value of any JSON kind a user might write by mistake or on purpose.
+    fn any_setting_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-1000i64..1000).prop_map(|n| serde_json::json!(n)),
+            (-2.0f64..2.0).prop_map(|x| serde_json::json!(x)),
+            any::<u32>().prop_map(|n| serde_json::json!(n)),
+            "[a-z0-9 ]{0,12}".prop_map(Value::String),
+            proptest::collection::vec((0u32..5).prop_map(|n| serde_json::json!(n)), 0..3).prop_map(Value::Array),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::base::fuzz_cases(256)))]
+
+        /// Any text at all: an answer (settings or an error), never a panic.
+        #[test]
+        fn any_text_is_settings_or_an_error(text in "\\PC{0,300}") {
+            let _ = Tuneables::parse(&text, "t.json");
+        }
+
+        /// A file of real keys with values of any kind: either every value is taken and reads
+        /// back the same when written out again, or the error names the file and a place.
+        #[test]
+        fn real_keys_with_any_values(picks in proptest::collection::vec((0..SETTINGS.len(), any_setting_value()), 0..8)) {
+            let mut tree = Map::new();
+            for (i, value) in picks {
+                let mut node = &mut tree;
+                let parts: Vec<&str> = SETTINGS[i].key.split('.').collect();
+                for part in &parts[..parts.len() - 1] {
+                    let entry = node.entry(part.to_string()).or_insert_with(|| Value::Object(Map::new()));
+                    if !entry.is_object() {
+                        *entry = Value::Object(Map::new());
+                    }
+                    node = entry.as_object_mut().unwrap();
+                }
+                node.insert(parts[parts.len() - 1].to_string(), value);
+            }
+            let text = serde_json::to_string_pretty(&Value::Object(tree)).unwrap();
+            match Tuneables::parse(&text, "t.json") {
+                Ok(loaded) => {
+                    let again = Tuneables::parse(&serde_json::to_string(&loaded.tuneables).unwrap(), "t.json").unwrap();
+                    proptest::prop_assert_eq!(again.tuneables, loaded.tuneables);
+                }
+                Err(e) => proptest::prop_assert!(e.to_string().starts_with("t.json: "), "{}", e),
+            }
+        }
+    }
 }

@@ -537,4 +537,54 @@ mod tests {
         v["worth"]["effectiveness"] = Value::from(3.0);
         assert!(parse_import_line(&v.to_string(), "global").unwrap_err().contains("effectiveness"));
     }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::base::fuzz_cases(256)))]
+
+        /// Any line: an item or a reason, never a panic.
+        #[test]
+        fn any_line_is_an_item_or_a_reason(line in "\\PC{0,200}") {
+            let _ = parse_import_line(&line, "global");
+        }
+
+        /// JSON objects with the import fields holding values of any kind: an item or a reason.
+        #[test]
+        fn import_fields_with_any_values(
+            fields in proptest::collection::btree_map(
+                proptest::sample::select(vec!["v", "kind", "id", "text", "category", "project", "tags", "source", "examples", "not_examples", "memory", "edge", "situation", "state", "now", "worth"]),
+                proptest::prop_oneof![
+                    proptest::strategy::Just(Value::Null),
+                    (0u64..3).prop_map(|n| serde_json::json!(n)),
+                    "\\PC{0,30}".prop_map(Value::String),
+                    proptest::collection::vec("\\PC{0,10}".prop_map(Value::String), 0..3).prop_map(Value::Array),
+                    proptest::strategy::Just(serde_json::json!({})),
+                ],
+                0..6,
+            ),
+        ) {
+            let line = Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect()).to_string();
+            let _ = parse_import_line(&line, "/p");
+        }
+
+        /// A memory exported and imported again is the same memory, whatever its words.
+        #[test]
+        fn export_then_import_is_the_same_memory(
+            text in "[\\PL\\PN][\\PL\\PN\\PP ]{0,80}",
+            category in "[a-z]{1,12}",
+            tags in proptest::collection::vec("[a-z0-9-]{1,10}", 0..4),
+            project in "(global|/[a-z]{1,10}(/[a-z]{1,8}){0,2})",
+        ) {
+            let mut m = new_memory("01JTEST".into(), project, text.trim().to_string(), category, "user".into(), tags, String::new());
+            m.created_at = "2026-11-23T09:10:11.123Z".into();
+            m.updated_at = "2026-11-23T09:10:11.123Z".into();
+            // Only memories that pass validation are exported by cairn.
+            proptest::prop_assume!(validate_full(&m).is_ok());
+            match parse_import_line(&memory_line(&m), "global") {
+                Ok(ImportItem::Memory(back)) => proptest::prop_assert_eq!(*back, m),
+                other => proptest::prop_assert!(false, "{:?}", other.map(|_| ())),
+            }
+        }
+    }
 }
