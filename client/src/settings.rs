@@ -122,9 +122,11 @@ fn first_word(text: &str) -> Option<(String, &str)> {
     (!word.is_empty()).then_some((word, ""))
 }
 
-/// A hook command taken apart: the variables it sets before the program, the program, and
-/// what follows it.
-fn parse_command(command: &str) -> Option<(Vec<(String, String)>, String, String)> {
+/// A hook command taken apart: the variables it sets before the program (name, value), the
+/// program, and what follows it.
+type Parsed = (Vec<(String, String)>, String, String);
+
+fn parse_command(command: &str) -> Option<Parsed> {
     let mut rest = command.trim();
     let mut vars = Vec::new();
     loop {

@@ -95,7 +95,7 @@ fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Line>> 
             Err(e) => return Err(e),
         };
         if chunk.is_empty() {
-            return Ok(started.then(|| if len > max as u64 { Line::TooLong(len) } else { Line::Text(buf) }));
+            return Ok(started.then_some(if len > max as u64 { Line::TooLong(len) } else { Line::Text(buf) }));
         }
         started = true;
         let (part, used, ends) = match chunk.iter().position(|&b| b == b'\n') {

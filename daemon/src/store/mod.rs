@@ -75,6 +75,8 @@ fn free_bytes(dir: &Path) -> std::io::Result<u64> {
     }
     // SAFETY: statvfs returned 0, so it filled the struct.
     let st = unsafe { st.assume_init() };
+    // The fields' types differ between platforms (u64 on Linux x86-64, narrower elsewhere).
+    #[allow(clippy::unnecessary_cast)]
     Ok((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
 }
 

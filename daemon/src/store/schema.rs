@@ -130,11 +130,11 @@ mod tests {
         let meta = db.open_tree("meta").unwrap();
         write(&meta, 2).unwrap();
         let edges = db.open_tree("edges").unwrap();
-        edges.insert(b"a\0b\0manual".to_vec(), br#"{"source":"a","target":"b","kind":"manual","strength":0.5,"created_at":"t","updated_at":"t"}"#.to_vec()).unwrap();
+        edges.insert(b"a\0b\0manual", br#"{"source":"a","target":"b","kind":"manual","strength":0.5,"created_at":"t","updated_at":"t"}"#.as_slice()).unwrap();
         assert_eq!(ensure(&db, &meta, CURRENT, MIGRATIONS).unwrap(), 3);
         let edges_in = db.open_tree("edges_in").unwrap();
         assert!(edges_in.get(b"b\0a\0manual").unwrap().is_some());
-        edges.insert(b"broken".to_vec(), b"{}".to_vec()).unwrap();
+        edges.insert(b"broken", b"{}".as_slice()).unwrap();
         write(&meta, 2).unwrap();
         assert!(matches!(ensure(&db, &meta, CURRENT, MIGRATIONS), Err(StoreError::Corrupt(_))), "a key that is not an edge's is corruption");
     }
