@@ -340,7 +340,7 @@ pub enum GraphAction {
         /// Only this memory's adjustments.
         #[arg(long)]
         memory: Option<String>,
-        /// How many changes, newest first.
+        /// How many of the newest changes to show.
         #[arg(long, default_value_t = 50)]
         last: u32,
         /// Print JSON instead of text.

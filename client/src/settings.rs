@@ -93,27 +93,35 @@ pub fn hook_command(cairn: &Path, home: Option<&Path>) -> String {
     }
 }
 
-/// Reads one shell word at the start of `text` (plain, or in single or double quotes): the
-/// word unquoted and the rest.
+/// Reads one shell word at the start of `text` as `sh` would: plain characters, a backslash
+/// escaping the next one, single quotes taken literally, double quotes in which a backslash
+/// escapes `"`, `\`, `$` and `` ` ``. Returns the word unquoted and the rest; `None` for an
+/// unterminated quote.
 fn first_word(text: &str) -> Option<(String, &str)> {
     let text = text.trim_start();
     let mut word = String::new();
-    let mut chars = text.char_indices().peekable();
+    let mut chars = text.char_indices();
     while let Some((i, c)) = chars.next() {
         match c {
             c if c.is_whitespace() => return Some((word, &text[i..])),
+            '\\' => word.push(chars.next()?.1),
             '\'' => loop {
-                match chars.next() {
-                    Some((_, '\'')) => break,
-                    Some((_, c)) => word.push(c),
-                    None => return None,
+                match chars.next()? {
+                    (_, '\'') => break,
+                    (_, c) => word.push(c),
                 }
             },
             '"' => loop {
-                match chars.next() {
-                    Some((_, '"')) => break,
-                    Some((_, c)) => word.push(c),
-                    None => return None,
+                match chars.next()? {
+                    (_, '"') => break,
+                    (_, '\\') => {
+                        let (_, next) = chars.next()?;
+                        if !matches!(next, '"' | '\\' | '$' | '`') {
+                            word.push('\\');
+                        }
+                        word.push(next);
+                    }
+                    (_, c) => word.push(c),
                 }
             },
             c => word.push(c),
@@ -313,6 +321,10 @@ mod tests {
             assert_eq!(command_parts(command), Some((PathBuf::from(program), home.map(PathBuf::from))), "{command}");
         }
         assert!(!is_cairn_command("CAIRN_HOME=/h /usr/bin/other hook"));
+        // Written by hand, the ways a shell allows.
+        assert_eq!(command_parts(r"/my\ tools/cairn hook").map(|p| p.0), Some(PathBuf::from("/my tools/cairn")));
+        assert_eq!(command_parts(r#""/my \"q\" tools/cairn" hook"#).map(|p| p.0), Some(PathBuf::from(r#"/my "q" tools/cairn"#)));
+        assert!(is_cairn_command(r"/my\ tools/cairn hook"));
         assert!(!is_cairn_command("/usr/bin/cairn hooks"));
     }
 
@@ -438,5 +450,17 @@ mod tests {
         let mut other = fast.clone();
         other["hooks"]["PostToolUse"][0]["matcher"] = json!("^(?!(Read|Grep)$).*");
         assert_eq!(installed(&other).len(), n_events(FAST));
+    }
+
+    proptest::proptest! {
+        /// Whatever the paths of the binary and the home, the command install writes is read
+        /// back as that binary and that home, and recognised as cairn's.
+        #[test]
+        fn written_commands_read_back(dir in "/[^\\x00]{0,30}", home in proptest::option::of("/[^\\x00]{1,30}")) {
+            let cairn = Path::new(&dir).join("cairn");
+            let command = hook_command(&cairn, home.as_deref().map(Path::new));
+            proptest::prop_assert!(is_cairn_command(&command), "{}", command);
+            proptest::prop_assert_eq!(command_parts(&command), Some((cairn.clone(), home.map(PathBuf::from))));
+        }
     }
 }

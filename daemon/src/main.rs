@@ -86,7 +86,7 @@ fn run(args: Args) -> anyhow::Result<()> {
             let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else { return };
             tokio::select! { _ = term.recv() => {}, _ = int.recv() => {} }
             tracing::info!("signal received; shutting down");
-            signals.shutdown().cancel();
+            signals.stop_serving();
         });
         daemon.start();
         app::periodic::spawn(&daemon);
@@ -102,11 +102,19 @@ fn run(args: Args) -> anyhow::Result<()> {
 
         server::serve(daemon.clone(), listener).await;
         tokio::task::block_in_place(|| daemon.stop());
-        // Served: the socket is ours to remove, even if the last flush fails. A restart
-        // follows a refused write, after which sled's last flush cannot succeed: not an error.
+        // Served: the socket is ours to remove, even if the last flush fails. After a refused
+        // write sled's last flush cannot succeed, and nothing acknowledged waits on it: said in
+        // the log, not an exit code (a service manager would restart a daemon that was told to
+        // stop).
         let restart = daemon.restarting();
-        let flushed = daemon.store().flush();
-        anyhow::Ok(if restart { Ok(()) } else { flushed }).map(|f| (f, restart))
+        let flushed = match (daemon.store().flush(), daemon.store().failure()) {
+            (Err(e), Some(failure)) => {
+                tracing::warn!(error = %e, failure, "the last flush failed, as every write since the disk refused one");
+                Ok(())
+            }
+            (flushed, _) => flushed,
+        };
+        anyhow::Ok((flushed, restart))
     });
     // Every task goes with the runtime, and with the last of them the store closes. Only then is
     // the socket removed and the pidfile let go: a client that sees both gone may start anew.
@@ -115,24 +123,32 @@ fn run(args: Args) -> anyhow::Result<()> {
     let (flushed, restart) = served?;
     server::remove_socket(&socket);
     flushed?;
-    drop(pidfile);
     if restart {
         tracing::info!("cairnd restarting in place");
-        return Err(restart_in_place());
+        // The pidfile stays locked across exec: the home is never free for another daemon.
+        let fd = pidfile.keep_across_exec();
+        return Err(restart_in_place(fd));
     }
+    drop(pidfile);
     tracing::info!("cairnd stopped");
     Ok(())
 }
 
-/// Runs this program again in this process, with its arguments and environment: the store is
-/// reopened from disk, and the pid a service manager watches stays the same. Returns only on
-/// failure.
-fn restart_in_place() -> anyhow::Error {
+/// Runs this program again in this process, with its arguments and environment and the locked
+/// pidfile's descriptor `fd`: the store is reopened from disk, and the pid a service manager
+/// watches stays the same. Returns only on failure.
+fn restart_in_place(fd: i32) -> anyhow::Error {
     use std::os::unix::process::CommandExt;
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => return anyhow::anyhow!("cannot restart: cannot find my own program: {e}"),
+    // `/proc/self/exe` still reaches the program when its file was replaced (an upgrade).
+    let exe = match std::path::Path::new("/proc/self/exe").exists() {
+        true => std::path::PathBuf::from("/proc/self/exe"),
+        false => match std::env::current_exe() {
+            Ok(exe) => exe,
+            Err(e) => return anyhow::anyhow!("cannot restart: cannot find my own program: {e}; start it again with `cairn up`"),
+        },
     };
-    let e = std::process::Command::new(&exe).args(std::env::args_os().skip(1)).exec();
+    let mut args = std::env::args_os();
+    let arg0 = args.next().unwrap_or_else(|| "cairnd".into());
+    let e = std::process::Command::new(&exe).arg0(arg0).args(args).env(cairn_daemon::process::pidfile::HANDED_OVER, fd.to_string()).exec();
     anyhow::anyhow!("cannot restart {}: {e}; start it again with `cairn up`", exe.display())
 }

@@ -151,7 +151,12 @@ pub async fn doctor() -> Result<(), Failure> {
             _ => r.fail("index", format!("{} of {} memories are not in the semantic index", ix.pending, ix.memories), "cairn reindex"),
         }
         if let Some(failure) = &s.store_failure {
-            r.fail("store", failure, "free some space on that disk; cairn picks up again by itself within seconds");
+            let fix = if failure.contains("the disk is full") {
+                "free some space on that disk; cairn picks up again by itself within seconds"
+            } else {
+                "see `cairn logs` and the disk's health; cairn reopens the store by itself once the disk takes writes (at most once a minute)"
+            };
+            r.fail("store", failure, fix);
         }
         if s.hook_misses > 0 {
             r.warn("hook", format!("{} hook runs gave up at their deadline (last at {})", s.hook_misses, s.last_hook_miss.as_deref().unwrap_or("?")), "see `cairn logs`; raise CAIRN_HOOK_DEADLINE_MS if the machine is slow");
@@ -191,11 +196,14 @@ pub async fn doctor() -> Result<(), Failure> {
         commands.dedup();
         for reach in commands.into_iter().filter_map(hooks::reach) {
             let said = format!("{} reaches {}", reach.command, hooks::describe_reach(&reach));
-            match (reach.answers, reach.same_as_here) {
-                (true, true) => r.ok("hook reach", said),
+            match (reach.answers, reach.same_as_here, reach.home.is_some()) {
+                (true, true, _) => r.ok("hook reach", said),
                 // Reaching no daemon is the usual state before `cairn up` only when it is the
                 // home this shell uses; the daemon check above says so.
-                (false, true) => r.warn("hook reach", said, "cairn up"),
+                (false, true, _) => r.warn("hook reach", said, "cairn up"),
+                // A command that names no home uses Claude Code's environment, which may set
+                // CAIRN_HOME as this shell does: likely, not certain, to miss.
+                (_, false, false) => r.warn("hook reach", said, "unless Claude Code starts with this shell's CAIRN_HOME, run `cairn hooks install` here to write the home into the hook"),
                 _ => r.fail("hook reach", said, "run `cairn hooks install` in a shell with the CAIRN_HOME the daemon uses"),
             }
         }

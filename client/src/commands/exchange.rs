@@ -19,7 +19,7 @@ const IMPORT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 const EXPORT_PAGE: u32 = 1000;
 
 pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
-    let mut reader = BufReader::new(std::fs::File::open(&file).map_err(|e| Failure::new(1, format!("cannot read {}: {e}", file.display())))?);
+    let mut reader = BufReader::new(open_import(&file)?);
     let c = client().await?;
     let default_project = if args.global { Some(cairn_proto::GLOBAL_PROJECT.to_string()) } else { args.project.clone() };
     let progress = std::io::stderr().is_terminal();
@@ -69,6 +69,18 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
         return Err(Failure::new(1, format!("{} of {n} lines were rejected (listed above); the others were imported", total.rejected.len())));
     }
     Ok(())
+}
+
+/// Opens an import file: a regular file, or a pipe (`cairn import <(...)`, `/dev/stdin`); a
+/// folder or a device is refused (`/dev/zero` would be one endless line).
+fn open_import(file: &std::path::Path) -> Result<std::fs::File, Failure> {
+    use std::os::unix::fs::FileTypeExt;
+    let cannot = |e: &dyn std::fmt::Display| Failure::new(1, format!("cannot read {}: {e}", file.display()));
+    let kind = std::fs::metadata(file).map_err(|e| cannot(&e))?.file_type();
+    if !(kind.is_file() || kind.is_fifo()) {
+        return Err(cannot(&"not a file or a pipe"));
+    }
+    std::fs::File::open(file).map_err(|e| cannot(&e))
 }
 
 /// Longest import line read (1 MiB): a lesson's text is at most 20,000 characters, so a longer

@@ -21,12 +21,21 @@ pub fn record(log: &Path, event: &str, stage: &str, deadline_ms: u64) {
     if let Some(dir) = log.parent() {
         let _ = cairn_proto::paths::create_private_dir(dir);
     }
-    if std::fs::metadata(log).is_ok_and(|m| m.len() > MAX_BYTES) {
-        let _ = std::fs::rename(log, log.with_extension("log.1"));
+    // Only a regular file is rotated or written: a FIFO or a device there must not block or
+    // swallow the hook.
+    match std::fs::symlink_metadata(log) {
+        Ok(m) if !m.is_file() => return,
+        Ok(m) if m.len() > MAX_BYTES => {
+            let _ = std::fs::rename(log, log.with_extension("log.1"));
+        }
+        _ => {}
     }
     let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let line = format!("{secs} event={} stage={stage} deadline_ms={deadline_ms}\n", logged_name(event));
-    if let Ok(mut f) = OpenOptions::new().create(true).append(true).mode(0o600).open(log) {
+    // Non-blocking, and checked once open: the file may have been swapped in between.
+    if let Ok(mut f) = OpenOptions::new().create(true).append(true).mode(0o600).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(log)
+        && f.metadata().is_ok_and(|m| m.is_file())
+    {
         let _ = f.write_all(line.as_bytes());
     }
 }
@@ -48,5 +57,19 @@ mod tests {
         assert_eq!(lines.len(), 4, "{text}");
         assert!(lines[0].contains("event=PreToolUse stage=connect"));
         assert!(lines[1..].iter().all(|l| l.contains("event=unknown") && l.len() < 100), "{text}");
+    }
+
+    /// A FIFO where the log should be is left alone, at once (opening it to write would block
+    /// until a reader came).
+    #[test]
+    fn a_fifo_in_place_of_the_log_is_left_alone() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("hook-misses.log");
+        let c = std::ffi::CString::new(log.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        record(&log, "PreToolUse", "connect", 250);
+        assert!(std::fs::symlink_metadata(&log).unwrap().file_type().is_fifo());
     }
 }

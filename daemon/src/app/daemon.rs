@@ -3,7 +3,7 @@
 //! signal. One `Arc<Daemon>` is handed to every use case. Its fields are private: the use cases
 //! read through its methods, and every memory write goes through [`Memories::writer`].
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
@@ -34,10 +34,15 @@ pub struct Daemon {
     /// Sessions with lessons whose outcome is not settled yet.
     pending: Pending,
     shutdown: CancellationToken,
-    /// Set when the shutdown is a restart in place (the store's disk takes writes again).
-    restart: AtomicBool,
+    /// What the shutdown under way is for: [`RUNNING`], [`STOPPING`] or [`RESTARTING`].
+    ending: AtomicU8,
     inflight: AtomicUsize,
 }
+
+/// The daemon's course: serving, stopping for good, or stopping to start again in place.
+const RUNNING: u8 = 0;
+const STOPPING: u8 = 1;
+const RESTARTING: u8 = 2;
 
 /// Counts a request as in flight until dropped; shutdown drains to zero.
 pub struct InFlight<'a>(&'a AtomicUsize);
@@ -67,7 +72,7 @@ impl Daemon {
             cooldowns: Mutex::new(Cooldowns::default()),
             pending: Pending::default(),
             shutdown: CancellationToken::new(),
-            restart: AtomicBool::new(false),
+            ending: AtomicU8::new(RUNNING),
             inflight: AtomicUsize::new(0),
         })
     }
@@ -136,16 +141,25 @@ impl Daemon {
         &self.shutdown
     }
 
-    /// Shuts down to start again in place (`cairnd` runs itself anew, same pid): the only way
-    /// to reopen a store whose disk refused a write, once the disk takes writes again.
-    pub fn restart(&self) {
-        self.restart.store(true, Ordering::Release);
+    /// Stops the daemon (`cairn down`, SIGTERM, SIGINT). A stop asked for wins over a restart
+    /// under way: the daemon then exits rather than running itself anew.
+    pub fn stop_serving(&self) {
+        self.ending.store(STOPPING, Ordering::Release);
         self.shutdown.cancel();
+    }
+
+    /// Shuts down to start again in place (`cairnd` runs itself anew, same pid): the only way
+    /// to reopen a store whose disk refused a write, once the disk takes writes again. Nothing
+    /// happens when a stop is already under way.
+    pub fn restart(&self) {
+        if self.ending.compare_exchange(RUNNING, RESTARTING, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            self.shutdown.cancel();
+        }
     }
 
     /// Whether the shutdown under way is a restart.
     pub fn restarting(&self) -> bool {
-        self.restart.load(Ordering::Acquire)
+        self.ending.load(Ordering::Acquire) == RESTARTING
     }
 
     pub fn enter(&self) -> InFlight<'_> {

@@ -13,12 +13,19 @@ const RETENTION_EVERY: Duration = Duration::from_secs(3600);
 const INDEX_SAVE_EVERY: Duration = Duration::from_secs(120);
 /// How often a store whose disk refused a write looks whether it takes writes again.
 const DISK_CHECK_EVERY: Duration = Duration::from_secs(3);
+/// The least time a daemon runs before it restarts for a store failure other than a full disk.
+const OTHER_FAILURE_PATIENCE: Duration = Duration::from_secs(60);
 
 /// Once the store's disk refused a write (sled then refuses every write of this run), restarts
 /// the daemon in place as soon as the disk takes writes again: reads and advice went on
-/// meanwhile, writes failed at once with the reason.
+/// meanwhile, writes failed at once with the reason. A full disk is what a probe can tell has
+/// mended; for any other cause the restart waits until the daemon has run a minute, so that a
+/// fault that comes back at once costs a restart a minute, not a loop.
 pub fn recover_store(d: &Daemon) {
     let Some(failure) = d.store().failure() else { return };
+    if !d.store().failed_for_room() && d.uptime() < OTHER_FAILURE_PATIENCE {
+        return;
+    }
     match d.store().disk_takes_writes() {
         Ok(()) => {
             tracing::warn!(failure, "the store's disk takes writes again; restarting to reopen the store");

@@ -26,7 +26,9 @@ pub async fn search(d: &Daemon, req: SearchRequest) -> Result<SearchResults> {
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project.as_str(), GLOBAL_PROJECT] };
     let _ = d.embedder_ready().await;
     let t = d.tuneables();
-    let (hits, hybrid) = tokio::task::block_in_place(|| with_retrieval(d, &t, &text, Patience::Human, Fusion::from_settings(&t.retrieval), None, |r| (r.hybrid(&text, &projects, k as usize), r.is_hybrid())));
+    // Those without evidence are left out before the best `k` are taken, so ask for more.
+    let wider = (k as usize).saturating_mul(4).max(k as usize + 20).min(MAX_K as usize);
+    let (hits, hybrid) = tokio::task::block_in_place(|| with_retrieval(d, &t, &text, Patience::Human, Fusion::from_settings(&t.retrieval), None, |r| (r.hybrid(&text, &projects, wider), r.is_hybrid())));
     let floor = t.retrieval.search_min_similarity;
     let results = hits
         .into_iter()
@@ -45,6 +47,7 @@ pub async fn search(d: &Daemon, req: SearchRequest) -> Result<SearchResults> {
                 bm25: hit.bm25,
             })
         })
+        .take(k as usize)
         .collect();
     Ok(SearchResults { results, mode: if hybrid { "hybrid".into() } else { "keywords".into() } })
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use cairn_proto::{AdviseRequest, ImportBatch, ImportLine, ListQuery, LogQuery, MemoryEdit, NewMemory, Paths, Scope, SearchRequest, SeedAction, GLOBAL_PROJECT};
 use serde_json::json;
 
-use super::{advice, config, exchange, hook, log, memories, quiet, search, seeds, status, Daemon, Error};
+use super::{advice, config, exchange, hook, log, memories, periodic, quiet, search, seeds, status, Daemon, Error};
 use crate::advisor::lookup::MemoryLookup;
 use crate::config::LiveConfig;
 use crate::semantic::embed::fake::{self, Fake};
@@ -345,4 +345,35 @@ async fn bulk_work_embeds_in_batches() {
     assert_eq!(report.added, 40);
     assert_eq!(f.model.embedded.load(std::sync::atomic::Ordering::Relaxed) - before, 40, "each text embedded once, ahead of the writes");
     assert_eq!(d.semantic().graphs().counts().1, 40);
+}
+
+/// A store whose disk refused a write (as after a failed flush): writes fail at once naming the
+/// folder, status says so, search and the hook go on, and the recovery job restarts the daemon
+/// once the disk takes writes (a temp folder has room) unless a stop was asked for. Another
+/// cause than a full disk waits for a minute of uptime first. The same, through a real full
+/// disk, is the end-to-end test `reliability::a_full_disk_...` (where namespaces allow).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_that_refuses_writes_fails_them_fast_and_the_daemon_restarts_once_the_disk_takes_them() {
+    let f = daemon().await;
+    let d = &f.daemon;
+    add(d, "Never force-push to main: everyone who pulled it loses commits", GLOBAL_PROJECT, "git").await;
+    d.store().refuse_writes_for_test(crate::store::commit::FULL_DISK);
+    let refused = memories::add(d, NewMemory { text: "Use pnpm here".into(), category: None, tags: vec![], context: None, source: None, scope: in_project("/p"), examples: vec![], not_examples: vec![] }).await;
+    let message = refused.unwrap_err().to_string();
+    assert!(message.contains("the disk is full") && message.contains(&*d.paths().data_dir.to_string_lossy()), "{message}");
+    assert!(status::status(d).await.store_failure.is_some_and(|f| f.contains("the disk is full")));
+    let found = search::search(d, SearchRequest { text: "force-push main".into(), scope: in_project("/p"), k: None }).await.unwrap();
+    assert!(!found.results.is_empty());
+    let reply = hook::event(d, push_event("s9", "t9", "git push --force origin main")).await.unwrap();
+    assert!(reply.additional_context.is_some_and(|c| c.contains("force-push")), "advice goes on");
+    periodic::recover_store(d);
+    assert!(d.restarting() && d.shutdown().is_cancelled(), "the disk has room: restart to reopen the store");
+    d.stop_serving();
+    assert!(!d.restarting(), "a stop asked for wins over the restart");
+
+    // Another cause: no restart within the first minute.
+    let g = daemon().await;
+    g.daemon.store().refuse_writes_for_test("the disk refused a write (Input/output error)");
+    periodic::recover_store(&g.daemon);
+    assert!(!g.daemon.restarting() && !g.daemon.shutdown().is_cancelled());
 }

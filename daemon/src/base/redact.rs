@@ -83,21 +83,24 @@ fn is_secret_key(key: &str) -> bool {
     KEY.is_match(key)
 }
 
-/// A URL's `user:password@`: the password goes, whatever it holds (`/`, `@`, `:` included, as
-/// people write them unencoded). The credentials end at the last `@` before the query, so a
-/// password `p@ss` goes whole; a port (`host:443/@scope/pkg`) is not a password.
+/// A URL's `user:password@`: the password goes, whatever it holds (`/`, `@`, `:`, `?`, `#`
+/// included, as people write them unencoded). The credentials end at the last `@` followed by
+/// something like a host, so a password `p@ss` goes whole (a URL with an `@` further on, in its
+/// query, loses more than its password: the safe side). `host:443/@scope/pkg` has a port, not
+/// a password.
 fn url_credentials(text: &str) -> std::borrow::Cow<'_, str> {
     static URL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s"'<>`]+"#).expect("url pattern compiles"));
     URL.replace_all(text, |c: &regex::Captures<'_>| {
         let url = &c[0];
         let Some(start) = url.find("://").map(|i| i + 3) else { return url.to_string() };
         let rest = &url[start..];
-        let before_query = rest.find(['?', '#']).unwrap_or(rest.len());
-        let Some(at) = rest[..before_query].rfind('@') else { return url.to_string() };
-        let userinfo = &rest[..at];
-        let Some((user, password)) = userinfo.split_once(':') else { return url.to_string() };
-        let port = password.split('/').next().is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit())) && password.contains('/');
-        if password.is_empty() || user.contains('/') || port || !rest[at + 1..].starts_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '[') {
+        let host_like = |at: usize| rest[at + 1..].starts_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '[');
+        let Some(at) = rest.match_indices('@').map(|(i, _)| i).rev().find(|&i| host_like(i)) else { return url.to_string() };
+        let Some((user, password)) = rest[..at].split_once(':') else { return url.to_string() };
+        // `host:port/...`: a host's name (dotted, or localhost) then up to five digits and a `/`.
+        let digits = password.split('/').next().unwrap_or_default();
+        let port = password.contains('/') && (1..=5).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) && (user.contains('.') || user == "localhost");
+        if password.is_empty() || user.contains(['/', '?', '#']) || port {
             return url.to_string();
         }
         format!("{}{user}:{MASK}{}", &url[..start], &rest[at..])
@@ -213,6 +216,10 @@ mod tests {
             ("mongodb+srv://u:pa/ss@w:rd@cluster0.x.mongodb.net/db?retryWrites=true&w=majority", "pa/ss@w:rd"),
             ("redis://:only-a-password@cache:6379/0", "only-a-password"),
             ("https://bob:tok%2Fen@git.example.com/repo.git", "tok%2Fen"),
+            ("postgres://app:pa?ss@db/x", "pa?ss"),
+            ("redis://:abc#123@cache:6379", "abc#123"),
+            ("postgres://app:2024/secret@db/x", "2024/secret"),
+            ("amqp://guest:g&u=e@rabbit:5672/", "g&u=e"),
         ] {
             let out = redact_text(&format!("psql '{url}' -c 'select 1'"));
             assert!(!out.contains(password), "{password:?} survived in {out:?}");
@@ -273,7 +280,7 @@ mod tests {
             shape in 0usize..26,
             body in "[A-Za-z0-9]{24,40}",
             tail in "[A-Za-z0-9]{8,16}",
-            password in "[A-Za-z][A-Za-z0-9!$%*+~._/@:-]{7,23}",
+            password in "[A-Za-z0-9][A-Za-z0-9!$%*+~._/@:?#&=-]{7,23}",
             prefix in "(|[A-Z]{1,6}_)",
             word in proptest::sample::select(vec!["PASSWORD", "TOKEN", "SECRET", "API_KEY", "ACCESS_KEY", "PASSPHRASE", "db_pass", "authKey"]),
             before in proptest::sample::select(vec!["", "cd /srv && ", "echo start; ", "FOO=1 "]),

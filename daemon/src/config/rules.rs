@@ -187,7 +187,7 @@ impl TriggerRules {
     /// Reads `path` (a regular file, bounded); a missing file means no rules from the user.
     pub fn load(path: &std::path::Path) -> Result<TriggerRules, RulesError> {
         let file = path.display().to_string();
-        match cairn_proto::files::read_text(path, super::MAX_FILE_BYTES) {
+        match cairn_proto::files::read_text(path, super::table::MAX_FILE_BYTES) {
             Ok(text) => Self::parse(&text, &file),
             Err(e) if e.is_missing() => Ok(TriggerRules::default()),
             Err(e) => Err(RulesError::Read { file, message: e.to_string() }),

@@ -8,6 +8,10 @@
 //! `advice` (how much one answer says), `sessions`, `store`. Spark's `semantic` block held the
 //! first three; its keys are still read, and reported as renamed.
 
+/// Largest config file cairn reads (1 MiB), settings or trigger rules: a settings file is a few
+/// KiB, and a file past this is a mistake (or `/dev/zero` behind a symlink), reported as such.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
 /// A group of settings: a JSON object in the file.
 pub struct Block {
     /// Dotted path of the object (a block inside another is named `outer.inner`).

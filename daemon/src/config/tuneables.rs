@@ -345,11 +345,15 @@ impl Tuneables {
         // Only `//` and `/* */`: a `#` line (or a merge conflict's marker) is an error, not a
         // comment.
         std::io::Read::read_to_string(&mut json_comments::CommentSettings::c_style().strip_comments(text.as_bytes()), &mut stripped).map_err(|_| {
-            let line = text[..text.rfind("/*").unwrap_or(0)].matches('\n').count() + 1;
-            ConfigError::Parse { file: file.to_string(), line, column: 1, message: "a /* comment is never closed".into() }
+            let (line, column, message) = unclosed(text);
+            ConfigError::Parse { file: file.to_string(), line, column, message: message.into() }
         })?;
-        let Strict(parsed) = serde_json::from_str(&stripped)
-            .map_err(|e| ConfigError::Parse { file: file.to_string(), line: e.line(), column: e.column(), message: strip_position(&e.to_string()) })?;
+        let Strict(parsed) = serde_json::from_str(&stripped).map_err(|e| {
+            // A `#` line reads as a comment to some tools; here it is text outside the document.
+            let hash = text.lines().nth(e.line().saturating_sub(1)).is_some_and(|l| l.trim_start().starts_with('#'));
+            let hint = if hash { "; `#` lines are not comments here (use `//`), and may be a merge conflict's marker" } else { "" };
+            ConfigError::Parse { file: file.to_string(), line: e.line(), column: e.column(), message: format!("{}{hint}", strip_position(&e.to_string())) }
+        })?;
         let Value::Object(object) = parsed else {
             return Err(ConfigError::Parse { file: file.to_string(), line: 1, column: 1, message: "the file must hold one JSON object".into() });
         };
@@ -410,10 +414,10 @@ impl Tuneables {
         Ok(Loaded { tuneables, unknown_keys: read.unknown, renamed_keys: renamed, file_value: Value::Object(file_tree) })
     }
 
-    /// Reads `path` (a regular file of at most [`super::MAX_FILE_BYTES`]); a missing file means defaults.
+    /// Reads `path` (a regular file of at most [`super::table::MAX_FILE_BYTES`]); a missing file means defaults.
     pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
         let file = path.display().to_string();
-        match cairn_proto::files::read_text(path, super::MAX_FILE_BYTES) {
+        match cairn_proto::files::read_text(path, super::table::MAX_FILE_BYTES) {
             Ok(text) => Self::parse(&text, &file),
             Err(e) if e.is_missing() => {
                 Ok(Loaded { tuneables: Tuneables::default(), unknown_keys: Vec::new(), renamed_keys: Vec::new(), file_value: Value::Null })
@@ -516,6 +520,60 @@ fn render(value: &Value, path: &str, indent: usize, out: &mut String) {
 }
 
 /// serde_json appends " at line L column C"; the error already carries them as fields.
+/// Where the comment stripper gave up, and why: a string or a `/*` comment opened and never
+/// closed, or a `/` that starts neither kind of comment. Line and column are 1-based.
+fn unclosed(text: &str) -> (usize, usize, &'static str) {
+    #[derive(PartialEq)]
+    enum In {
+        Code,
+        Str,
+        Line,
+        Block,
+    }
+    let (mut state, mut opened) = (In::Code, (1, 1));
+    let (mut line, mut column) = (1, 0);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        column += 1;
+        let here = (line, column);
+        match (&state, c) {
+            (_, '\n') => {
+                line += 1;
+                column = 0;
+                if state == In::Line {
+                    state = In::Code;
+                }
+            }
+            (In::Code, '"') => (state, opened) = (In::Str, here),
+            (In::Code, '/') => match chars.peek() {
+                Some('/') => state = In::Line,
+                Some('*') => {
+                    chars.next();
+                    column += 1;
+                    (state, opened) = (In::Block, here);
+                }
+                _ => return (here.0, here.1, "a `/` that starts no comment (`//` or `/*`)"),
+            },
+            (In::Str, '\\') => {
+                chars.next();
+                column += 1;
+            }
+            (In::Str, '"') => state = In::Code,
+            (In::Block, '*') if chars.peek() == Some(&'/') => {
+                chars.next();
+                column += 1;
+                state = In::Code;
+            }
+            _ => {}
+        }
+    }
+    match state {
+        In::Str => (opened.0, opened.1, "a string opened here is never closed"),
+        In::Block => (opened.0, opened.1, "a /* comment opened here is never closed"),
+        _ => (line, 1, "the file cannot be read as JSON with comments"),
+    }
+}
+
 fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
         Some(i) => message[..i].to_string(),
@@ -557,6 +615,21 @@ mod tests {
                 Err(ConfigError::Parse { line: l, .. }) => assert_eq!(l, line, "{text:?}"),
                 other => panic!("{text:?} gave {other:?}"),
             }
+        }
+        // What the comment stripper refuses is said for what it is, where it starts.
+        for (text, line, column, says) in [
+            ("{\n  \"a\": \"open\n}\n", 2, 8, "string opened here"),
+            ("{\n /* x\n}\n", 2, 2, "comment opened here"),
+            ("{ / }\n", 1, 3, "starts no comment"),
+        ] {
+            match Tuneables::parse(text, "t.json") {
+                Err(ConfigError::Parse { line: l, column: c, message, .. }) => assert!(l == line && c == column && message.contains(says), "{text:?}: {l}:{c} {message}"),
+                other => panic!("{text:?} gave {other:?}"),
+            }
+        }
+        match Tuneables::parse("{}\n# note\n", "t.json") {
+            Err(ConfigError::Parse { message, .. }) => assert!(message.contains("`#` lines are not comments"), "{message}"),
+            other => panic!("{other:?}"),
         }
         // Comments of the two kinds the template uses stay fine.
         assert!(Tuneables::parse("// settings\n{ /* none */ }\n// end\n", "t.json").is_ok());

@@ -1,6 +1,8 @@
 //! The daemon's pidfile, held under an exclusive `flock` for the daemon's whole life so that two
 //! daemons never share one home. The file is never deleted (deleting a locked pidfile lets a
-//! second daemon lock a fresh inode); it is emptied on exit.
+//! second daemon lock a fresh inode); it is emptied on exit. A daemon that restarts itself in
+//! place hands the locked file to its next self across `exec` ([`PidFile::keep_across_exec`],
+//! adopted by [`PidFile::acquire`]), so that the home is never free in between.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
@@ -19,10 +21,41 @@ pub struct PidFile {
     file: File,
 }
 
+/// The variable that carries the locked pidfile's descriptor across a restart in place.
+pub const HANDED_OVER: &str = "CAIRN_PIDFILE_FD";
+
+/// The descriptor a previous self of this process handed over, if it is this very pidfile.
+fn handed_over(path: &Path) -> Option<File> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::fs::MetadataExt;
+    let fd: i32 = std::env::var(HANDED_OVER).ok()?.parse().ok()?;
+    // SAFETY: fcntl(F_GETFD) only asks whether the descriptor is open.
+    if fd < 3 || unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+        return None;
+    }
+    let want = std::fs::metadata(path).ok()?;
+    // SAFETY: the descriptor is open, and nothing else in this process owns it: it was left
+    // open by exec for this purpose (a stranger's number is refused just below, unowned).
+    let file = unsafe { File::from_raw_fd(fd) };
+    let same = file.metadata().is_ok_and(|m| m.dev() == want.dev() && m.ino() == want.ino());
+    if !same {
+        // Not ours to close.
+        std::mem::forget(file);
+        return None;
+    }
+    // SAFETY: sets close-on-exec again on a descriptor this process now owns.
+    unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    Some(file)
+}
+
 impl PidFile {
     pub fn acquire(path: &Path) -> Result<PidFile, PidFileError> {
         let io = |source| PidFileError::Io { path: path.to_path_buf(), source };
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(path).map_err(io)?;
+        // After a restart in place, the file and its lock are already this process's.
+        let mut file = match handed_over(path) {
+            Some(file) => file,
+            None => OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(path).map_err(io)?,
+        };
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -37,6 +70,20 @@ impl PidFile {
         writeln!(file, "{}", std::process::id()).map_err(io)?;
         file.sync_all().map_err(io)?;
         Ok(PidFile { file })
+    }
+}
+
+impl PidFile {
+    /// Leaves the locked file open across the coming `exec` and returns its descriptor, for
+    /// [`HANDED_OVER`]: the lock is never let go between this self and the next.
+    pub fn keep_across_exec(self) -> i32 {
+        use std::os::fd::AsRawFd;
+        let fd = self.file.as_raw_fd();
+        // SAFETY: clears close-on-exec on a descriptor this process owns.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, 0) };
+        // Neither emptied nor unlocked: the next self adopts it.
+        std::mem::forget(self);
+        fd
     }
 }
 

@@ -9,7 +9,7 @@ use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cairn_proto::service::Cairn;
 use cairn_proto::{PathError, Paths};
@@ -17,6 +17,8 @@ use futures::StreamExt;
 use tarpc::server::{BaseChannel, Channel};
 use tokio::net::UnixListener;
 use tokio::task::JoinSet;
+// tokio's clock, so that idle limits follow paused time in tests as the timers do.
+use tokio::time::Instant;
 
 use super::service::Service;
 use crate::app::Daemon;
@@ -74,13 +76,36 @@ pub fn remove_socket(path: &Path) {
 }
 
 /// One open connection as the accept loop sees it: whether it is running anything, when it was
-/// last asked something, and how to close it.
+/// last busy, and a request to close it.
 #[derive(Default)]
 struct Slot {
     running: AtomicUsize,
-    /// Milliseconds since the server started, at the last request.
+    /// Milliseconds since the server started, when the connection was accepted, a request came
+    /// or one ended.
     last: AtomicU64,
-    close: tokio_util::sync::CancellationToken,
+    /// Asked to close to make room; the connection itself decides, and declines while busy.
+    closing: std::sync::atomic::AtomicBool,
+    close: tokio::sync::Notify,
+}
+
+impl Slot {
+    fn touch(&self, clock: Instant) {
+        self.last.store(clock.elapsed().as_millis() as u64, Ordering::Release);
+    }
+
+    fn idle_for(&self, clock: Instant) -> Duration {
+        Duration::from_millis((clock.elapsed().as_millis() as u64).saturating_sub(self.last.load(Ordering::Acquire)))
+    }
+}
+
+/// Counts a request as running until dropped, and marks when it ended, even if it panicked.
+struct Running(Arc<Slot>, Instant);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.touch(self.1);
+        self.0.running.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// The open connections, for making room: the ones whose task ended are forgotten.
@@ -90,8 +115,10 @@ struct Slots {
 }
 
 impl Slots {
-    fn add(&mut self) -> Arc<Slot> {
+    fn add(&mut self, clock: Instant) -> Arc<Slot> {
         let slot = Arc::new(Slot::default());
+        // A connection just accepted counts as busy now, not as idle since the server started.
+        slot.touch(clock);
         self.open.push(Arc::downgrade(&slot));
         slot
     }
@@ -101,22 +128,28 @@ impl Slots {
         self.open.len()
     }
 
-    /// Closes the connection idle the longest (nothing running); false when every one is busy.
+    /// Asks the connection idle the longest (nothing running) to close; false when every one
+    /// is busy or already asked.
     fn close_oldest_idle(&mut self) -> bool {
         let oldest = self
             .open
             .iter()
             .filter_map(Weak::upgrade)
-            .filter(|s| s.running.load(Ordering::Acquire) == 0 && !s.close.is_cancelled())
+            .filter(|s| s.running.load(Ordering::Acquire) == 0 && !s.closing.load(Ordering::Acquire))
             .min_by_key(|s| s.last.load(Ordering::Acquire));
-        oldest.map(|s| s.close.cancel()).is_some()
+        oldest
+            .map(|s| {
+                s.closing.store(true, Ordering::Release);
+                s.close.notify_one();
+            })
+            .is_some()
     }
 }
 
 /// Serves one connection's `requests` until the client closes it, it has been idle (no
-/// request, none running) for `idle`, or the accept loop closes it to make room. Each request
-/// runs on its own task; the stream keeps being polled meanwhile, which is what writes the
-/// answers back.
+/// request running, none for `idle`), or the accept loop asks it to make room while it is
+/// idle. Each request runs on its own task; the stream keeps being polled meanwhile, which is
+/// what writes the answers back.
 async fn connection<S, F>(requests: S, idle: Duration, slot: Arc<Slot>, clock: Instant)
 where
     S: futures::Stream<Item = F>,
@@ -124,22 +157,36 @@ where
 {
     let mut requests = std::pin::pin!(requests);
     loop {
+        // While a request runs, look again after a whole limit; idle, when the limit is up.
+        let wait = match slot.running.load(Ordering::Acquire) {
+            0 => idle.saturating_sub(slot.idle_for(clock)).max(Duration::from_millis(1)),
+            _ => idle,
+        };
         let next = tokio::select! {
-            _ = slot.close.cancelled() => return,
-            next = tokio::time::timeout(idle, requests.next()) => next,
+            _ = slot.close.notified() => {
+                // A request may have come between the accept loop's look and now: then stay.
+                if slot.running.load(Ordering::Acquire) == 0 {
+                    tracing::debug!("closing an idle connection to make room");
+                    return;
+                }
+                slot.closing.store(false, Ordering::Release);
+                continue;
+            }
+            next = tokio::time::timeout(wait, requests.next()) => next,
         };
         match next {
             Ok(Some(request)) => {
-                slot.last.store(clock.elapsed().as_millis() as u64, Ordering::Release);
+                slot.touch(clock);
                 slot.running.fetch_add(1, Ordering::AcqRel);
-                let slot = slot.clone();
+                let running = Running(slot.clone(), clock);
                 tokio::spawn(async move {
                     request.await;
-                    slot.running.fetch_sub(1, Ordering::AcqRel);
+                    drop(running);
                 });
             }
             Ok(None) => return,
-            Err(_) if slot.running.load(Ordering::Acquire) == 0 => {
+            // Idle for the whole limit since the last request or the end of the last one.
+            Err(_) if slot.running.load(Ordering::Acquire) == 0 && slot.idle_for(clock) >= idle => {
                 tracing::debug!("closing an idle connection");
                 return;
             }
@@ -186,7 +233,7 @@ pub async fn serve(daemon: Arc<Daemon>, listener: UnixListener) {
                     continue;
                 }
                 let channel = BaseChannel::with_defaults(cairn_proto::transport::wrap(stream));
-                connections.spawn(connection(channel.execute(Service(daemon.clone()).serve()), IDLE_LIMIT, slots.add(), clock));
+                connections.spawn(connection(channel.execute(Service(daemon.clone()).serve()), IDLE_LIMIT, slots.add(clock), clock));
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }
@@ -212,38 +259,72 @@ mod tests {
     async fn idle_connections_close_busy_ones_stay() {
         let idle = Duration::from_secs(60);
         let clock = Instant::now();
+        let mut slots = Slots::default();
         let silent = futures::stream::pending::<futures::future::Ready<()>>();
-        let started = tokio::time::Instant::now();
-        connection(silent, idle, Arc::new(Slot::default()), clock).await;
+        let started = Instant::now();
+        connection(silent, idle, slots.add(clock), clock).await;
         assert_eq!(started.elapsed(), idle);
 
         // One request that runs for three idle limits, then nothing: the connection lasts
-        // until it ends, then one idle limit more.
+        // until it ends, then one idle limit more, counted from its end.
         let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
         let slow = async move {
             tokio::time::sleep(idle * 3).await;
             let _ = done_tx.send(());
         };
         let requests = futures::stream::iter([slow]).chain(futures::stream::pending());
-        let started = tokio::time::Instant::now();
-        connection(requests, idle, Arc::new(Slot::default()), clock).await;
+        let started = Instant::now();
+        connection(requests, idle, slots.add(clock), clock).await;
         assert!(done_rx.await.is_ok(), "the request ran to its end");
         assert_eq!(started.elapsed(), idle * 4);
     }
 
+    /// A request that panics still ends its count: the connection can go idle and close.
+    #[tokio::test(start_paused = true)]
+    async fn a_panicking_request_does_not_pin_its_connection() {
+        let idle = Duration::from_secs(60);
+        let clock = Instant::now();
+        let slot = Slots::default().add(clock);
+        let boom = async { panic!("a handler panicked") };
+        let requests = futures::stream::iter([boom]).chain(futures::stream::pending());
+        connection(requests, idle, slot.clone(), clock).await;
+        assert_eq!(slot.running.load(Ordering::Acquire), 0);
+    }
+
+    /// Asked to make room while a request runs, a connection stays; idle, it goes.
+    #[tokio::test(start_paused = true)]
+    async fn a_busy_connection_declines_to_make_room() {
+        let idle = Duration::from_secs(60);
+        let clock = Instant::now();
+        let slot = Slots::default().add(clock);
+        let requests = futures::stream::iter([tokio::time::sleep(Duration::from_secs(10))]).chain(futures::stream::pending());
+        let task = tokio::spawn(connection(requests, idle, slot.clone(), clock));
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        slot.closing.store(true, Ordering::Release);
+        slot.close.notify_one();
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(!task.is_finished(), "busy: it stays");
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        slot.closing.store(true, Ordering::Release);
+        slot.close.notify_one();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        assert!(task.is_finished(), "idle: it goes");
+    }
+
     #[test]
     fn room_is_made_by_the_connection_idle_the_longest() {
+        let clock = Instant::now();
         let mut slots = Slots::default();
-        let (a, b, c) = (slots.add(), slots.add(), slots.add());
+        let (a, b, c) = (slots.add(clock), slots.add(clock), slots.add(clock));
         a.last.store(30, Ordering::Release);
         b.last.store(10, Ordering::Release);
         b.running.store(1, Ordering::Release);
         c.last.store(20, Ordering::Release);
         assert_eq!(slots.count(), 3);
         assert!(slots.close_oldest_idle());
-        assert!(c.close.is_cancelled() && !a.close.is_cancelled() && !b.close.is_cancelled(), "b is busy, c idle the longest");
+        assert!(c.closing.load(Ordering::Acquire) && !a.closing.load(Ordering::Acquire) && !b.closing.load(Ordering::Acquire), "b is busy, c idle the longest");
         assert!(slots.close_oldest_idle());
-        assert!(a.close.is_cancelled());
+        assert!(a.closing.load(Ordering::Acquire));
         assert!(!slots.close_oldest_idle(), "only a busy one is left");
         drop((a, c));
         assert_eq!(slots.count(), 1, "ended connections are forgotten");

@@ -162,11 +162,11 @@ impl Cairn for Service {
 
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
-        let token = self.0.shutdown().clone();
+        let daemon = self.0.clone();
         // Let this answer reach the client before connections close.
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(20)).await;
-            token.cancel();
+            daemon.stop_serving();
         });
     }
 }

@@ -13,7 +13,7 @@ pub enum StoreError {
     Sled(#[from] sled::Error),
     /// The disk under the store refused a write; nothing more is written until it takes writes
     /// again, when the daemon reopens the store by itself.
-    #[error("cannot write to {}: {reason}; memories are still read and advice still given, and cairn writes again by itself once the disk has room", .dir.display())]
+    #[error("cannot write to {}: {reason}; memories are still read and advice still given, and cairn writes again by itself once the disk takes writes", .dir.display())]
     Unwritable { dir: PathBuf, reason: String },
     #[error("store is corrupt: {0}")]
     Corrupt(String),

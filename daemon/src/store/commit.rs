@@ -100,10 +100,13 @@ impl Committer {
     }
 }
 
+/// What a full disk is called in errors (and how the store tells that cause from others).
+pub const FULL_DISK: &str = "the disk is full (no space left on the device)";
+
 /// A sled error in words a user can act on: a full disk is named as such.
 pub fn describe(e: &sled::Error) -> String {
     match e {
-        sled::Error::Io(io) if is_full(io) => "the disk is full (no space left on the device)".into(),
+        sled::Error::Io(io) if is_full(io) => FULL_DISK.into(),
         sled::Error::Io(io) => format!("the disk refused a write ({io})"),
         other => other.to_string(),
     }
@@ -139,7 +142,7 @@ mod tests {
     #[test]
     fn a_full_disk_is_named() {
         let full = sled::Error::Io(std::io::Error::from_raw_os_error(libc::ENOSPC));
-        assert_eq!(describe(&full), "the disk is full (no space left on the device)");
+        assert_eq!(describe(&full), FULL_DISK);
         let other = sled::Error::Io(std::io::Error::from_raw_os_error(libc::EIO));
         assert!(describe(&other).starts_with("the disk refused a write"), "{}", describe(&other));
     }

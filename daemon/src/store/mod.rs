@@ -159,17 +159,32 @@ impl Store {
         }
     }
 
-    /// A store error as the user should read it: an I/O failure of sled's (which refuses every
-    /// later write of this run) marks the store unwritable and names its folder and the cause.
+    /// A store error as the user should read it: a write refused for want of room marks the
+    /// store unwritable (sled refuses every later write of this run) and names its folder and
+    /// the cause; once the store is unwritable, every I/O error is said that way.
     pub fn explain(&self, e: StoreError) -> StoreError {
         match e {
-            StoreError::Sled(sled::Error::Io(io)) => {
-                let reason = commit::describe(&sled::Error::Io(io));
-                self.committer.fail(reason.clone());
-                self.unwritable_because(self.failure().unwrap_or(reason))
+            StoreError::Sled(sled::Error::Io(io)) if commit::is_full(&io) || self.failure().is_some() => {
+                if commit::is_full(&io) {
+                    self.committer.fail(commit::FULL_DISK.to_string());
+                }
+                let reason = self.failure().unwrap_or_else(|| commit::describe(&sled::Error::Io(io)));
+                self.unwritable_because(reason)
             }
             other => other,
         }
+    }
+
+    /// Makes the store refuse writes as after a failed flush, for tests of what follows.
+    #[cfg(test)]
+    pub(crate) fn refuse_writes_for_test(&self, reason: &str) {
+        self.committer.fail(reason.to_string());
+    }
+
+    /// Whether the store refuses writes because its disk was full (a probe can tell when that
+    /// has mended), rather than for another cause.
+    pub fn failed_for_room(&self) -> bool {
+        self.failure().as_deref() == Some(commit::FULL_DISK)
     }
 
     /// Whether the store's disk takes writes again: enough room free, and a probe file written

@@ -46,7 +46,10 @@ fn meaning_beats_missing_words() {
     }
     assert_eq!(first["bm25"], 0.0, "no shared word: found by meaning alone");
     let sims: Vec<f64> = v["results"].as_array().unwrap().iter().map(|r| r["similarity"].as_f64().unwrap()).collect();
-    assert!(sims[0] > sims[1] && sims[0] > sims[2], "{sims:?}");
+    // The others share no word and little meaning: shown below it, or not at all (search shows
+    // only what has some evidence).
+    assert!(sims[1..].iter().all(|&s| s < sims[0]), "{sims:?}");
+    assert!(sims[1..].iter().all(|&s| s >= 0.15), "shown without evidence: {v}");
     assert!(first["why"].as_str().unwrap().contains("semantic"), "{first}");
 
     // -k bounds the answer; bad -k is bad usage.
