@@ -61,10 +61,16 @@ pub enum Command {
         #[command(flatten)]
         scope: ProjectArgs,
     },
-    /// Import memories from a JSONL file (one memory per line).
+    /// Import memories from a JSONL file (one memory per line), or Claude Code's own memory.
     Import {
         /// The JSONL file (as `cairn export` writes it, or one `{"text": ...}` per line).
-        file: PathBuf,
+        #[arg(required_unless_present = "claude_memory")]
+        file: Option<PathBuf>,
+        /// Import Claude Code's own memory instead: the user's and the project's CLAUDE.md and
+        /// rules files and the project's auto memory, one lesson per instruction or memory
+        /// file; again later, it updates them and removes those no longer in their files.
+        #[arg(long, conflicts_with = "file")]
+        claude_memory: bool,
         #[command(flatten)]
         scope: ProjectArgs,
     },

@@ -4,6 +4,7 @@
 #[macro_use]
 mod print;
 
+mod claude_memory;
 mod cli;
 mod commands;
 mod connect;
@@ -49,7 +50,8 @@ fn run(command: Command) -> Result<(), Failure> {
             Command::Down => commands::lifecycle::down().await,
             Command::Status { json } => commands::lifecycle::status(json).await,
             Command::Add { text, category, tags, context, examples, scope } => commands::memories::add(text, category, tags, context, examples, scope).await,
-            Command::Import { file, scope } => commands::exchange::import(file, scope).await,
+            Command::Import { file: Some(file), claude_memory: false, scope } => commands::exchange::import(file, scope).await,
+            Command::Import { scope, .. } => commands::exchange::import_claude_memory(scope).await,
             Command::Export { file } => commands::exchange::export(file).await,
             Command::Show { id, json } => commands::memories::show(id, json).await,
             Command::Edit { id, text, category, tags, context, examples, clear_examples } => commands::memories::edit(id, text, category, tags, context, examples, clear_examples).await,

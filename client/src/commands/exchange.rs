@@ -71,6 +71,93 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `import --claude-memory`: Claude Code's memory files of the user and the project (of the
+/// current directory, `--project`'s folder, or none with `--global`) as lessons. Ids come from
+/// each lesson's project, file and text ([`crate::claude_memory`]), so importing again updates
+/// what is there, adds what is new and removes what left its file; a file that is there but
+/// cannot be read leaves its lessons as they are, and makes the exit code 1.
+pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
+    use crate::claude_memory::{self, SOURCE};
+    let claude = claude_memory::claude_dir(&super::user_home()?);
+    let cwd = std::env::current_dir()?;
+    let target = match (&args.project, args.global) {
+        (_, true) => None,
+        (Some(p), false) => {
+            let project = super::project_arg(p);
+            let root = PathBuf::from(&project);
+            if !root.is_absolute() || !root.is_dir() {
+                return Err(Failure::new(2, format!("--project {p:?} is not a folder: Claude Code's memory is found from a project's folder")));
+            }
+            Some((project, root))
+        }
+        // The checkout Claude Code runs in holds its CLAUDE.md files; the project (the main
+        // checkout of a worktree) names its auto memory.
+        (None, false) => Some((cairn_proto::project::project_of(&cwd), cairn_proto::project::checkout_root(&cwd))),
+    };
+    let groups = claude_memory::gather(&claude, target.as_ref().map(|(p, r)| (p.as_str(), r.as_path())));
+    let lessons: Vec<&claude_memory::Lesson> = groups.iter().flat_map(|g| &g.lessons).collect();
+    for g in &groups {
+        for (path, n) in &g.read {
+            outln!("{}: {n} lesson{} ({})", path.display(), if *n == 1 { "" } else { "s" }, g.project);
+        }
+    }
+    if groups.iter().all(|g| g.read.is_empty() && g.errors.is_empty()) {
+        match &target {
+            Some((_, root)) => outln!("no Claude Code memory files found (looked in {} and {})", claude.display(), root.display()),
+            None => outln!("no Claude Code memory files found (looked in {})", claude.display()),
+        }
+    }
+
+    let c = client().await?;
+    let mut total = ImportReport::default();
+    for (n, chunk) in lessons.chunks(BATCH_LINES).enumerate() {
+        let lines = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, l)| ImportLine {
+                line: (n * BATCH_LINES + i + 1) as u64,
+                text: serde_json::json!({"id": l.id, "text": l.text, "project": l.project, "source": SOURCE, "context": l.context}).to_string(),
+            })
+            .collect();
+        let report = c.import(crate::connect::ctx(IMPORT_TIMEOUT), ImportBatch { lines, default_project: None }).await??;
+        total.added += report.added;
+        total.updated += report.updated;
+        total.rejected.extend(report.rejected);
+    }
+    for r in &total.rejected {
+        let at = lessons.get(r.line as usize - 1).map_or(String::new(), |l| l.context.clone());
+        errln!("{at}: {}", r.reason);
+    }
+
+    // What left its file: lessons of a group read whole, not found again.
+    let kept: std::collections::HashSet<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
+    let whole: Vec<&str> = groups.iter().filter(|g| g.errors.is_empty()).map(|g| g.id_prefix.as_str()).collect();
+    let mut removed = 0;
+    let mut after = None;
+    let mut gone = Vec::new();
+    loop {
+        let page = c.list(ctx(), cairn_proto::ListQuery { scope: Default::default(), all: true, after, limit: EXPORT_PAGE }).await??;
+        gone.extend(page.items.into_iter().filter(|m| m.source == SOURCE && !kept.contains(m.id.as_str()) && whole.iter().any(|p| m.id.starts_with(p))).map(|m| m.id));
+        match page.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    for id in gone {
+        c.forget(ctx(), id).await??;
+        removed += 1;
+    }
+    outln!("{} added, {} updated, {removed} removed (no longer in their files), {} rejected", total.added, total.updated, total.rejected.len());
+    let errors: Vec<&String> = groups.iter().flat_map(|g| &g.errors).collect();
+    for e in &errors {
+        errln!("cannot read {e}");
+    }
+    if !errors.is_empty() || !total.rejected.is_empty() {
+        return Err(Failure::new(1, format!("{} file{} could not be read and {} lesson{} were rejected (above); the rest was imported", errors.len(), if errors.len() == 1 { "" } else { "s" }, total.rejected.len(), if total.rejected.len() == 1 { "" } else { "s" })));
+    }
+    Ok(())
+}
+
 /// Opens an import file: a regular file, or a pipe (`cairn import <(...)`, `/dev/stdin`); a
 /// folder or a device is refused (`/dev/zero` would be one endless line).
 fn open_import(file: &std::path::Path) -> Result<std::fs::File, Failure> {

@@ -6,44 +6,15 @@
 
 use std::collections::HashSet;
 
-use cairn_proto::{ImportBatch, ImportReport, Memory, Page, Rejection};
+use cairn_proto::{ImportBatch, ImportReport, Page, Rejection};
 
 use super::daemon::Daemon;
 use super::error::{Error, Result};
 use super::seeds::apply_state;
-use crate::exchange::{self, AdviceState, ImportItem, MinimalMemory};
+use crate::exchange::{self, apply_minimal, AdviceState, ImportItem};
 use crate::semantic::Prepared;
 
 const MAX_PAGE: u32 = 5000;
-
-/// A minimal line applied to the memory's current version, or a new memory.
-fn apply_minimal(m: &MinimalMemory, id: &str, current: Option<Memory>) -> Memory {
-    let category = m.category.clone().unwrap_or_else(|| exchange::DEFAULT_CATEGORY.into());
-    let project = m.project.clone().unwrap_or_else(|| cairn_proto::GLOBAL_PROJECT.into());
-    let tags = m.tags.clone().unwrap_or_default();
-    let source = m.source.clone().unwrap_or_else(|| "user".into());
-    let (examples, not_examples) = (m.examples.clone().unwrap_or_default(), m.not_examples.clone().unwrap_or_default());
-    match current {
-        // An existing id: the line's fields replace the old ones; history and worth stay.
-        Some(mut old) => {
-            old.text = m.text.clone();
-            old.category = category;
-            old.project = project;
-            old.tags = tags;
-            old.source = source;
-            old.examples = examples;
-            old.not_examples = not_examples;
-            old.updated_at = crate::base::clock::now();
-            old
-        }
-        None => {
-            let mut new = exchange::new_memory(id.to_string(), project, m.text.clone(), category, source, tags, String::new());
-            new.examples = examples;
-            new.not_examples = not_examples;
-            new
-        }
-    }
-}
 
 pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
     let default_project = exchange::default_import_project(batch.default_project.as_deref()).to_string();

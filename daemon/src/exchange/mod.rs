@@ -4,8 +4,8 @@
 //!
 //! An export line is `{"v": 1, "kind": "memory", ...every field}`,
 //! `{"v": 1, "kind": "situation", "situation": {...}}` (a moment of the memory graph, without its
-//! embedding, which import makes again) or `{"v": 1, "kind": "edge", "edge": {...}}`; import accepts those and the minimal `{"id"?, "text", "category"?, "project"?, "tags"?, "source"?, "examples"?,
-//! "not_examples"?}`. Records are
+//! embedding, which import makes again) or `{"v": 1, "kind": "edge", "edge": {...}}`; import accepts those and the minimal `{"id"?, "text", "category"?, "project"?, "tags"?, "source"?, "context"?,
+//! "examples"?, "not_examples"?}`. Records are
 //! written back exactly as read, so export -> import -> export yields identical bytes.
 
 use cairn_proto::{Edge, Memory, Now, Situation, GLOBAL_PROJECT, SITUATION_PREFIX};
@@ -27,7 +27,11 @@ const MAX_TAGS: usize = 32;
 pub const MAX_EXAMPLES: usize = 16;
 const MAX_EXAMPLE_CHARS: usize = 300;
 pub const DEFAULT_CATEGORY: &str = "general";
-pub const SOURCES: &[&str] = &["user", "seed", "captured", "distilled", "agent"];
+/// Who made a memory: the user, the seed pack, capture, distillation, an agent, or one of Claude
+/// Code's own memory files (`cairn import --claude-memory`).
+pub const SOURCES: &[&str] = &["user", "seed", "captured", "distilled", "agent", "claude-md"];
+/// Longest `context` a memory carries (where it came from: a file and its section, a command).
+const MAX_CONTEXT_CHARS: usize = 2_000;
 
 #[derive(Serialize)]
 struct Tagged<'a, T> {
@@ -80,6 +84,9 @@ pub struct MinimalMemory {
     pub tags: Option<Vec<String>>,
     #[serde(default)]
     pub source: Option<String>,
+    /// Where the lesson came from; an existing memory keeps its own when the line has none.
+    #[serde(default)]
+    pub context: Option<String>,
     #[serde(default)]
     pub examples: Option<Vec<String>>,
     #[serde(default)]
@@ -285,6 +292,18 @@ pub fn validate_source(source: &str) -> Result<String, String> {
     }
 }
 
+/// A memory's context: one trimmed text of printable characters, bounded.
+pub fn validate_context(context: &str) -> Result<String, String> {
+    let c = context.trim();
+    if c.chars().count() > MAX_CONTEXT_CHARS {
+        return Err(format!("context is longer than {MAX_CONTEXT_CHARS} characters"));
+    }
+    if c.chars().any(|ch| ch.is_control() && ch != '\n' && ch != '\t') {
+        return Err("context holds control characters".to_string());
+    }
+    Ok(c.to_string())
+}
+
 pub fn validate_project(project: &str) -> Result<String, String> {
     let p = project.trim();
     if p.is_empty() || p.chars().any(char::is_control) {
@@ -293,18 +312,74 @@ pub fn validate_project(project: &str) -> Result<String, String> {
     Ok(p.to_string())
 }
 
+/// Checks a minimal line's fields and normalises those given; only the project is filled in
+/// (the import's default). What else is absent is the memory's own on an update, and a
+/// default on an add ([`apply_minimal`]).
 fn validate_minimal(m: &mut MinimalMemory, default_project: &str) -> Result<(), String> {
     if let Some(id) = &m.id {
         validate_id(id)?;
     }
     m.text = validate_text(&m.text)?;
-    m.category = Some(normalize_category(m.category.as_deref().unwrap_or(DEFAULT_CATEGORY))?);
+    if let Some(category) = &m.category {
+        m.category = Some(normalize_category(category)?);
+    }
     m.project = Some(validate_project(m.project.as_deref().unwrap_or(default_project))?);
-    m.tags = Some(normalize_tags(m.tags.as_deref().unwrap_or(&[]))?);
-    m.source = Some(validate_source(m.source.as_deref().unwrap_or("user"))?);
-    m.examples = Some(normalize_examples("examples", m.examples.as_deref().unwrap_or(&[]))?);
-    m.not_examples = Some(normalize_examples("not_examples", m.not_examples.as_deref().unwrap_or(&[]))?);
+    if let Some(tags) = &m.tags {
+        m.tags = Some(normalize_tags(tags)?);
+    }
+    if let Some(source) = &m.source {
+        m.source = Some(validate_source(source)?);
+    }
+    if let Some(context) = &m.context {
+        m.context = Some(validate_context(context)?);
+    }
+    if let Some(examples) = &m.examples {
+        m.examples = Some(normalize_examples("examples", examples)?);
+    }
+    if let Some(not_examples) = &m.not_examples {
+        m.not_examples = Some(normalize_examples("not_examples", not_examples)?);
+    }
     Ok(())
+}
+
+/// A minimal line applied to the memory's current version (the fields it gives replace the
+/// old ones; history and worth stay), or a new memory with defaults for what it leaves out.
+pub fn apply_minimal(m: &MinimalMemory, id: &str, current: Option<Memory>) -> Memory {
+    let project = m.project.clone().unwrap_or_else(|| GLOBAL_PROJECT.into());
+    match current {
+        Some(mut old) => {
+            old.text = m.text.clone();
+            old.project = project;
+            if let Some(category) = &m.category {
+                old.category = category.clone();
+            }
+            if let Some(tags) = &m.tags {
+                old.tags = tags.clone();
+            }
+            if let Some(source) = &m.source {
+                old.source = source.clone();
+            }
+            if let Some(context) = &m.context {
+                old.context = context.clone();
+            }
+            if let Some(examples) = &m.examples {
+                old.examples = examples.clone();
+            }
+            if let Some(not_examples) = &m.not_examples {
+                old.not_examples = not_examples.clone();
+            }
+            old.updated_at = now();
+            old
+        }
+        None => {
+            let category = m.category.clone().unwrap_or_else(|| DEFAULT_CATEGORY.into());
+            let source = m.source.clone().unwrap_or_else(|| "user".into());
+            let mut new = new_memory(id.to_string(), project, m.text.clone(), category, source, m.tags.clone().unwrap_or_default(), m.context.clone().unwrap_or_default());
+            new.examples = m.examples.clone().unwrap_or_default();
+            new.not_examples = m.not_examples.clone().unwrap_or_default();
+            new
+        }
+    }
 }
 
 fn check_time(field: &str, value: &str) -> Result<(), String> {
@@ -497,7 +572,19 @@ mod tests {
         assert_eq!(m.category.as_deref(), Some("git"));
         assert_eq!(m.project.as_deref(), Some("proj"));
         assert_eq!(m.tags, Some(vec!["a".to_string()]));
-        assert_eq!(m.source.as_deref(), Some("user"));
+        assert_eq!(m.source, None, "left to the memory, or the default on an add");
+        // Applied: an add takes the defaults for what the line left out; an update keeps the
+        // memory's own, and takes what the line gives.
+        let added = apply_minimal(&m, "m1", None);
+        assert_eq!((added.source.as_str(), added.category.as_str(), added.tags.as_slice()), ("user", "git", &["a".to_string()][..]));
+        let mut old = new_memory("m1".into(), "proj".into(), "old".into(), "security".into(), "seed".into(), vec!["t".into()], "from a file".into());
+        old.examples = vec!["git push -f".into()];
+        let ImportItem::Minimal(bare) = parse_import_line(r#"{"text":"new words"}"#, "proj").unwrap() else { panic!() };
+        let updated = apply_minimal(&bare, "m1", Some(old.clone()));
+        assert_eq!((updated.text.as_str(), updated.category.as_str(), updated.source.as_str(), updated.context.as_str()), ("new words", "security", "seed", "from a file"));
+        assert_eq!((updated.tags.clone(), updated.examples.clone()), (old.tags.clone(), old.examples.clone()));
+        let updated = apply_minimal(&m, "m1", Some(old));
+        assert_eq!((updated.category.as_str(), updated.tags.as_slice()), ("git", &["a".to_string()][..]));
     }
 
     #[test]
@@ -553,7 +640,7 @@ mod tests {
         #[test]
         fn import_fields_with_any_values(
             fields in proptest::collection::btree_map(
-                proptest::sample::select(vec!["v", "kind", "id", "text", "category", "project", "tags", "source", "examples", "not_examples", "memory", "edge", "situation", "state", "now", "worth"]),
+                proptest::sample::select(vec!["v", "kind", "id", "text", "category", "project", "tags", "source", "context", "examples", "not_examples", "memory", "edge", "situation", "state", "now", "worth"]),
                 proptest::prop_oneof![
                     proptest::strategy::Just(Value::Null),
                     (0u64..3).prop_map(|n| serde_json::json!(n)),

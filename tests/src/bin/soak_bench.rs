@@ -6,7 +6,9 @@
 //! open files; any hook that breaks its contract (exit 0, nothing or one JSON object), any
 //! failed add or search, counts as an error.
 //!
-//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-soak-bench -- [--minutes 30] [--rate 10] [--memories 10000] [--window 5]`
+//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-soak-bench -- [--minutes 30] [--rate 10] [--memories 10000] [--window 5] [--store-cache-mb N]`
+//! (`--store-cache-mb` sets `store.cache_mb` before the daemon starts, to tell the store's page
+//! cache filling from other growth).
 //! (with the model: `CAIRN_MODEL_DIR`, as for the other benchmarks).
 
 use std::io::Write;
@@ -116,7 +118,18 @@ fn main() {
     let rate = arg("--rate", 10).max(1);
     let memories = arg("--memories", 10_000) as usize;
     let window = Duration::from_secs(arg("--window", 5) * 60);
+    let cache_mb = arg("--store-cache-mb", 0);
     let home = Home::new();
+    let config = home.path().join("config/tuneables.json");
+    std::fs::create_dir_all(config.parent().unwrap()).expect("config folder");
+    let settings = |items: u64| {
+        let mut v = json!({"advice": {"max_items_prompt": items}});
+        if cache_mb > 0 {
+            v["store"] = json!({"cache_mb": cache_mb});
+        }
+        v.to_string()
+    };
+    std::fs::write(&config, settings(8)).expect("config");
     home.ok(&["up"]);
     let status = |home: &Home| -> Value { serde_json::from_str(&home.ok(&["status", "--json"])).expect("status") };
     eventually(Duration::from_secs(30), || status(&home)["model"] != "loading");
@@ -126,11 +139,9 @@ fn main() {
     assert!(out.status.success(), "import failed: {}", String::from_utf8_lossy(&out.stderr));
     let pid = home.daemon_pid().expect("pid");
     let s = status(&home);
-    println!("soak: {minutes} min at {rate} hook events/s, {} memories, model: {}", s["memories"], s["model"]);
+    println!("soak: {minutes} min at {rate} hook events/s, {} memories, model: {}, store cache {}", s["memories"], s["model"], if cache_mb > 0 { format!("{cache_mb} MB") } else { "default".into() });
     let (rss0, files0) = (rss_mb(pid), open_files(pid));
     println!("start: RSS {rss0:.1} MB, {files0} open files");
-    let config = home.path().join("config/tuneables.json");
-    std::fs::create_dir_all(config.parent().unwrap()).expect("config folder");
 
     let started = Instant::now();
     let total = Duration::from_secs(minutes * 60);
@@ -156,7 +167,7 @@ fn main() {
             let search = home.run_within(&["search", "--project", "/tmp", "staging database release"], Duration::from_secs(60));
             current.errors += u64::from(!add.status.success()) + u64::from(!search.status.success());
             let items = if minute.is_multiple_of(2) { 8 } else { 7 };
-            std::fs::write(&config, json!({"advice": {"max_items_prompt": items}}).to_string()).expect("config");
+            std::fs::write(&config, settings(items)).expect("config");
         }
         if started.elapsed() >= window * (windows.len() as u32 + 1) {
             current.rss = rss_mb(pid);

@@ -181,3 +181,77 @@ fn session_log_retention_and_config_errors() {
     assert_eq!(home.status()["session_events"], 5, "nothing recorded was lost");
     home.down();
 }
+
+/// `import --claude-memory`: the user's CLAUDE.md into `global`, the project's files and auto
+/// memory into the project; again after the files changed, it updates (keeping what was given
+/// to a lesson since), adds and removes; a file that cannot be read is named, fails the import
+/// and costs its lessons nothing.
+#[test]
+fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
+    let home = Home::new();
+    home.up();
+    let user = home.path().join("user");
+    let repo = home.path().join("repo");
+    std::fs::create_dir_all(user.join(".claude")).unwrap();
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::write(user.join(".claude/CLAUDE.md"), "# Me\n- Always write commit messages in the imperative mood\n").unwrap();
+    let claude_md = repo.join("CLAUDE.md");
+    std::fs::write(&claude_md, "# Repo\n\n## Tooling\n- Use pnpm here, never npm: the lockfile is pnpm-lock.yaml\n- Do not touch the generated files in src/gen\n- ok\n\n```sh\nrm -rf /\n```\n").unwrap();
+    let root = std::fs::canonicalize(&repo).unwrap();
+    let folder: String = root.to_str().unwrap().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let memory = user.join(".claude/projects").join(folder).join("memory");
+    std::fs::create_dir_all(&memory).unwrap();
+    std::fs::write(memory.join("MEMORY.md"), "- [Staging](staging.md) - the staging database\n").unwrap();
+    std::fs::write(memory.join("staging.md"), "---\nname: staging\ndescription: the staging database\ntype: project\n---\nThe staging database is reset every night at two; never keep test data there.\n").unwrap();
+    let env = [("HOME", user.as_os_str()), ("CLAUDE_CONFIG_DIR", std::ffi::OsStr::new(""))];
+    let import = || home.run_in(Some(&repo), &env, &["import", "--claude-memory"]);
+
+    let out = import();
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("4 added, 0 updated, 0 removed"), "{said}");
+    assert!(said.contains(&format!("{}: 2 lessons", claude_md.display())), "{said}");
+    let ours = |home: &Home| -> Vec<Value> { home.memories().into_iter().filter(|m| m["source"] == "claude-md").collect() };
+    let lessons = ours(&home);
+    let find = |lessons: &[Value], start: &str| lessons.iter().find(|m| m["text"].as_str().unwrap().starts_with(start)).cloned().unwrap_or_else(|| panic!("{start:?} not in {lessons:#?}"));
+    assert_eq!(find(&lessons, "Always write commit messages")["project"], "global");
+    let pnpm = find(&lessons, "Use pnpm here");
+    assert_eq!(pnpm["project"], root.to_str().unwrap());
+    assert!(pnpm["context"].as_str().unwrap().ends_with("CLAUDE.md > Repo > Tooling"), "{pnpm}");
+    assert_eq!(find(&lessons, "The staging database is reset")["project"], root.to_str().unwrap());
+    assert!(!lessons.iter().any(|m| m["text"].as_str().unwrap().contains("rm -rf")), "code blocks are not lessons");
+    // Found by what it says, as any lesson.
+    let found: Value = serde_json::from_str(&home.ok(&["search", "--json", "--project", root.to_str().unwrap(), "pnpm", "lockfile"])).unwrap();
+    assert!(found["results"].as_array().unwrap().iter().any(|r| r["id"] == pnpm["id"]), "{found}");
+
+    // Given a category and an example since; then the file changes.
+    let pnpm_id = pnpm["id"].as_str().unwrap();
+    home.ok(&["edit", pnpm_id, "--category", "tooling", "--example", "npm install left-pad"]);
+    std::fs::write(&claude_md, "# Repo\n\n## Tooling\n- Use pnpm here, never npm: the lockfile is pnpm-lock.yaml\n- Run the linter with:\n\n```\nmake lint\n```\n").unwrap();
+    let out = import();
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success() && said.contains("1 added, 3 updated, 1 removed"), "{said}");
+    let lessons = ours(&home);
+    assert_eq!(lessons.len(), 4);
+    assert!(!lessons.iter().any(|m| m["text"].as_str().unwrap().contains("generated files")), "what left the file left cairn");
+    find(&lessons, "Run the linter with: `make lint`");
+    let pnpm = find(&lessons, "Use pnpm here");
+    assert_eq!((pnpm["id"].as_str().unwrap(), &pnpm["category"], &pnpm["examples"][0]), (pnpm_id, &Value::from("tooling"), &Value::from("npm install left-pad")), "same lesson, what it was given kept");
+
+    // A file that is not a regular file: named, exit 1, and nothing of the project removed.
+    std::fs::remove_file(&claude_md).unwrap();
+    let c = std::ffi::CString::new(claude_md.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo reads a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let out = import();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("cannot read {}: not a regular file", claude_md.display())), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(ours(&home).len(), 4, "an unreadable file keeps its lessons");
+    // Gone: its lessons go.
+    std::fs::remove_file(&claude_md).unwrap();
+    let said = String::from_utf8_lossy(&import().stdout).to_string();
+    assert!(said.contains("0 added, 2 updated, 2 removed"), "{said}");
+    // A --project that is not a folder is bad usage.
+    assert_eq!(home.run_in(None, &env, &["import", "--claude-memory", "--project", "not-a-folder"]).status.code(), Some(2));
+    assert_eq!(home.run(&["import"]).status.code(), Some(2), "a file or --claude-memory");
+}
