@@ -8,7 +8,9 @@ and reports per part: recall@5, results shown per question, and the lowest cosin
 relevant lesson shown in the first 5 with no shared word; then the same for ten off-topic
 questions, which should show little or nothing.
 
-Run: cargo build --release --bins && CAIRN_MODEL_DIR=... scripts/search-evidence.py [BIN_DIR]
+Run: cargo build --release --bins && CAIRN_MODEL_DIR=... scripts/search-evidence.py [--no-floor] [BIN_DIR]
+(`--no-floor` sets retrieval.search_min_similarity to -1: every nearest memory is shown, as
+before the filter.)
 """
 
 import json
@@ -18,7 +20,9 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "target", "release")
+ARGS = [a for a in sys.argv[1:] if a != "--no-floor"]
+NO_FLOOR = "--no-floor" in sys.argv[1:]
+BIN = ARGS[0] if ARGS else os.path.join(REPO, "target", "release")
 OFF_TOPIC = [
     "a recipe for lemon cake",
     "how long to boil an egg",
@@ -45,6 +49,10 @@ def main():
             sys.exit(f"cairn {' '.join(args)} failed: {out.stderr}")
         return out.stdout
 
+    if NO_FLOOR:
+        os.makedirs(os.path.join(home, "config"), exist_ok=True)
+        with open(os.path.join(home, "config", "tuneables.json"), "w") as f:
+            json.dump({"retrieval": {"search_min_similarity": -1}}, f)
     run("up", "--lite")
     try:
         # Wait for the model, so that every search is hybrid.
