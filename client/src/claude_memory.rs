@@ -375,37 +375,27 @@ pub fn instructions(text: &str) -> Parsed {
             continue;
         }
         if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            if let Some(b) = open.take() {
-                blocks.push(b);
-            }
+            blocks.extend(open.take());
             fence = Some((trimmed[..3].to_string(), Vec::new()));
             continue;
         }
         if trimmed.is_empty() {
-            if let Some(b) = open.take() {
-                blocks.push(b);
-            }
+            blocks.extend(open.take());
             continue;
         }
         if let Some(level) = heading_level(trimmed) {
-            if let Some(b) = open.take() {
-                blocks.push(b);
-            }
+            blocks.extend(open.take());
             let title = clean(trimmed[level..].trim().trim_end_matches('#'));
             headings.retain(|(l, _)| *l < level);
             headings.push((level, title));
             continue;
         }
         if trimmed.starts_with('|') || is_rule(trimmed) {
-            if let Some(b) = open.take() {
-                blocks.push(b);
-            }
+            blocks.extend(open.take());
             continue;
         }
         if let Some(path) = import_line(trimmed) {
-            if let Some(b) = open.take() {
-                blocks.push(b);
-            }
+            blocks.extend(open.take());
             parsed.imports.push(path);
             continue;
         }
@@ -413,9 +403,7 @@ pub fn instructions(text: &str) -> Parsed {
         let heads: Vec<String> = headings.iter().map(|(_, t)| t.clone()).collect();
         match list_item(trimmed) {
             Some(item) => {
-                if let Some(b) = open.take() {
-                    blocks.push(b);
-                }
+                blocks.extend(open.take());
                 open = Some(Block { indent, item: true, raw: item.to_string(), headings: heads });
             }
             None => match &mut open {
@@ -428,9 +416,7 @@ pub fn instructions(text: &str) -> Parsed {
             },
         }
     }
-    if let Some(b) = open.take() {
-        blocks.push(b);
-    }
+    blocks.extend(open.take());
     // Lead-ins: an item ending in ':' followed by deeper items is put before each of them.
     let mut leads: Vec<(usize, String)> = Vec::new();
     for (i, b) in blocks.iter().enumerate() {

@@ -46,11 +46,8 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
         }
         next = read_line(&mut reader, MAX_LINE_BYTES).map_err(|e| Failure::new(1, format!("{}: line {}: {e}", file.display(), n + 1)))?;
         if batch.len() >= BATCH_LINES || bytes >= BATCH_BYTES || (next.is_none() && !batch.is_empty()) {
-            let report = c.import(crate::connect::ctx(IMPORT_TIMEOUT), ImportBatch { lines: std::mem::take(&mut batch), default_project: default_project.clone() }).await??;
+            send(&c, std::mem::take(&mut batch), default_project.clone(), &mut total).await?;
             bytes = 0;
-            total.added += report.added;
-            total.updated += report.updated;
-            total.rejected.extend(report.rejected);
             if progress {
                 err!("\rimported {n} lines ({} added, {} updated, {} rejected)", total.added, total.updated, total.rejected.len());
             }
@@ -68,6 +65,15 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
         // The rest is imported; the exit code says not everything was.
         return Err(Failure::new(1, format!("{} of {n} lines were rejected (listed above); the others were imported", total.rejected.len())));
     }
+    Ok(())
+}
+
+/// Sends one batch of import lines and adds its report to `total`.
+async fn send(c: &cairn_proto::CairnClient, lines: Vec<ImportLine>, default_project: Option<String>, total: &mut ImportReport) -> Result<(), Failure> {
+    let report = c.import(crate::connect::ctx(IMPORT_TIMEOUT), ImportBatch { lines, default_project }).await??;
+    total.added += report.added;
+    total.updated += report.updated;
+    total.rejected.extend(report.rejected);
     Ok(())
 }
 
@@ -119,10 +125,7 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
                 text: serde_json::json!({"id": l.id, "text": l.text, "project": l.project, "source": SOURCE, "context": l.context}).to_string(),
             })
             .collect();
-        let report = c.import(crate::connect::ctx(IMPORT_TIMEOUT), ImportBatch { lines, default_project: None }).await??;
-        total.added += report.added;
-        total.updated += report.updated;
-        total.rejected.extend(report.rejected);
+        send(&c, lines, None, &mut total).await?;
     }
     for r in &total.rejected {
         let at = lessons.get(r.line as usize - 1).map_or(String::new(), |l| l.context.clone());
@@ -132,7 +135,6 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
     // What left its file: lessons of a group read whole, not found again.
     let kept: std::collections::HashSet<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
     let whole: Vec<&str> = groups.iter().filter(|g| g.errors.is_empty()).map(|g| g.id_prefix.as_str()).collect();
-    let mut removed = 0;
     let mut after = None;
     let mut gone = Vec::new();
     loop {
@@ -143,9 +145,9 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
             None => break,
         }
     }
+    let removed = gone.len();
     for id in gone {
         c.forget(ctx(), id).await??;
-        removed += 1;
     }
     outln!("{} added, {} updated, {removed} removed (no longer in their files), {} rejected", total.added, total.updated, total.rejected.len());
     let errors: Vec<&String> = groups.iter().flat_map(|g| &g.errors).collect();
