@@ -196,6 +196,20 @@ pub enum Command {
         #[command(subcommand)]
         verb: FeedbackCmd,
     },
+    /// Lessons cairn captured from your corrections and its recoveries, waiting to be promoted:
+    /// list them (with their evidence, shadow record and quality), or accept, reject or edit one.
+    Review {
+        #[command(subcommand)]
+        action: Option<ReviewCmd>,
+        /// Print JSON instead of text: {"candidates": [{"id", "text", "source", "evidence", "shadow", "quality"}]}.
+        #[arg(long)]
+        json: bool,
+        /// Candidates of every project, not just this one's (and global ones).
+        #[arg(long)]
+        all: bool,
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
     /// The memory graph: situations, links and strengths, and the log of every change.
     Graph {
         #[command(subcommand)]
@@ -315,6 +329,49 @@ pub enum FeedbackCmd {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum ReviewCmd {
+    /// Promote a candidate: it is said from now on.
+    Accept {
+        id: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a candidate; the same text is never captured again.
+    Reject {
+        id: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rewrite a candidate's text (it stays a candidate until accepted).
+    Edit {
+        id: String,
+        /// The new text.
+        text: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What capture and the quality gate make of a text (stores nothing).
+    Judge {
+        /// The candidate lesson, or with --prompt a user's prompt.
+        text: String,
+        /// The text is a prompt: capture reads the lesson from it first.
+        #[arg(long)]
+        prompt: bool,
+        /// What the text would be captured from: prompt (the default), recovery, failure, claude-md.
+        #[arg(long)]
+        source: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        scope: ProjectArgs,
     },
 }
 

@@ -14,7 +14,7 @@ mod settings;
 
 use clap::Parser;
 
-use cli::{Cli, Command, ConfigAction, FeedbackCmd, GraphAction, HooksAction, ServiceAction};
+use cli::{Cli, Command, ConfigAction, FeedbackCmd, GraphAction, HooksAction, ReviewCmd, ServiceAction};
 use commands::Failure;
 
 fn main() {
@@ -86,6 +86,13 @@ fn run(command: Command) -> Result<(), Failure> {
                 FeedbackCmd::Used(m) => commands::graph::feedback(cairn_proto::FeedbackVerb::Used, m).await,
                 FeedbackCmd::NotRelevant(m) => commands::graph::feedback(cairn_proto::FeedbackVerb::NotRelevant, m).await,
                 FeedbackCmd::NotUseful { memory, json } => commands::graph::not_useful(memory, json).await,
+            },
+            Command::Review { action, json, all, scope } => match action {
+                None => commands::review::list(json, all, scope).await,
+                Some(ReviewCmd::Accept { id, json }) => commands::review::act(cairn_proto::ReviewAction::Accept { id }, json).await,
+                Some(ReviewCmd::Reject { id, json }) => commands::review::act(cairn_proto::ReviewAction::Reject { id }, json).await,
+                Some(ReviewCmd::Edit { id, text, json }) => commands::review::act(cairn_proto::ReviewAction::Edit { id, text }, json).await,
+                Some(ReviewCmd::Judge { text, prompt, source, json, scope }) => commands::review::judge(text, prompt, source, json, scope).await,
             },
             Command::Graph { action } => match action {
                 GraphAction::Link { source, target, strength, kind } => commands::graph::link(source, target, strength, kind).await,

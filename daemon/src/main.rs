@@ -91,6 +91,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         daemon.start();
         app::periodic::spawn(&daemon);
         app::outcomes::spawn(&daemon);
+        app::capture::spawn(&daemon);
         // Live config is a convenience: without a watcher cairn still runs, on the settings it read.
         let _watch = match live::watch(&config) {
             Ok(w) => Some(w),

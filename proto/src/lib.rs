@@ -13,14 +13,14 @@ pub mod tools;
 pub mod service;
 pub mod transport;
 
-pub use memory::{Edge, EdgeKind, Memory, Next, Now, Quality, Situation, Tier, Why, Worth, SITUATION_PREFIX};
+pub use memory::{Capture, Edge, EdgeKind, Memory, Moment, Promotion, Shadow, Next, Now, Quality, Situation, Tier, Why, Worth, SITUATION_PREFIX};
 pub use messages::*;
 pub use paths::{PathError, Paths};
 pub use service::{Cairn, CairnClient};
 
 /// Version of the request/response shapes. Bump it whenever a message changes shape; the client
 /// compares it with the daemon's through [`service::Cairn::handshake`], whose shape never changes.
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// The cairn release these binaries were built from.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -57,9 +57,18 @@ pub struct Memory {
     /// scales the lesson's odds in every decision.
     #[serde(default = "default_node_weight")]
     pub node_weight: f64,
+    /// For a lesson cairn captured itself (from a correction or a recovery): what it came from,
+    /// the quality gate's reasons, and, while it is a candidate, when it would have been said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<Capture>,
 }
 
 impl Memory {
+    /// Whether it is a captured lesson still earning its voice: scored, never said.
+    pub fn is_candidate(&self) -> bool {
+        self.capture.as_ref().is_some_and(|c| c.promoted.is_none())
+    }
+
     /// A compact one-line view for listings.
     pub fn one_line(&self) -> String {
         let text: String = self.text.chars().take(100).collect();
@@ -70,6 +79,74 @@ impl Memory {
 
 fn default_node_weight() -> f64 {
     1.0
+}
+
+/// How a captured lesson came to be, and its record while it is a candidate.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Capture {
+    /// What it was captured from: `prompt` (a correction or standing instruction), `recovery`
+    /// (a failed call, then a changed one that worked) or `failure` (the same failure in
+    /// several sessions).
+    pub from: String,
+    /// The quality gate's verdict when it was captured: `quality` or `needs_work`.
+    pub verdict: String,
+    /// The gate's reasons, one per dimension.
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    /// The moments it rests on, redacted, oldest first (bounded).
+    #[serde(default)]
+    pub evidence: Vec<Moment>,
+    /// Moments where it would have been said while a candidate, oldest first (bounded).
+    #[serde(default)]
+    pub shadow: Vec<Shadow>,
+    /// When and by whom it was promoted (`auto` or `user`); absent while a candidate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promoted: Option<Promotion>,
+}
+
+impl Capture {
+    /// Shadow moments later shown right (by an outcome or the user's feedback).
+    pub fn confirmed(&self) -> usize {
+        self.shadow.iter().filter(|s| s.confirmed == Some(true)).count()
+    }
+}
+
+/// A recorded moment a captured lesson rests on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Moment {
+    pub at: String,
+    pub session: String,
+    /// The hook event (`UserPromptSubmit`, `PostToolUseFailure`, ...).
+    pub event: String,
+    /// What happened, in words, redacted and cut.
+    pub text: String,
+}
+
+/// A moment where a candidate would have been said, and what was later shown of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Shadow {
+    pub at: String,
+    pub session: String,
+    pub event: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
+    /// The decision's probability there.
+    pub probability: f64,
+    /// `Some(true)`: later shown right; `Some(false)`: shown wrong; `None`: nothing told yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<bool>,
+    /// What showed it (a correction teaching it again, the failure it names recurring, the user's
+    /// feedback).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+/// A candidate's promotion to a lesson that speaks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Promotion {
+    pub at: String,
+    /// `auto` (its shadow moments were confirmed often enough) or `user` (`cairn review accept`).
+    pub by: String,
 }
 
 /// Causality: the reason a memory exists and what it came from.

@@ -53,6 +53,12 @@ pub trait Cairn {
     async fn graph_show(id: String) -> Result<GraphView, RpcError>;
     /// The newest lines of the graph's adjustment log, newest first.
     async fn graph_log(query: GraphLogQuery) -> Result<Vec<serde_json::Value>, RpcError>;
+    /// Captured candidates waiting for promotion.
+    async fn review(query: ReviewQuery) -> Result<ReviewList, RpcError>;
+    /// Accept, reject or edit a candidate.
+    async fn review_act(action: ReviewAction) -> Result<ReviewOutcome, RpcError>;
+    /// What capture and the quality gate make of a text; stores nothing.
+    async fn judge(request: JudgeRequest) -> Result<Judged, RpcError>;
     /// Drain, flush and exit. Answers before the daemon goes away.
     async fn shutdown() -> ();
 }

@@ -7,9 +7,11 @@ use super::{client, ctx, print_json, scope, Failure};
 use crate::cli::ProjectArgs;
 
 pub async fn log(session: Option<String>, last: u32, json: bool, all: bool, args: ProjectArgs) -> Result<(), Failure> {
-    let entries = client().await?.log(ctx(), LogQuery { session, last, scope: scope(&args), all }).await??;
+    let c = client().await?;
+    let entries = c.log(ctx(), LogQuery { session, last, scope: scope(&args), all }).await??;
+    let capture = c.status(ctx()).await?.capture;
     if json {
-        print_json(&serde_json::json!({ "entries": entries }));
+        print_json(&serde_json::json!({ "entries": entries, "capture": capture }));
         return Ok(());
     }
     if entries.is_empty() {
@@ -38,6 +40,7 @@ pub async fn log(session: Option<String>, last: u32, json: bool, all: bool, args
             }
         }
     }
+    outln!("captured lessons: {} candidate(s) waiting (`cairn review`), {} promoted, {} rejected", capture.candidates, capture.promoted, capture.rejected);
     Ok(())
 }
 

@@ -179,6 +179,8 @@ pub async fn status(json: bool) -> Result<(), Failure> {
     if !s.unknown_config_keys.is_empty() {
         outln!("            unknown keys, kept and ignored: {}", s.unknown_config_keys.join(", "));
     }
+    let c = &s.capture;
+    outln!("captured:   {} candidate(s) waiting (`cairn review`), {} promoted, {} rejected; {} turned away since start", c.candidates, c.promoted, c.rejected, c.turned_away);
     if !s.paused.is_empty() {
         outln!("paused:     {}", s.paused.join(", "));
     }

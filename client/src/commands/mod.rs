@@ -10,6 +10,7 @@ pub mod graph;
 pub mod hooks;
 pub mod lifecycle;
 pub mod memories;
+pub mod review;
 pub mod search;
 pub mod service;
 pub mod setup;

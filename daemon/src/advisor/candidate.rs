@@ -77,6 +77,11 @@ pub struct Candidate {
     pub standing: Standing,
     /// Activation spread to it along the memory graph's edges from another lesson of the moment.
     pub activation: Option<Activation>,
+    /// A captured lesson still earning its voice: scored like any other, never said; where it
+    /// would have been, the moment is its shadow record.
+    pub pending: bool,
+    /// For a captured lesson: when and from what, in words (for `why`).
+    pub captured: Option<String>,
 }
 
 /// Activation that reached a lesson through the memory graph, with the path it took (node ids

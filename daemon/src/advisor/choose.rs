@@ -122,7 +122,11 @@ pub fn choose(candidates: Vec<Candidate>, salience: &Salience, prompt: bool, pol
     let (decided, mut not_said) = rank(candidates, salience, prompt, &policy.gates);
     let mut fresh = Vec::new();
     for s in decided {
-        if cooled(&s.candidate.id) {
+        // A candidate that passed the decision would have been said: its shadow, never said,
+        // taking no one's place.
+        if s.candidate.pending {
+            not_said.push((s, Verdict::Shadow));
+        } else if cooled(&s.candidate.id) {
             not_said.push((s, Verdict::Cooldown));
         } else {
             fresh.push(s);
@@ -182,6 +186,8 @@ mod tests {
             seed: None,
             standing: Standing::default(),
             activation: None,
+            pending: false,
+            captured: None,
         }
     }
 

@@ -107,6 +107,8 @@ mod tests {
             seed: None,
             standing: Default::default(),
             activation: None,
+            pending: false,
+            captured: None,
         };
         let gates = Gates { model: crate::advisor::decision::known_model(), ..Gates::from_settings(&Tuneables::default()) };
         fuse(c, &crate::advisor::salience::Salience { score: 1.0, reason: "test" }, false, &gates)

@@ -24,6 +24,8 @@ pub enum Verdict {
     Outshone(String),
     /// Past the item limit or the character budget.
     OverLimit,
+    /// A captured candidate that would have been said: recorded as its shadow, not said.
+    Shadow,
 }
 
 impl Verdict {
@@ -37,6 +39,7 @@ impl Verdict {
             Verdict::CategoryCap => "its category had its share".into(),
             Verdict::Outshone(r) => format!("outshone: {r}"),
             Verdict::OverLimit => "past the item limit or the character budget".into(),
+            Verdict::Shadow => "a captured candidate: it would have been said here (its shadow record); it speaks once promoted".into(),
         }
     }
 }
@@ -135,6 +138,9 @@ pub fn why(c: &Candidate, d: &Decision, bar: f64, salience: &Salience, instructe
     }
     if let Some((w, basis)) = &c.seed {
         clauses.push(format!("seed lesson, weight {w:.2} ({basis})"));
+    }
+    if let Some(captured) = &c.captured {
+        clauses.push(captured.clone());
     }
     clauses.push(format!("from {}", c.project));
     (clauses.join("; "), short_why)

@@ -45,7 +45,19 @@ pub struct Ask<'a> {
 
 fn candidate(memory: Memory, hit: Option<Hit>, trigger: Option<Triggered>, vector: Option<Vec<f32>>, now: OffsetDateTime, ask: &Ask<'_>, half_life: f64) -> Candidate {
     let seed = (memory.source == SEED_SOURCE).then(|| (ask.seed_weight, ask.seed_basis.clone()));
+    let pending = memory.is_candidate();
+    let captured = memory.capture.as_ref().map(|c| {
+        let promoted = match &c.promoted {
+            Some(p) if p.by == "user" => format!(", accepted by you {}", p.at),
+            Some(p) => format!(", promoted {} after {} confirmed moments", p.at, c.confirmed()),
+            None => String::new(),
+        };
+        let what = c.evidence.first().map_or(String::new(), |e| format!(" ({})", e.text.chars().take(80).collect::<String>()));
+        format!("captured {} from {}{what}{promoted}", memory.created_at, c.from)
+    });
     Candidate {
+        pending,
+        captured,
         seed,
         found: trigger.is_none(),
         recency: recency(&memory, now, half_life),

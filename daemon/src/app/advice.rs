@@ -45,6 +45,8 @@ pub struct Answer {
     pub decision: Option<HookDecision>,
     /// What was weighed and not said (filled when asked to explain).
     pub considered: Vec<AdviceItem>,
+    /// Captured candidates that would have been said (id, probability): their shadow record.
+    pub shadow: Vec<(String, f64)>,
 }
 
 /// What advice is asked for: a hook event, or a person's words.
@@ -168,7 +170,7 @@ fn interrupt(t: &Tuneables, kind: &EventKind, tool: Option<&str>, salience: &Sal
     if *kind != EventKind::PreToolUse || tool != Some("Bash") || t.triggers.interrupts == InterruptMode::Off || salience.score < salience::READ_ONLY_CEILING {
         return None;
     }
-    let eligible = considered.said.iter().chain(considered.not_said.iter().filter(|(_, v)| !matches!(v, Verdict::Gated(_) | Verdict::Undecided(_) | Verdict::NearMiss(_))).map(|(s, _)| s));
+    let eligible = considered.said.iter().chain(considered.not_said.iter().filter(|(_, v)| !matches!(v, Verdict::Gated(_) | Verdict::Undecided(_) | Verdict::NearMiss(_) | Verdict::Shadow)).map(|(s, _)| s));
     let (s, rule) = eligible.filter_map(|s| s.candidate.trigger.as_ref().filter(|t| t.interrupt).map(|t| (s, t))).next()?;
     Some(HookDecision {
         permission: t.triggers.interrupts.as_str().to_string(),
@@ -190,7 +192,7 @@ pub fn answer(d: &Daemon, t: &Tuneables, kind: &EventKind, subject: Subject<'_>,
     let Some((limit, budget)) = policy::limits(t, kind) else {
         // Events that carry no advice in Claude Code's protocol get none here either.
         let (intent, salience, _) = parts;
-        return Answer { intent, salience, context: None, items: Vec::new(), decision: None, considered: Vec::new() };
+        return Answer { intent, salience, context: None, items: Vec::new(), decision: None, considered: Vec::new(), shadow: Vec::new() };
     };
     let (said, mut not_said) = match kind {
         EventKind::SessionStart => {
@@ -230,10 +232,11 @@ pub fn answer(d: &Daemon, t: &Tuneables, kind: &EventKind, subject: Subject<'_>,
             cooldowns.record(s, &item.id, now);
         }
     }
+    let shadow = not_said.iter().filter(|(_, v)| *v == Verdict::Shadow).map(|(s, _)| (s.candidate.id.clone(), s.score)).collect();
     // The closest misses, best first.
     not_said.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
     let considered = if explain { not_said.iter().take(EXPLAINED).map(|(s, v)| item(s.clone(), Some(v))).collect() } else { Vec::new() };
-    Answer { intent, salience, context: rendered.map(|(text, _)| text), items, decision, considered }
+    Answer { intent, salience, context: rendered.map(|(text, _)| text), items, decision, considered, shadow }
 }
 
 /// `advise`: what the hook would say for a text or a hook payload, and why. A dry run unless a
@@ -278,6 +281,7 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
             payload: serde_json::Value::Null,
             advised: record::said(&answer.items),
             decision: answer.decision.as_ref().map(record::decision),
+            shadow: Vec::new(),
         };
         d.store().append_event(&event)?;
         d.store().durable().await?;

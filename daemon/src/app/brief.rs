@@ -31,7 +31,7 @@ fn most_useful(d: &Daemon, half_life: f64, project: &str, quiet: &Quiet, limit: 
     // The project's most recently changed lessons (a bounded pool, newest first), never a scan
     // of the whole project on the hook's path.
     let ids: Vec<String> = d.memories().newest(project).into_iter().filter(|id| !quiet.silences(id)).take(BRIEF_POOL).collect();
-    let memories: Vec<Memory> = ids.iter().filter_map(|id| d.memories().get(id)).filter(|m| m.project == project).collect();
+    let memories: Vec<Memory> = ids.iter().filter_map(|id| d.memories().get(id)).filter(|m| m.project == project && !m.is_candidate()).collect();
     let now = time::OffsetDateTime::now_utc();
     let mut scored: Vec<(f64, f64, Memory)> = memories
         .into_iter()
@@ -68,7 +68,7 @@ fn told_in_session(d: &Daemon, session: Option<&str>, project: &str, quiet: &Qui
     let mut told: Vec<(String, f64)> = best.into_iter().filter(|(id, _)| !quiet.silences(id)).collect();
     told.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     told.into_iter()
-        .filter_map(|(id, score)| d.memories().get(&id).filter(|m| m.project == project || m.project == GLOBAL_PROJECT).map(|m| (m, score)))
+        .filter_map(|(id, score)| d.memories().get(&id).filter(|m| (m.project == project || m.project == GLOBAL_PROJECT) && !m.is_candidate()).map(|m| (m, score)))
         .take(limit)
         .map(|(m, score)| brief_item(m, score, format!("told earlier in this session (score {score:.2}); repeated after the context was compacted"), [("score".to_string(), score)].into()))
         .collect()
@@ -84,7 +84,7 @@ fn changed_since_last_seen(d: &Daemon, session: Option<&str>, project: &str, qui
         .changed_since(project, &last_seen)
         .iter()
         .filter(|id| !quiet.silences(id))
-        .filter_map(|id| d.memories().get(id))
+        .filter_map(|id| d.memories().get(id).filter(|m| !m.is_candidate()))
         .filter(|m| m.project == project)
         .take(limit)
         .map(|m| {

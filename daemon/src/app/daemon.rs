@@ -33,6 +33,10 @@ pub struct Daemon {
     cooldowns: Mutex<Cooldowns>,
     /// Sessions with lessons whose outcome is not settled yet.
     pending: Pending,
+    /// Sessions the capture worker reads next (prompts, failures, shadows).
+    captures: Pending,
+    /// Captures turned away by the gate or taken as evidence, since start.
+    turned_away: std::sync::atomic::AtomicU64,
     shutdown: CancellationToken,
     /// What the shutdown under way is for: [`RUNNING`], [`STOPPING`] or [`RESTARTING`].
     ending: AtomicU8,
@@ -71,6 +75,8 @@ impl Daemon {
             projects: ProjectResolver::default(),
             cooldowns: Mutex::new(Cooldowns::default()),
             pending: Pending::default(),
+            captures: Pending::default(),
+            turned_away: Default::default(),
             shutdown: CancellationToken::new(),
             ending: AtomicU8::new(RUNNING),
             inflight: AtomicUsize::new(0),
@@ -80,6 +86,15 @@ impl Daemon {
     /// The sessions outcome attribution still waits on.
     pub fn pending(&self) -> &Pending {
         &self.pending
+    }
+
+    pub fn captures(&self) -> &Pending {
+        &self.captures
+    }
+
+    /// Counts a capture the gate turned away (or took as evidence for a lesson it repeats).
+    pub fn turned_away(&self, add: u64) -> u64 {
+        self.turned_away.fetch_add(add, std::sync::atomic::Ordering::Relaxed) + add
     }
 
     /// Starts the semantic worker; the full daemon loads the model right away (in the

@@ -20,6 +20,7 @@ use super::error::{Error, Result};
 use super::writer::Writer;
 use crate::base::clock;
 use crate::config::Tuneables;
+use crate::learning::capture;
 use crate::learning::graph::{self, Adjustment, Tier};
 use crate::retrieval::situations::Moment;
 use crate::semantic::Prepared;
@@ -148,7 +149,24 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
         reason: format!("{} on {} at {}", req.verb.as_str(), lesson.id, describe(&moment)),
         counts: applies.then_some(true),
     };
-    let (situation, said, lines) = tokio::task::block_in_place(|| at_moment(d, &t, &lesson, &moment, embedded.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
+    let (situation, said, mut lines) = tokio::task::block_in_place(|| at_moment(d, &t, &lesson, &moment, embedded.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
+    if lesson.is_candidate() {
+        // A captured candidate: the verb also tells its shadow record whether it would have been
+        // right there.
+        tokio::task::block_in_place(|| -> Result<()> {
+            let w = d.memories().writer();
+            let Some(mut m) = w.get(&lesson.id)? else { return Ok(()) };
+            if capture::judge_shadow(&mut m, &moment, applies, t.capture.promote_after, &clock::now()) {
+                let c = m.capture.as_ref().map_or(0, |c| c.confirmed());
+                lines.push(format!("candidate {}: its shadow moment there {} ({c} confirmed)", m.id, if applies { "confirmed" } else { "shown wrong" }));
+                if !m.is_candidate() {
+                    lines.push(format!("candidate {} promoted: it speaks from now on", m.id));
+                }
+                w.put(&m, &Prepared::default())?;
+            }
+            Ok(())
+        })?;
+    }
     d.store().durable().await?;
     Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(&moment)), said_there: said, situation, changes: lines })
 }

@@ -33,6 +33,7 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
     let mut said = Vec::new();
     let mut intent_text = None;
     let mut meaning_text = None;
+    let mut shadow = Vec::new();
     if event.kind.advises() {
         let started = std::time::Instant::now();
         // A few milliseconds of work, run in place: handing the thread over (block_in_place)
@@ -44,6 +45,7 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         reply.additional_context = answer.context;
         reply.decision = answer.decision;
         said = record::said(&answer.items);
+        shadow = answer.shadow;
         intent_text = Some(redact::redact_text(&answer.intent.words));
         meaning_text = Some(redact::redact_text(&answer.intent.meaning));
     }
@@ -61,10 +63,17 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         payload,
         advised: said,
         decision: reply.decision.as_ref().map(record::decision),
+        shadow,
     };
     match record::hook_event(d, &entry, t.sessions.max_events) {
         // What became of the lessons said is read after the answer, on the outcome worker.
-        Ok(()) => d.pending().note(&session, !entry.advised.is_empty() || event.kind == EventKind::SessionEnd),
+        Ok(()) => {
+            d.pending().note(&session, !entry.advised.is_empty() || event.kind == EventKind::SessionEnd);
+            // Capture reads prompts, failures and candidates' shadows; a session waiting on a
+            // recovery is read again at its next event.
+            let teaches = matches!(event.kind, EventKind::UserPromptSubmit | EventKind::PostToolUseFailure) || !entry.shadow.is_empty();
+            d.captures().note(&session, teaches && t.capture.enabled);
+        }
         // The answer matters more than its record: a disk that refuses writes costs the log
         // entry (and the outcome it would have told), never the advice.
         Err(e) => tracing::warn!(error = %e, "cannot record the event; answering anyway"),

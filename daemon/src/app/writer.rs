@@ -38,6 +38,8 @@ pub struct Memories {
     situations: RwLock<Situations>,
     /// Outcomes recorded on memories (helpful + unhelpful), for the seeds' weight.
     outcomes: AtomicUsize,
+    /// Captured lessons: candidates still earning their voice, and those promoted.
+    captured: Mutex<Captured>,
     /// Serialises store-and-index updates so an index never holds an older version than the store.
     writes: Mutex<()>,
 }
@@ -88,6 +90,25 @@ fn load_situations(store: &Store) -> Result<Situations, StoreError> {
     Ok(out)
 }
 
+/// Ids of the captured lessons, by state, for `status` and the capture worker.
+#[derive(Default)]
+struct Captured {
+    candidates: HashSet<String>,
+    promoted: HashSet<String>,
+}
+
+impl Captured {
+    fn note(&mut self, m: &Memory) {
+        toggle(&mut self.candidates, &m.id, m.is_candidate());
+        toggle(&mut self.promoted, &m.id, m.capture.as_ref().is_some_and(|c| c.promoted.is_some()));
+    }
+
+    fn forget(&mut self, id: &str) {
+        self.candidates.remove(id);
+        self.promoted.remove(id);
+    }
+}
+
 fn doc(m: &Memory) -> LexicalDoc<'_> {
     LexicalDoc { id: &m.id, project: &m.project, text: &m.text, context: &m.context, tags: &m.tags, category: &m.category }
 }
@@ -99,8 +120,10 @@ impl Memories {
         let mut seeds = HashSet::new();
         let mut outcomes = 0;
         let mut recent = RecentChanges::default();
+        let mut captured = Captured::default();
         for memory in store.memories_after(None) {
             let memory = memory?;
+            captured.note(&memory);
             lexical.upsert(&doc(&memory));
             if is_seed(&memory) {
                 seeds.insert(memory.id.clone());
@@ -120,6 +143,7 @@ impl Memories {
             paused: RwLock::new(paused),
             situations: RwLock::new(situations),
             outcomes: AtomicUsize::new(outcomes),
+            captured: Mutex::new(captured),
             writes: Mutex::new(()),
         })
     }
@@ -183,6 +207,19 @@ impl Memories {
         (seeds::weight(own, outcomes), format!("{own} lessons of your own, {outcomes} outcomes"))
     }
 
+    /// Ids of the candidates waiting for promotion, sorted.
+    pub fn candidates(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.captured.lock().candidates.iter().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// Candidates and promoted captured lessons.
+    pub fn captured_counts(&self) -> (u64, u64) {
+        let c = self.captured.lock();
+        (c.candidates.len() as u64, c.promoted.len() as u64)
+    }
+
     /// Holds memory writes off (for the semantic engine's catch-up under the same lock).
     pub fn hold(&self) -> MutexGuard<'_, ()> {
         self.writes.lock()
@@ -222,6 +259,7 @@ impl Writer<'_> {
             }
         }
         m.recent.lock().note(&memory.project, &memory.id, &memory.updated_at);
+        m.captured.lock().note(memory);
         let (after, before) = (outcome_count(memory), previous.as_ref().map_or(0, outcome_count));
         let _ = m.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some((v + after).saturating_sub(before)));
         Ok(previous)
@@ -239,6 +277,7 @@ impl Writer<'_> {
             quiet.muted.remove(id);
             quiet.seeds.remove(id);
             m.recent.lock().forget(id);
+            m.captured.lock().forget(id);
             m.situations.write().unlink_lesson(id);
             let n = outcome_count(memory);
             let _ = m.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some(v.saturating_sub(n)));

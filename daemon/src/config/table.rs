@@ -93,6 +93,7 @@ pub const BLOCKS: &[Block] = &[
     Block { path: "sessions", doc: "The session log: what happened in each agent session." },
     Block { path: "store", doc: "The store." },
     Block { path: "learning", doc: "The learning loop: how feedback on moments (situations) and the memory graph's strengths change what is said." },
+    Block { path: "capture", doc: "Lessons cairn captures itself from corrections and recoveries: the quality gate and how a candidate earns its voice." },
 ];
 
 /// Blocks that no longer exist, whose keys moved (each key's `was` says where it went).
@@ -175,6 +176,15 @@ pub const SETTINGS: &[Setting] = &[
     setting!("learning.spread_decay", "", Default::Number(0.5), Check::Between(0.0, 1.0), "What each hop of spreading activation keeps, times the edge's weight (its strength above 0.5, doubled)."),
     setting!("learning.spread_floor", "", Default::Number(0.1), Check::Between(0.0, 1.0), "Activation under this stops spreading and counts for nothing."),
     setting!("learning.spread_hops", "", Default::Count(2), Check::Within(1, 2), rule "must be 1 or 2", "How many edges activation crosses from a lesson of the moment: 1 or 2."),
+    // Capture: candidates from the session log, the quality gate, promotion.
+    setting!("capture.enabled", "", Default::Bool(true), Check::Any, "Whether corrections, standing instructions and recoveries in your sessions become candidate lessons (read after each answer; no model call)."),
+    setting!("capture.promote_after", "", Default::Count(2), Check::AtLeast(1), "How many of a candidate's shadow moments (where it would have been said) must be confirmed before it speaks on its own."),
+    setting!("capture.window_calls", "", Default::Count(5), Check::AtLeast(1), "How many tool results after a failed call are read for the changed call that worked (a recovery)."),
+    setting!("capture.window_minutes", "", Default::Number(10.0), Check::Above(0.0), "How many minutes after a failed call a recovery may come."),
+    setting!("capture.repeated_failure_sessions", "", Default::Count(2), Check::AtLeast(2), "In how many sessions the same failure must be seen, never recovered from, to become a candidate."),
+    setting!("capture.quality_bar", "", Default::Number(0.55), Check::Between(0.0, 1.0), "The quality gate's score for `quality` (a candidate that may promote itself)."),
+    setting!("capture.keep_bar", "", Default::Number(0.40), Check::Between(0.0, 1.0), "The quality gate's score under which a candidate is too vague to keep."),
+    setting!("capture.duplicate_cosine", "", Default::Number(0.80), Check::Between(0.0, 1.0), "Cosine at which a candidate is an existing lesson again (that lesson is strengthened instead)."),
 ];
 
 /// The setting whose key, or former key, is `key`.

@@ -27,6 +27,7 @@ pub struct Tuneables {
     pub sessions: Sessions,
     pub store: StoreSettings,
     pub learning: Learning,
+    pub capture: CaptureSettings,
 }
 
 /// The embedding model.
@@ -124,6 +125,20 @@ pub struct Sessions {
 #[serde(deny_unknown_fields)]
 pub struct StoreSettings {
     pub cache_mb: u64,
+}
+
+/// Capture and the quality gate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSettings {
+    pub enabled: bool,
+    pub promote_after: usize,
+    pub window_calls: usize,
+    pub window_minutes: f64,
+    pub repeated_failure_sessions: usize,
+    pub quality_bar: f64,
+    pub keep_bar: f64,
+    pub duplicate_cosine: f64,
 }
 
 /// The learning loop's settings.

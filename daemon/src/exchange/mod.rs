@@ -479,6 +479,7 @@ pub fn new_memory(id: String, project: String, text: String, category: String, s
         next: Default::default(),
         worth: Default::default(),
         node_weight: 1.0,
+        capture: None,
     }
 }
 

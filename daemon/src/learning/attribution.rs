@@ -144,7 +144,7 @@ impl Direction {
     }
 }
 
-fn field<'a>(v: &'a Value, key: &str) -> &'a str {
+pub fn field<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
@@ -167,7 +167,7 @@ pub fn acted(e: &SessionEvent) -> String {
 }
 
 /// The kind of call, for "the next call of the same kind": edits are one kind.
-fn kind(tool: Option<&str>) -> Option<&str> {
+pub fn kind(tool: Option<&str>) -> Option<&str> {
     match tool? {
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => Some("edit"),
         t => Some(t),
@@ -199,11 +199,11 @@ fn redoes(e: &SessionEvent, te: &[String], x: &SessionEvent, tx: &[String], dir:
     te.iter().any(|t| tx.contains(t) && !program.contains(t) && !dir.avoid.contains(t))
 }
 
-fn is_result(e: &SessionEvent) -> bool {
+pub fn is_result(e: &SessionEvent) -> bool {
     e.event == "PostToolUse" || e.event == "PostToolUseFailure"
 }
 
-fn failed(e: &SessionEvent) -> bool {
+pub fn failed(e: &SessionEvent) -> bool {
     e.event == "PostToolUseFailure" || super::outcome::of_tool_call(e, &[]).is_some_and(|o| o.starts_with("failed"))
 }
 
@@ -223,7 +223,7 @@ pub fn is_correction(prompt: &str) -> bool {
     OPENERS.contains(&first) || PHRASES.iter().any(|p| head.find(p).is_some_and(|i| i < 24 && (i == 0 || !head.as_bytes()[i - 1].is_ascii_alphanumeric())))
 }
 
-fn millis(at: &str) -> Option<i128> {
+pub fn millis(at: &str) -> Option<i128> {
     parse_timestamp(at).map(|t| t.unix_timestamp_nanos() / 1_000_000)
 }
 
@@ -357,6 +357,7 @@ mod tests {
             payload: json!({"tool_input": {"command": command}}),
             advised: Vec::new(),
             decision: None,
+            shadow: Vec::new(),
         }
     }
 

@@ -1,7 +1,10 @@
 //! Layer 8, learning from what happened, pure: what became of the tool call a piece of advice
-//! was given for (`outcome`), what became of the lesson itself (`attribution`), and the memory
-//! graph's arithmetic (`graph`). Learned weights join here.
+//! was given for (`outcome`), what became of the lesson itself (`attribution`), the memory
+//! graph's arithmetic (`graph`), the lessons a session teaches by itself (`capture`) and the
+//! quality gate they pass (`gate`). Learned weights join here.
 
 pub mod attribution;
+pub mod capture;
+pub mod gate;
 pub mod graph;
 pub mod outcome;

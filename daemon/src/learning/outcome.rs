@@ -61,6 +61,7 @@ mod tests {
             payload,
             advised: Vec::new(),
             decision: None,
+            shadow: Vec::new(),
         }
     }
 

@@ -160,6 +160,21 @@ impl Cairn for Service {
         app::feedback::log(&self.0, query).map_err(|e| wire(&self.0, e))
     }
 
+    async fn review(self, _: Context, query: ReviewQuery) -> Result<ReviewList, RpcError> {
+        let _g = self.0.enter();
+        app::capture::review(&self.0, query).map_err(|e| wire(&self.0, e))
+    }
+
+    async fn review_act(self, _: Context, action: ReviewAction) -> Result<ReviewOutcome, RpcError> {
+        let _g = self.0.enter();
+        app::capture::act(&self.0, action).await.map_err(|e| wire(&self.0, e))
+    }
+
+    async fn judge(self, _: Context, request: JudgeRequest) -> Result<Judged, RpcError> {
+        let _g = self.0.enter();
+        app::capture::judge(&self.0, request).await.map_err(|e| wire(&self.0, e))
+    }
+
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
         let daemon = self.0.clone();

@@ -11,6 +11,7 @@ pub mod codec;
 pub mod commit;
 pub mod embeddings;
 pub mod graph;
+pub mod captures;
 pub mod outcomes;
 pub mod quiet;
 pub mod schema;
@@ -44,6 +45,8 @@ pub struct Store {
     /// What became of each lesson said (outcome attribution), by moment.
     outcomes: sled::Tree,
     paused: sled::Tree,
+    /// Capture's own state (`captures.rs`): moments read, texts rejected, failures by signature.
+    captures: sled::Tree,
     /// Memories kept out of advice (`cairn mute`).
     muted: sled::Tree,
     /// The seed pack's state: on or off, seeds ever loaded, seeds turned off.
@@ -123,6 +126,7 @@ impl Store {
             session_index: db.open_tree("session_index")?,
             outcomes: db.open_tree("outcomes")?,
             paused: db.open_tree("paused")?,
+            captures: db.open_tree("captures")?,
             muted: db.open_tree("muted")?,
             seed_state: db.open_tree("seed_state")?,
             embeddings: db.open_tree("embeddings")?,

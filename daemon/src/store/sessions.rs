@@ -38,6 +38,10 @@ pub struct SessionEvent {
     /// An interrupt's decision (`ask: ...`, `deny: ...`), when the answer carried one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<String>,
+    /// Captured candidates that would have been said here (id, probability): read by the
+    /// capture worker into each candidate's shadow record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shadow: Vec<(String, f64)>,
 }
 
 /// A session log key's ULID.
@@ -161,6 +165,7 @@ mod tests {
             payload: Value::Null,
             advised: vec![],
             decision: None,
+            shadow: Vec::new(),
         }
     }
 

@@ -65,6 +65,9 @@ pub struct Status {
     /// How the semantic index compares with the store.
     #[serde(default)]
     pub index: IndexReport,
+    /// Lessons cairn captured itself: candidates, promoted, rejected.
+    #[serde(default)]
+    pub capture: super::review::CaptureCounts,
     /// The background job running or last finished (embedding, reindex).
     #[serde(default)]
     pub job: Option<JobProgress>,

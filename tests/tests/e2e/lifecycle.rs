@@ -178,6 +178,15 @@ impl Cairn for OldDaemon {
     async fn graph_log(self, _: Context, _: GraphLogQuery) -> Result<Vec<serde_json::Value>, RpcError> {
         Err(old())
     }
+    async fn review(self, _: Context, _: ReviewQuery) -> Result<ReviewList, RpcError> {
+        Err(old())
+    }
+    async fn review_act(self, _: Context, _: ReviewAction) -> Result<ReviewOutcome, RpcError> {
+        Err(old())
+    }
+    async fn judge(self, _: Context, _: JudgeRequest) -> Result<Judged, RpcError> {
+        Err(old())
+    }
     async fn shutdown(self, _: Context) {}
 }
 

@@ -1,0 +1,80 @@
+//! `review`: the lessons cairn captured itself, waiting for promotion; accept, reject, edit, and
+//! `review judge` to see what capture and the quality gate make of a text.
+
+use cairn_proto::{JudgeRequest, QualityView, ReviewAction, ReviewQuery};
+
+use super::{client, ctx, print_json, scope, Failure};
+use crate::cli::ProjectArgs;
+
+fn quality(q: &QualityView, indent: &str) {
+    outln!(
+        "{indent}quality: {} (score {:.2}: actionability {:.2}, specificity {:.2}, reasoning {:.2}, novelty {:.2}, outcome link {:.2})",
+        q.verdict, q.score, q.actionability, q.specificity, q.reasoning, q.novelty, q.outcome_linked
+    );
+    for r in &q.reasons {
+        outln!("{indent}  {r}");
+    }
+}
+
+pub async fn list(json: bool, all: bool, args: ProjectArgs) -> Result<(), Failure> {
+    let list = client().await?.review(ctx(), ReviewQuery { scope: scope(&args), all }).await??;
+    if json {
+        print_json(&list);
+        return Ok(());
+    }
+    if list.candidates.is_empty() {
+        outln!("no candidates: cairn captures lessons from your corrections (\"no, use pnpm here\") and from failed calls it recovered from");
+        return Ok(());
+    }
+    for c in &list.candidates {
+        outln!("{}  ({}, captured from {} at {})", c.id, c.project, c.source, c.created_at);
+        outln!("  {}", c.text);
+        let s = &c.shadow;
+        let promotes = if s.promotes_at > 0 { format!("promoted at {} confirmed", s.promotes_at) } else { "needs work: promoted only by you".into() };
+        outln!("  shadow: would have been said {} time(s), {} confirmed, {} shown wrong; {promotes}", s.would_have_spoken, s.confirmed, s.shown_wrong);
+        for m in s.moments.iter().take(5) {
+            outln!("    {m}");
+        }
+        outln!("  evidence:");
+        for e in &c.evidence {
+            outln!("    {e}");
+        }
+        quality(&c.quality, "  ");
+        outln!("");
+    }
+    outln!("`cairn review accept|reject|edit ID` to act on one");
+    Ok(())
+}
+
+pub async fn act(action: ReviewAction, json: bool) -> Result<(), Failure> {
+    let r = client().await?.review_act(ctx(), action).await??;
+    if json {
+        print_json(&r);
+    } else {
+        outln!("{}", r.message);
+        outln!("{}", r.memory.one_line());
+    }
+    Ok(())
+}
+
+pub async fn judge(text: String, prompt: bool, source: Option<String>, json: bool, args: ProjectArgs) -> Result<(), Failure> {
+    let j = client().await?.judge(ctx(), JudgeRequest { text, prompt, source, scope: scope(&args) }).await??;
+    if json {
+        print_json(&j);
+        return Ok(());
+    }
+    if let Some(c) = &j.captured {
+        outln!("captured: {c}");
+    }
+    if let Some(n) = &j.not_captured {
+        outln!("not captured: {n}");
+    }
+    if let Some(q) = &j.quality {
+        quality(q, "");
+        if let Some(d) = &q.duplicate_of {
+            outln!("repeats {d}: that lesson would be strengthened instead");
+        }
+    }
+    outln!("{}", if j.keep { "kept as a candidate" } else { "not kept" });
+    Ok(())
+}

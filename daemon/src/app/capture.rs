@@ -1,0 +1,478 @@
+//! Capture at work: after the hook has answered, the capture worker reads the sessions the hook
+//! noted (a prompt, a failure, a candidate's shadow) and
+//! - records each candidate's shadow moments (where it would have been said);
+//! - reads corrections and standing instructions from prompts, recoveries from failures, and
+//!   failures seen in several sessions (`learning::capture`), each moment once;
+//! - passes each text through the quality gate (`learning::gate`): a primitive is dropped, a
+//!   text the user rejected before is dropped, a near-duplicate strengthens the lesson it
+//!   repeats (its link to the moment, and for a candidate its evidence and the shadow moments of
+//!   that session, now confirmed), and the rest becomes a candidate: source `captured`, the gate's
+//!   reasons, the moments it rests on as evidence, the moment it corrected as its situation
+//!   (`caused_by`);
+//! - promotes a candidate the gate called `quality` once `capture.promote_after` of its shadow
+//!   moments are confirmed (the same lesson taught again, the failure it names recurring, or the
+//!   user's `used` there). `cairn review` lists, accepts, rejects and edits candidates.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cairn_proto::{
+    CandidateView, Capture, Judged, JudgeRequest, Memory, MemoryEdit, Moment, Promotion, Quality, QualityView, ReviewAction, ReviewList, ReviewOutcome, ReviewQuery, Shadow,
+    ShadowRecord, GLOBAL_PROJECT,
+};
+
+use super::daemon::Daemon;
+use super::error::{Error, Result};
+use super::feedback::{at_moment, Judgement};
+use super::retrieve::{with_retrieval, Patience};
+use crate::base::{clock, redact};
+use crate::config::Tuneables;
+use crate::learning::attribution::{acted, failed, is_result};
+use crate::learning::capture::{self, describe, error_gist, recoveries, signature};
+use crate::learning::gate::{self, Bars, Verdict};
+use crate::learning::graph::Tier;
+use crate::retrieval::hybrid::Fusion;
+use crate::semantic::Prepared;
+use crate::store::sessions::SessionEvent;
+
+/// How many of a session's newest events are read.
+const SESSION_READ: usize = 400;
+/// How long the worker lets events gather before reading a session.
+const GATHER: Duration = Duration::from_millis(300);
+/// How often sessions waiting on a recovery's window are looked at again.
+const TICK: Duration = Duration::from_secs(30);
+/// Most moments kept as a candidate's evidence, and as its shadow record.
+const MAX_EVIDENCE: usize = 10;
+const MAX_SHADOW: usize = 20;
+/// The closest lessons the gate compares a candidate with.
+const NEAREST: usize = 5;
+/// The source of every captured lesson.
+pub const CAPTURED_SOURCE: &str = "captured";
+
+/// Starts the worker.
+pub fn spawn(d: &Arc<Daemon>) {
+    let d = d.clone();
+    tokio::spawn(async move {
+        loop {
+            let idle = d.captures().is_empty();
+            tokio::select! {
+                _ = d.shutdown().cancelled() => return,
+                _ = d.captures().notified() => tokio::time::sleep(GATHER).await,
+                _ = tokio::time::sleep(TICK), if !idle => {}
+            }
+            for session in d.captures().take() {
+                match settle(&d, &session).await {
+                    Ok(true) => {}
+                    Ok(false) => d.captures().keep(session),
+                    Err(e) => tracing::warn!(error = %e, session = %session, "cannot capture from the session"),
+                }
+            }
+        }
+    });
+}
+
+/// The gate's bars from the settings.
+fn bars(t: &Tuneables) -> Bars {
+    Bars { quality: t.capture.quality_bar, keep: t.capture.keep_bar, duplicate_cosine: t.capture.duplicate_cosine, ..Bars::default() }
+}
+
+fn moment_of(e: &SessionEvent) -> Moment {
+    let text: String = redact::redact_text(&describe(e)).chars().take(300).collect();
+    Moment { at: e.at.clone(), session: e.session_id.clone(), event: e.event.clone(), text }
+}
+
+/// A text capture offers to the gate, with what it rests on.
+struct Offer<'a> {
+    text: String,
+    from: &'static str,
+    project: &'a str,
+    session: &'a str,
+    at: &'a str,
+    evidence: Vec<Moment>,
+    /// The moment the lesson would have helped at (the call a prompt corrected, the failed call).
+    moment: Option<&'a SessionEvent>,
+}
+
+/// Captures what it can from one session; `true` when nothing is left waiting.
+pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
+    let t = d.tuneables();
+    if !t.capture.enabled {
+        return Ok(true);
+    }
+    let mut events = d.store().session_events_newest(session, SESSION_READ)?;
+    events.reverse();
+    let now = clock::now_unix_ms() as i128;
+    let mut waiting = false;
+
+    // Shadows first: a capture below may confirm them.
+    for e in events.iter().filter(|e| !e.shadow.is_empty()) {
+        for (id, p) in &e.shadow {
+            if !d.store().capture_seen(&format!("shadow\0{}\0{}\0{}\0{id}", e.session_id, e.at, e.event))? {
+                tokio::task::block_in_place(|| shadow(d, id, e, *p))?;
+            }
+        }
+    }
+
+    // Corrections and standing instructions.
+    for (i, e) in events.iter().enumerate().filter(|(_, e)| e.event == "UserPromptSubmit") {
+        if d.store().capture_seen(&format!("prompt\0{}\0{}", e.session_id, e.at))? {
+            continue;
+        }
+        let prompt = e.payload.get("prompt").and_then(|p| p.as_str()).unwrap_or("");
+        // The moment it corrected: the last call before it in the same turn.
+        let before = events[..i].iter().rev().take_while(|x| x.event != "UserPromptSubmit").find(|x| is_result(x) && x.intent.as_deref().is_some_and(|w| !w.trim().is_empty()));
+        for text in capture::from_prompt(prompt) {
+            let mut evidence = vec![moment_of(e)];
+            evidence.extend(before.map(moment_of));
+            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moment: before }).await?;
+        }
+    }
+
+    // Recoveries, and failures left without one.
+    let found = recoveries(&events, t.capture.window_calls, t.capture.window_minutes);
+    for r in &found {
+        let (f, w) = (&events[r.failed], &events[r.worked]);
+        if d.store().capture_seen(&format!("recovery\0{}\0{}", f.session_id, f.at))? {
+            continue;
+        }
+        if let Some(sig) = signature(f) {
+            d.store().failure_done(&sig, &f.project)?;
+        }
+        let text = redact::redact_text(&r.text);
+        offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moment: Some(f) }).await?;
+    }
+    for (i, f) in events.iter().enumerate().filter(|(_, e)| is_result(e) && failed(e)) {
+        if found.iter().any(|r| r.failed == i) {
+            continue;
+        }
+        let Some(t0) = crate::learning::attribution::millis(&f.at) else { continue };
+        if ((now - t0) as f64) < t.capture.window_minutes * 60_000.0 {
+            // A recovery may still come.
+            waiting = true;
+            continue;
+        }
+        if d.store().capture_seen(&format!("failure\0{}\0{}", f.session_id, f.at))? {
+            continue;
+        }
+        let Some(sig) = signature(f) else { continue };
+        let call: String = redact::redact_text(&acted(f)).split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
+        let gist = redact::redact_text(&error_gist(f.payload.get("error").and_then(|v| v.as_str()).unwrap_or("")));
+        let record = d.store().note_failure(&sig, &f.project, &f.session_id, &call, &gist)?;
+        if !record.captured && record.sessions.len() >= t.capture.repeated_failure_sessions {
+            d.store().failure_done(&sig, &f.project)?;
+            let why = if gist.is_empty() { String::new() } else { format!(" ({gist})") };
+            let text = format!("In this project, `{call}` keeps failing{why}: seen in {} sessions, never fixed in one. Find the cause before running it again.", record.sessions.len());
+            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moment: Some(f) }).await?;
+        }
+    }
+    d.store().durable().await?;
+    Ok(!waiting)
+}
+
+/// The lessons closest to `text` in `project` (and `global`): id, text, cosine.
+fn nearest(d: &Daemon, t: &Tuneables, text: &str, project: &str) -> Vec<(String, String, Option<f64>)> {
+    let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
+    let hits = with_retrieval(d, t, text, Patience::Human, Fusion::from_settings(&t.retrieval), None, |r| r.hybrid(text, &projects, NEAREST));
+    hits.into_iter().filter_map(|h| d.memories().get(&h.id).map(|m| (m.id, m.text, h.cosine))).collect()
+}
+
+/// The gate's judgement of `text` against the lessons of `project`.
+async fn judge_text(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str) -> gate::Judgement {
+    let _ = d.embedder_ready().await;
+    let near = tokio::task::block_in_place(|| nearest(d, t, text, project));
+    let input = gate::Input { text, source: from, nearest: near.iter().map(|(id, text, c)| (id.as_str(), text.as_str(), *c)).collect() };
+    gate::judge(&input, &bars(t))
+}
+
+/// A lowercase category from the lesson's words.
+fn category_of(text: &str, from: &str) -> &'static str {
+    let words: Vec<String> = text.to_lowercase().split(|c: char| !c.is_alphanumeric() && c != '-').map(str::to_string).collect();
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    if has(&["secret", "secrets", "token", "tokens", "password", "credential", "credentials", "env", "apikey", "key", "keys"]) {
+        "security"
+    } else if has(&["git", "branch", "push", "commit", "rebase", "merge", "force-push", "main", "master", "pr"]) {
+        "git"
+    } else if has(&["test", "tests", "pytest", "jest", "vitest", "mock", "mocks", "fixture", "fixtures", "coverage"]) {
+        "testing"
+    } else if has(&["npm", "pnpm", "yarn", "pip", "poetry", "uv", "cargo", "install", "lockfile", "dependency", "dependencies", "package", "packages"]) {
+        "dependencies"
+    } else if has(&["sql", "migration", "migrations", "db", "database", "postgres", "schema", "table", "column"]) {
+        "database"
+    } else if has(&["deploy", "prod", "production", "staging", "release", "kubectl", "k8s", "terraform", "helm", "docker"]) {
+        "deployment"
+    } else if from == "prompt" {
+        "preference"
+    } else {
+        "tooling"
+    }
+}
+
+fn quality_of(j: &gate::Judgement) -> Quality {
+    Quality { actionability: j.actionability, novelty: j.novelty, reasoning: j.reasoning, specificity: j.specificity, outcome_linked: j.outcome_linked }
+}
+
+/// Passes a captured text through the gate and keeps what it says to keep.
+async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
+    if d.store().is_rejected(&o.text)? {
+        d.turned_away(1);
+        return Ok(());
+    }
+    let j = judge_text(d, t, &o.text, o.from, o.project).await;
+    tracing::debug!(text = %o.text, verdict = j.verdict.as_str(), score = j.score, "captured");
+    match j.verdict {
+        Verdict::Primitive => {
+            d.turned_away(1);
+        }
+        Verdict::Duplicate => {
+            d.turned_away(1);
+            let id = j.duplicate_of.clone().unwrap_or_default();
+            strengthen(d, t, &id, &o).await?;
+        }
+        Verdict::Quality | Verdict::NeedsWork => {
+            let context: String = format!("captured from {}: {}", o.from, o.evidence.first().map_or("", |m| m.text.as_str())).chars().take(300).collect();
+            let mut m = crate::exchange::new_memory(ulid::Ulid::new().to_string(), o.project.to_string(), o.text.clone(), category_of(&o.text, o.from).into(), CAPTURED_SOURCE.into(), Vec::new(), context);
+            m.capture = Some(Capture { from: o.from.into(), verdict: j.verdict.as_str().into(), reasons: j.reasons.clone(), evidence: o.evidence.clone(), shadow: Vec::new(), promoted: None });
+            m.worth.quality = Some(quality_of(&j));
+            m.worth.verdict = Some(j.verdict.as_str().into());
+            m.why.action_type = Some(if o.from == "prompt" { "conversation" } else { "tool_use" }.into());
+            m.why.rationale = o.evidence.first().map(|e| e.text.clone());
+            super::memories::save(d, &m).await?;
+            if let Some(moment) = o.moment {
+                // The moment it corrected becomes its situation, and what caused it.
+                let vector = super::feedback::embed_moment(d, moment).await?;
+                let judgement = Judgement { applies: true, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: format!("captured {} from {}", m.id, o.from), counts: None };
+                let (situation, _, _) = tokio::task::block_in_place(|| at_moment(d, t, &m, moment, vector.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
+                if let Some(s) = situation {
+                    tokio::task::block_in_place(|| -> Result<()> {
+                        let w = d.memories().writer();
+                        if let Some(mut now) = w.get(&m.id)? {
+                            now.why.caused_by = vec![s];
+                            w.put(&now, &Prepared::default())?;
+                        }
+                        Ok(())
+                    })?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A near-duplicate capture strengthens the lesson it repeats: the moment's link to it, and for
+/// a candidate its evidence and the shadow moments of this session before the capture.
+async fn strengthen(d: &Daemon, t: &Tuneables, id: &str, o: &Offer<'_>) -> Result<()> {
+    let Some(lesson) = d.memories().get(id) else { return Ok(()) };
+    if let Some(moment) = o.moment.filter(|m| lesson.project == m.project || lesson.project == GLOBAL_PROJECT) {
+        let vector = super::feedback::embed_moment(d, moment).await?;
+        let judgement = Judgement { applies: true, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: format!("{id} captured again from {}", o.from), counts: None };
+        tokio::task::block_in_place(|| at_moment(d, t, &lesson, moment, vector.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
+    }
+    if !lesson.is_candidate() {
+        return Ok(());
+    }
+    let by = match o.from {
+        "prompt" => "the same lesson taught again",
+        "recovery" => "the same failure recovered from again",
+        _ => "the same failure again",
+    };
+    tokio::task::block_in_place(|| -> Result<()> {
+        let w = d.memories().writer();
+        let Some(mut m) = w.get(id)? else { return Ok(()) };
+        let Some(c) = m.capture.as_mut() else { return Ok(()) };
+        for e in &o.evidence {
+            if !c.evidence.iter().any(|x| x.at == e.at && x.session == e.session) {
+                c.evidence.push(e.clone());
+            }
+        }
+        let over = c.evidence.len().saturating_sub(MAX_EVIDENCE);
+        c.evidence.drain(..over);
+        for s in c.shadow.iter_mut().filter(|s| s.session == o.session && s.at.as_str() < o.at && s.confirmed.is_none()) {
+            s.confirmed = Some(true);
+            s.by = Some(by.into());
+        }
+        capture::promote_if_due(&mut m, t.capture.promote_after, &clock::now());
+        m.updated_at = clock::now();
+        w.put(&m, &Prepared::default())?;
+        Ok(())
+    })
+}
+
+/// Records that candidate `id` would have been said at `e`.
+fn shadow(d: &Daemon, id: &str, e: &SessionEvent, p: f64) -> Result<()> {
+    let w = d.memories().writer();
+    let Some(mut m) = w.get(id)? else { return Ok(()) };
+    if !m.is_candidate() {
+        return Ok(());
+    }
+    let Some(c) = m.capture.as_mut() else { return Ok(()) };
+    if c.shadow.iter().any(|s| s.at == e.at && s.session == e.session_id && s.event == e.event) {
+        return Ok(());
+    }
+    c.shadow.push(Shadow { at: e.at.clone(), session: e.session_id.clone(), event: e.event.clone(), tool_use_id: e.tool_use_id.clone(), probability: p, confirmed: None, by: None });
+    if c.shadow.len() > MAX_SHADOW {
+        // The oldest moment nothing was told of goes first; confirmed ones are the record.
+        let i = c.shadow.iter().position(|s| s.confirmed.is_none()).unwrap_or(0);
+        c.shadow.remove(i);
+    }
+    w.put(&m, &Prepared::default())?;
+    Ok(())
+}
+
+fn view(m: &Memory, t: &Tuneables) -> CandidateView {
+    let c = m.capture.clone().unwrap_or_default();
+    let q = m.worth.quality.clone().unwrap_or_default();
+    let score = [q.actionability, q.specificity, q.reasoning, q.novelty, q.outcome_linked].iter().zip([0.30, 0.25, 0.10, 0.20, 0.15]).map(|(a, b)| a * b).sum();
+    let moments = c
+        .shadow
+        .iter()
+        .rev()
+        .map(|s| {
+            let told = match (s.confirmed, &s.by) {
+                (Some(true), Some(by)) => format!("confirmed: {by}"),
+                (Some(false), Some(by)) => format!("wrong: {by}"),
+                _ => "nothing told yet".into(),
+            };
+            format!("{} {} in session {} (p {:.2}): {told}", s.at, s.event, s.session, s.probability)
+        })
+        .collect();
+    CandidateView {
+        id: m.id.clone(),
+        text: m.text.clone(),
+        project: m.project.clone(),
+        source: c.from.clone(),
+        created_at: m.created_at.clone(),
+        evidence: c.evidence.iter().map(|e| format!("{} {}", e.at, e.text)).collect(),
+        shadow: ShadowRecord {
+            would_have_spoken: c.shadow.len(),
+            confirmed: c.confirmed(),
+            shown_wrong: c.shadow.iter().filter(|s| s.confirmed == Some(false)).count(),
+            promotes_at: if c.verdict == Verdict::Quality.as_str() { t.capture.promote_after } else { 0 },
+            moments,
+        },
+        quality: QualityView {
+            verdict: c.verdict.clone(),
+            score,
+            actionability: q.actionability,
+            specificity: q.specificity,
+            reasoning: q.reasoning,
+            novelty: q.novelty,
+            outcome_linked: q.outcome_linked,
+            reasons: c.reasons.clone(),
+            duplicate_of: None,
+        },
+    }
+}
+
+/// `cairn review`: the candidates of the project (and `global`), or of every project.
+pub fn review(d: &Daemon, q: ReviewQuery) -> Result<ReviewList> {
+    let t = d.tuneables();
+    let project = d.project_for(&q.scope);
+    let mut found: Vec<Memory> = d.memories().candidates().iter().filter_map(|id| d.memories().get(id)).filter(|m| m.is_candidate() && (q.all || m.project == project || m.project == GLOBAL_PROJECT)).collect();
+    found.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.id.cmp(&b.id)));
+    Ok(ReviewList { candidates: found.iter().map(|m| view(m, &t)).collect() })
+}
+
+fn candidate(d: &Daemon, id: &str) -> Result<Memory> {
+    let m = d.memories().get(id).ok_or_else(|| Error::NotFound(id.to_string()))?;
+    if m.capture.is_none() {
+        return Err(Error::Invalid(format!("{id} is not a captured lesson (only candidates are reviewed)")));
+    }
+    Ok(m)
+}
+
+/// `cairn review accept|reject|edit`.
+pub async fn act(d: &Daemon, action: ReviewAction) -> Result<ReviewOutcome> {
+    let t = d.tuneables();
+    match action {
+        ReviewAction::Accept { id } => {
+            let m = candidate(d, &id)?;
+            if !m.is_candidate() {
+                return Ok(ReviewOutcome { message: format!("{id} was promoted already"), memory: m });
+            }
+            let m = tokio::task::block_in_place(|| -> Result<Memory> {
+                let w = d.memories().writer();
+                let mut m = w.get(&id)?.ok_or_else(|| Error::NotFound(id.clone()))?;
+                if let Some(c) = m.capture.as_mut() {
+                    c.promoted = Some(Promotion { at: clock::now(), by: "user".into() });
+                }
+                m.updated_at = clock::now();
+                w.put(&m, &Prepared::default())?;
+                Ok(m)
+            })?;
+            d.store().durable().await?;
+            Ok(ReviewOutcome { message: format!("accepted {id}: it speaks from now on"), memory: m })
+        }
+        ReviewAction::Reject { id } => {
+            let m = candidate(d, &id)?;
+            if !m.is_candidate() {
+                return Err(Error::Invalid(format!("{id} was promoted already: use `cairn forget {id}` to remove it")));
+            }
+            tokio::task::block_in_place(|| -> Result<()> {
+                let w = d.memories().writer();
+                d.store().reject_text(&m.text)?;
+                w.remove(&id)?;
+                Ok(())
+            })?;
+            d.store().durable().await?;
+            Ok(ReviewOutcome { message: format!("rejected {id}: removed, and the same text will not be captured again"), memory: m })
+        }
+        ReviewAction::Edit { id, text } => {
+            let m = candidate(d, &id)?;
+            let edited = super::memories::edit(d, MemoryEdit { id: id.clone(), text: Some(text), ..Default::default() }).await?;
+            // Judged again in its new words.
+            let from = m.capture.as_ref().map_or("prompt", |c| c.from.as_str()).to_string();
+            let j = judge_text(d, &t, &edited.text, &from, &edited.project).await;
+            let m = tokio::task::block_in_place(|| -> Result<Memory> {
+                let w = d.memories().writer();
+                let mut m = w.get(&id)?.ok_or_else(|| Error::NotFound(id.clone()))?;
+                m.worth.quality = Some(quality_of(&j));
+                if let Some(c) = m.capture.as_mut() {
+                    c.reasons = j.reasons.clone();
+                    // What the user wrote is kept whatever the gate says; its verdict is shown.
+                    c.verdict = if j.verdict == Verdict::Quality { "quality" } else { "needs_work" }.into();
+                }
+                w.put(&m, &Prepared::default())?;
+                Ok(m)
+            })?;
+            d.store().durable().await?;
+            let state = if m.is_candidate() { "still a candidate (`cairn review accept` promotes it)" } else { "promoted already" };
+            Ok(ReviewOutcome { message: format!("edited {id}: {state}; the gate says {}", j.verdict.as_str()), memory: m })
+        }
+    }
+}
+
+fn quality_view(j: &gate::Judgement) -> QualityView {
+    QualityView {
+        verdict: j.verdict.as_str().into(),
+        score: j.score,
+        actionability: j.actionability,
+        specificity: j.specificity,
+        reasoning: j.reasoning,
+        novelty: j.novelty,
+        outcome_linked: j.outcome_linked,
+        reasons: j.reasons.clone(),
+        duplicate_of: j.duplicate_of.clone(),
+    }
+}
+
+/// `cairn review judge`: what capture and the gate make of a text; stores nothing.
+pub async fn judge(d: &Daemon, req: JudgeRequest) -> Result<Judged> {
+    let text = req.text.trim();
+    if text.is_empty() {
+        return Err(Error::Invalid("give a text to judge".into()));
+    }
+    let t = d.tuneables();
+    let project = d.project_for(&req.scope);
+    let (captured, subject) = if req.prompt {
+        match capture::from_prompt(text).into_iter().next() {
+            Some(lesson) => (Some(lesson.clone()), lesson),
+            None => return Ok(Judged { captured: None, not_captured: Some(capture::why_nothing(text).into()), quality: None, keep: false }),
+        }
+    } else {
+        (None, text.to_string())
+    };
+    let from = req.source.as_deref().unwrap_or("prompt");
+    let j = judge_text(d, &t, &subject, from, &project).await;
+    let rejected = d.store().is_rejected(&subject)?;
+    Ok(Judged { captured, not_captured: rejected.then(|| "rejected before: never captured again".to_string()), keep: j.verdict.keeps() && !rejected, quality: Some(quality_view(&j)) })
+}

@@ -1,0 +1,634 @@
+//! Capture without a model: the lessons a session teaches by itself, read from the session log.
+//! Pure; the capture worker ([`crate::app`]) runs it after the hook has answered, passes each
+//! text through the quality gate (`super::gate`) and keeps what passes as a candidate.
+//!
+//! - **From prompts**: a correction or a standing instruction ("no, use pnpm here, not npm",
+//!   "don't touch the generated files", "always run the linter before committing", "from now
+//!   on ...", "remember that ..."), clause by clause, in normalised words. Questions, plain
+//!   one-off requests and chatter give nothing: a clause needs a marker of a rule that lasts
+//!   (always, never, don't, from now on, remember, we use, "X, not Y", "instead of").
+//! - **From recoveries**: a call fails, and soon after (within a few calls and minutes, in the
+//!   same session) a changed call of the same kind succeeds: another program for the same
+//!   arguments (`npm test` -> `pnpm test`), a flag or argument added or changed, the same file
+//!   at another path. Retrying the same call, look-arounds (`ls`, `grep`, `cat`, ...) and
+//!   edits whose text was not found are not recoveries.
+//! - **From repeated failures**: a failure's signature (the kind of call, its program and
+//!   subcommand, the error's gist without numbers) seen in two or more sessions with no
+//!   recovery in any; the worker counts sessions per signature.
+//!
+//! Error text is redacted by the caller and cut here to its gist.
+
+use cairn_proto::{Memory, Promotion};
+use serde_json::Value;
+
+use super::attribution::{acted, failed, field, is_correction, is_result, kind, millis};
+use crate::store::sessions::SessionEvent;
+
+/// Longest lesson text capture makes.
+const MAX_TEXT: usize = 300;
+/// Most lessons one prompt gives.
+const MAX_PER_PROMPT: usize = 3;
+
+/// Openers said before the instruction itself ("no, ...", "ok so ...", "please ...").
+const FILLERS: &[&str] = &[
+    "no", "nope", "nah", "ok", "okay", "so", "also", "and", "but", "actually", "hey", "btw", "oh", "wait", "hmm", "please", "pls", "again", "sorry",
+    "i said", "i told you", "like i said", "as i said", "as i told you", "one more thing", "and also", "just", "plus", "ugh", "argh", "thats wrong",
+    "that's wrong", "that is wrong", "wrong", "you did it again", "again", "should've said earlier", "should have said earlier", "i should have said",
+    "ok that works", "that works", "great", "cool", "oops", "careful",
+];
+
+/// Prefixes that mark a standing instruction and are left out of the lesson's words.
+const STANDING: &[&str] = &[
+    "from now on", "going forward", "in future", "in the future", "for future reference", "for the future", "remember that", "remember,", "remember:",
+    "note that", "note:", "keep in mind that", "keep in mind", "fyi", "for the record", "just so you know", "heads up", "for next time", "next time",
+    "in general", "as a rule", "generally", "rmember that", "remeber that", "rmember", "remeber", "remember",
+];
+
+/// Endings that make a clause a standing instruction ("..., keep that in mind").
+const STANDING_ENDINGS: &[&str] = &["keep that in mind", "keep in mind", "remember that", "for future reference", "from now on", "going forward", "fyi", "for next time"];
+
+/// Words that tie an instruction to this moment only ("not yet", "this time").
+const ONE_OFF: &[&str] = &[" yet", "this time", "for now", "right now", "just this once", "that approach", "that one", "i want to", "for this pr", "for this one", "this once", "today"];
+
+/// Openers of a rule that lasts, kept in the lesson's words.
+const RULE_OPENERS: &[&str] = &[
+    "always", "never", "don't", "do not", "dont", "avoid", "stop", "only ever", "make sure to always", "make sure you always", "we use", "we don't",
+    "we do not", "we never", "we always", "we prefer", "this project uses", "this repo uses", "this project", "this repo", "in this repo",
+    "in this project", "in this codebase", "here we", "prefer", "no more", "must", "remember to", "be sure to always", "you must", "you should always",
+    "you should never",
+];
+
+/// Words that make an instruction a contrast ("X, not Y", "X instead of Y"): a correction.
+const CONTRASTS: &[&str] = &[", not ", " not ", " instead of ", " instead", " rather than ", " over ", " is read-only", " are read-only", " only "];
+
+/// Phrases that open chatter, never a lesson.
+const CHATTER: &[&str] = &[
+    "don't worry", "dont worry", "do not worry", "don't bother", "never mind", "nevermind", "no worries", "no problem", "no rush", "don't mind",
+    "no need", "not now", "stop here", "stop there", "stop for now", "always happy", "dont know", "don't know", "do not know", "don't think", "dont think",
+    "don't see", "dont see", "never seen",
+];
+
+/// Openers of a question asked without a question mark.
+const QUESTION_OPENERS: &[&str] = &[
+    "what", "why", "how", "where", "which", "who", "should", "can", "could", "would", "is", "are", "do you", "does", "did", "will", "shall", "have you",
+    "has", "any idea", "is there", "are there",
+];
+
+/// Reason words that attach a following sentence to the instruction before it.
+const BECAUSE: &[&str] = &["because", "since", "otherwise", "as ", "so that", "so ", "or else", "it ", "they ", "that ", "this "];
+
+fn starts_with_word(s: &str, w: &str) -> bool {
+    s.starts_with(w) && s[w.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric() && c != '\'')
+}
+
+/// Takes the fillers off the front of a lowercased clause; `true` if one of them opened a
+/// correction.
+fn strip_fillers(mut s: &str) -> (&str, bool) {
+    let mut corrected = false;
+    loop {
+        let before = s;
+        for f in FILLERS {
+            if starts_with_word(s, f) {
+                corrected |= matches!(*f, "no" | "nope" | "nah" | "i said" | "i told you" | "like i said" | "as i said" | "as i told you" | "thats wrong" | "that's wrong" | "that is wrong" | "wrong" | "you did it again" | "ugh");
+                s = s[f.len()..].trim_start_matches(|c: char| c == ',' || c == ':' || c == '-' || c == '!' || c == '.' || c == '—' || c.is_whitespace());
+            }
+        }
+        if s == before {
+            return (s, corrected);
+        }
+    }
+}
+
+/// The prompt in clauses: sentences, lines, and the parts joined by ", and" / "; ".
+fn clauses(prompt: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let text = prompt.replace(['’', '‘'], "'").replace(['“', '”'], "\"");
+    for line in text.lines() {
+        let line = line.trim().trim_start_matches(['-', '*', '•', '>']).trim();
+        let mut start = 0;
+        let b = line.as_bytes();
+        for i in 0..b.len() {
+            // A sentence ends at ". ", "! ", "? " or ";" (a dot inside a path or "e.g." does not).
+            let end = matches!(b[i], b'!' | b'?' | b';') || (b[i] == b'.' && b.get(i + 1).is_some_and(|c| *c == b' ') && i >= 2 && b[i - 1] != b'.' && !line[..i].ends_with("e.g") && !line[..i].ends_with("i.e"));
+            if end && line.is_char_boundary(i + 1) {
+                out.push(line[start..=i].to_string());
+                start = i + 1;
+            }
+        }
+        out.push(line[start..].to_string());
+    }
+    let mut parts = Vec::new();
+    for c in out {
+        let lower = c.to_lowercase();
+        // ", and from now on ..." / ", and never ...": a second instruction joined to a request.
+        let mut rest = c.as_str();
+        let mut lower_rest = lower.as_str();
+        while let Some(i) = [", and ", " and then ", ", but ", " but ", " - ", " — ", ": "].iter().filter_map(|sep| lower_rest.find(sep).map(|i| (i, sep.len()))).min() {
+            let (i, n) = i;
+            if !rest.is_char_boundary(i) || !rest.is_char_boundary(i + n) {
+                break;
+            }
+            let left = lower_rest[..i].trim();
+            // "remember: ..." keeps its marker with what it marks.
+            if STANDING.iter().any(|p| p.trim_end_matches([',', ':']) == left) {
+                break;
+            }
+            parts.push(rest[..i].to_string());
+            rest = &rest[i + n..];
+            lower_rest = &lower_rest[i + n..];
+        }
+        parts.push(rest.to_string());
+    }
+    parts.into_iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()
+}
+
+fn is_question(lower: &str) -> bool {
+    lower.trim_end().ends_with('?') || QUESTION_OPENERS.iter().any(|q| starts_with_word(lower, q))
+}
+
+/// The lesson a clause states, in normalised words, or `None`.
+fn instruction(clause: &str, corrected_before: bool) -> Option<String> {
+    let lower = clause.to_lowercase();
+    if is_question(&lower) {
+        return None;
+    }
+    let (body, corrected) = strip_fillers(lower.trim());
+    let corrected = corrected || corrected_before;
+    if CHATTER.iter().any(|c| starts_with_word(body, c)) {
+        return None;
+    }
+    let mut rest = body;
+    let mut standing = false;
+    loop {
+        let Some(p) = STANDING.iter().find(|p| starts_with_word(rest, p.trim_end_matches([',', ':'])) || rest.starts_with(*p)) else { break };
+        standing = true;
+        rest = rest[p.len()..].trim_start_matches(|c: char| c == ',' || c == ':' || c == '-' || c.is_whitespace());
+        rest = strip_fillers(rest).0;
+    }
+    if is_question(rest) {
+        return None;
+    }
+    // An ending like "..., keep that in mind" marks it too.
+    if let Some(e) = STANDING_ENDINGS.iter().find(|e| rest.trim_end_matches(['.', '!', ' ']).ends_with(*e)) {
+        standing = true;
+        rest = rest.trim_end_matches(['.', '!', ' ']);
+        rest = rest[..rest.len() - e.len()].trim_end_matches([',', ' ', '-', ';']);
+    }
+    if ONE_OFF.iter().any(|o| format!(" {rest} ").contains(o)) {
+        return None;
+    }
+    let padded = format!(" {rest} ");
+    let ruled = RULE_OPENERS.iter().any(|o| starts_with_word(rest, o));
+    let contrast = CONTRASTS.iter().any(|c| padded.contains(c));
+    // A correction teaches with a directive ("no, use pnpm"), a plain request does not.
+    let directive = ["use ", "run ", "put ", "keep ", "call ", "write ", "add ", "import ", "pin ", "set ", "go through ", "check ", "ask ", "stage ", "edit ", "register "]
+        .iter()
+        .any(|v| rest.starts_with(v));
+    // "that's not quite right" is a complaint, not a lesson: a correction without a directive
+    // must name something ("pnpm, not npm"), not open on a pronoun.
+    let pronoun = ["that", "that's", "this", "it", "it's", "you", "i", "i'm", "we're", "thats", "its", "we'll", "we need", "we should", "we can"].iter().any(|p| starts_with_word(rest, p));
+    // A rule word inside the clause ("dates are always RFC3339", "dont fetch them").
+    let rule_inside = !pronoun && [" always ", " never ", " dont ", " don't ", " do not ", " must "].iter().any(|m| padded.contains(m));
+    // A fact of the project that names something ("frontend code is in apps/web").
+    let fact = [" is ", " are ", " live ", " lives ", " runs ", " goes ", " go "].iter().any(|m| padded.contains(m));
+    let names = rest.split_whitespace().any(|w| w.contains(['/', '_', '`']) || w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(|c| c.is_alphanumeric()));
+    let we = starts_with_word(rest, "we") && !pronoun;
+    if !(standing || ruled || rule_inside || we || (directive && (contrast || corrected)) || (contrast && corrected && !pronoun) || (fact && names && (contrast || corrected || padded.contains(" no ")))) {
+        return None;
+    }
+    if rest.split_whitespace().count() < 3 {
+        return None;
+    }
+    // Back to the clause's own casing: the lowercased clause and the original have the same
+    // words; take the original from where `rest` starts.
+    let offset = rest.as_ptr() as usize - lower.as_ptr() as usize;
+    let end = offset + rest.len();
+    let mut text = if clause.len() == lower.len() && clause.is_char_boundary(offset) && clause.is_char_boundary(end) { clause[offset..end].to_string() } else { rest.to_string() };
+    for (from, to) in [("don't ", "do not "), ("Don't ", "Do not "), ("dont ", "do not "), ("Dont ", "Do not "), ("DON'T ", "DO NOT ")] {
+        if text.starts_with(from) {
+            text = format!("{to}{}", &text[from.len()..]);
+        }
+    }
+    if let Some(r) = text.strip_prefix("remember to ").or_else(|| text.strip_prefix("Remember to ")) {
+        text = r.to_string();
+    }
+    let text = text.trim().trim_end_matches(|c: char| c == ',' || c == ';' || c == ':' || c == '!' || c == '.' || c.is_whitespace());
+    let text = ["please", "thanks", "thank you", "thx", "ok", "k"].iter().fold(text.to_string(), |t, w| {
+        let l = t.to_lowercase();
+        if l.ends_with(&format!(" {w}")) || l.ends_with(&format!(", {w}")) { t[..t.len() - w.len()].trim_end_matches([',', ' ']).to_string() } else { t }
+    });
+    let mut chars = text.chars();
+    let first = chars.next()?;
+    let mut out: String = first.to_uppercase().chain(chars).collect();
+    out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    if out.chars().count() > MAX_TEXT {
+        out = out.chars().take(MAX_TEXT).collect::<String>().trim_end().to_string();
+    }
+    out.push('.');
+    Some(out)
+}
+
+/// The lessons a user's prompt states (at most [`MAX_PER_PROMPT`]); empty for questions,
+/// requests and chatter. A sentence that gives the reason for an instruction ("because ...",
+/// "otherwise ...") stays with it.
+pub fn from_prompt(prompt: &str) -> Vec<String> {
+    let prompt: String = prompt.chars().take(4_000).collect();
+    let corrected = is_correction(&prompt);
+    let parts = clauses(&prompt);
+    let mut out: Vec<String> = Vec::new();
+    let mut last_was_lesson = false;
+    for (i, c) in parts.iter().enumerate() {
+        match instruction(c, corrected && i == 0) {
+            Some(lesson) => {
+                out.push(lesson);
+                last_was_lesson = true;
+            }
+            None => {
+                let lower = c.to_lowercase();
+                if last_was_lesson && !is_question(&lower) && BECAUSE.iter().any(|b| lower.starts_with(b)) {
+                    if let Some(prev) = out.last_mut() {
+                        prev.pop();
+                        let reason = c.trim().trim_end_matches(['.', '!']);
+                        let joined = format!("{prev}: {reason}.");
+                        if joined.chars().count() <= MAX_TEXT + 1 {
+                            *prev = joined;
+                        } else {
+                            prev.push('.');
+                        }
+                    }
+                }
+                last_was_lesson = false;
+            }
+        }
+    }
+    out.dedup();
+    out.truncate(MAX_PER_PROMPT);
+    out
+}
+
+/// Why a prompt gave nothing, in words (for `cairn review judge`).
+pub fn why_nothing(prompt: &str) -> &'static str {
+    let lower = prompt.trim().to_lowercase();
+    if lower.is_empty() {
+        "an empty prompt"
+    } else if is_question(&lower) {
+        "a question"
+    } else if CHATTER.iter().any(|c| starts_with_word(strip_fillers(&lower).0, c)) || lower.split_whitespace().count() < 3 {
+        "chatter"
+    } else {
+        "a request: no correction or standing instruction (always, never, don't, from now on, remember, \"X, not Y\")"
+    }
+}
+
+/// Programs whose failure teaches nothing lasting: looking around.
+const LOOKS: &[&str] = &["ls", "cat", "head", "tail", "grep", "rg", "find", "fd", "pwd", "which", "echo", "less", "more", "tree", "stat", "file", "wc", "type", "whoami", "env", "printenv", "du", "df"];
+
+/// The words of a command, without environment assignments and `sudo`.
+fn command_words(command: &str) -> Vec<&str> {
+    command.split_whitespace().skip_while(|w| w.contains('=') && !w.starts_with('-')).filter(|w| *w != "sudo").collect()
+}
+
+/// Whether a command only looks around.
+fn looks_around(e: &SessionEvent) -> bool {
+    e.tool_name.as_deref() == Some("Bash") && command_words(&acted(e)).first().is_some_and(|p| LOOKS.contains(&basename(p)))
+}
+
+/// The gist of an error: its first line that says something (not "Exit code N"), cut.
+pub fn error_gist(error: &str) -> String {
+    let line = error
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.to_lowercase().starts_with("exit code") && !l.starts_with("Error: Exit code"))
+        .unwrap_or("");
+    let one: String = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > 100 {
+        format!("{}...", one.chars().take(100).collect::<String>())
+    } else {
+        one
+    }
+}
+
+/// The error a failed call reports: a failure's `error`, or a response's stderr.
+fn error_of(e: &SessionEvent) -> String {
+    if let Some(error) = e.payload.get("error").and_then(Value::as_str) {
+        return error_gist(error);
+    }
+    let response = e.payload.get("tool_response").unwrap_or(&Value::Null);
+    let text = [field(response, "stderr"), field(response, "error"), field(response, "stdout")].into_iter().find(|s| !s.trim().is_empty()).unwrap_or("");
+    error_gist(text)
+}
+
+/// The file a file tool acted on.
+fn file_of(e: &SessionEvent) -> Option<&str> {
+    let input = e.payload.get("tool_input")?;
+    [field(input, "file_path"), field(input, "notebook_path"), field(input, "path")].into_iter().find(|p| !p.is_empty())
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// A failed call's signature: its kind, its program and subcommand, and the error's gist with
+/// numbers, paths and quotes taken out, so the same failure in two sessions has one signature.
+pub fn signature(e: &SessionEvent) -> Option<String> {
+    if !is_result(e) || !failed(e) {
+        return None;
+    }
+    let what = match e.tool_name.as_deref()? {
+        "Bash" => {
+            let command = acted(e);
+            let words = command_words(&command);
+            let program = words.first()?;
+            if LOOKS.contains(&basename(program)) {
+                return None;
+            }
+            words.iter().take(2).copied().collect::<Vec<_>>().join(" ")
+        }
+        tool => format!("{tool} {}", basename(file_of(e)?)),
+    };
+    let gist = error_of(e);
+    if gist.is_empty() {
+        return None;
+    }
+    let shape: String = gist
+        .split_whitespace()
+        .filter(|w| !w.contains('/') && !w.starts_with(['\'', '"', '`']))
+        .map(|w| w.chars().filter(|c| !c.is_ascii_digit()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some(format!("{what} :: {}", shape.to_lowercase()))
+}
+
+/// A failed call and the changed call of the same kind that worked after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recovery {
+    /// Indexes into the session's events.
+    pub failed: usize,
+    pub worked: usize,
+    /// The candidate lesson.
+    pub text: String,
+}
+
+/// How the call changed, when it is a recovery worth a lesson: `Some(lesson)` for another
+/// program with the same arguments, a flag or argument added or changed, or the same file at
+/// another path.
+fn changed(failed_call: &SessionEvent, worked: &SessionEvent, gist: &str) -> Option<String> {
+    let why = if gist.is_empty() { String::new() } else { format!(" ({gist})") };
+    match kind(failed_call.tool_name.as_deref())? {
+        "Bash" => {
+            let (a, b) = (acted(failed_call), acted(worked));
+            let (wa, wb) = (command_words(&a), command_words(&b));
+            if wa.is_empty() || wb.is_empty() || wa == wb || LOOKS.contains(&basename(wa[0])) || LOOKS.contains(&basename(wb[0])) {
+                return None;
+            }
+            let same_program = wa[0] == wb[0];
+            let shared = wa.iter().filter(|w| wb.contains(w)).count();
+            let related = if same_program {
+                // The same program: most of its words kept, something added or changed.
+                shared * 2 >= wa.len().max(wb.len()) && shared >= 1
+            } else {
+                // Another program for the same arguments (`npm test` -> `pnpm test`).
+                wa[1..] == wb[1..] || (wa.len() > 1 && shared * 2 >= wa.len().max(wb.len()))
+            };
+            if !related {
+                return None;
+            }
+            let cut = |s: &str| if s.chars().count() > 80 { format!("{}...", s.chars().take(80).collect::<String>()) } else { s.to_string() };
+            Some(format!("In this project, `{}` fails{why}; `{}` works.", cut(&wa.join(" ")), cut(&wb.join(" "))))
+        }
+        "edit" | "Read" => {
+            let (pa, pb) = (file_of(failed_call)?, file_of(worked)?);
+            if pa == pb || basename(pa) != basename(pb) || failed_call.tool_name != worked.tool_name {
+                return None;
+            }
+            Some(format!("In this project, `{pa}` does not exist{why}; the file is `{pb}`."))
+        }
+        _ => None,
+    }
+}
+
+/// Recoveries in a session's events (log order): each failed call, then the first later result
+/// of the same kind within `calls` results and `minutes`, when it succeeded and changed the call
+/// in a way that teaches something. A failed call is used once.
+pub fn recoveries(events: &[SessionEvent], calls: usize, minutes: f64) -> Vec<Recovery> {
+    let mut out = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        if !is_result(e) || !failed(e) {
+            continue;
+        }
+        let Some(t0) = millis(&e.at) else { continue };
+        let gist = error_of(e);
+        for (j, x) in events.iter().enumerate().skip(i + 1).filter(|(_, x)| is_result(x)).take(calls) {
+            if millis(&x.at).is_none_or(|t| (t - t0) as f64 > minutes * 60_000.0) {
+                break;
+            }
+            if kind(x.tool_name.as_deref()) != kind(e.tool_name.as_deref()) {
+                continue;
+            }
+            // A look around in between (`ls`, `cat`) neither recovers nor decides.
+            if failed(x) || looks_around(x) {
+                continue;
+            }
+            if let Some(text) = changed(e, x, &gist) {
+                out.push(Recovery { failed: i, worked: j, text });
+            }
+            // The first success of the same kind decides.
+            break;
+        }
+    }
+    out
+}
+
+/// A moment in words, for a candidate's evidence: what the call did and how it went.
+pub fn describe(e: &SessionEvent) -> String {
+    let what = acted(e);
+    let what: String = what.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(160).collect();
+    match (e.tool_name.as_deref(), e.event.as_str()) {
+        (_, "UserPromptSubmit") => format!("prompt: {what}"),
+        (Some(tool), _) if failed(e) => format!("{tool} `{what}` failed: {}", error_of(e)),
+        (Some(tool), _) => format!("{tool} `{what}` worked"),
+        (None, event) => format!("{event}: {what}"),
+    }
+}
+
+/// Promotes a candidate the gate called `quality` once `promote_after` of its shadow moments
+/// are confirmed; `true` when it did.
+pub fn promote_if_due(m: &mut Memory, promote_after: usize, now: &str) -> bool {
+    let Some(c) = m.capture.as_mut() else { return false };
+    if c.promoted.is_none() && c.verdict == super::gate::Verdict::Quality.as_str() && c.confirmed() >= promote_after {
+        c.promoted = Some(Promotion { at: now.to_string(), by: "auto".into() });
+        return true;
+    }
+    false
+}
+
+/// Feedback on a candidate at a moment: `used` confirms its shadow moment there, `not-relevant`
+/// marks it wrong. Returns whether a shadow moment was there.
+pub fn judge_shadow(m: &mut Memory, moment: &SessionEvent, right: bool, promote_after: usize, now: &str) -> bool {
+    let Some(c) = m.capture.as_mut() else { return false };
+    let same = |s: &&mut cairn_proto::Shadow| s.session == moment.session_id && (s.at == moment.at || (s.tool_use_id.is_some() && s.tool_use_id == moment.tool_use_id));
+    let Some(s) = c.shadow.iter_mut().find(same) else { return false };
+    s.confirmed = Some(right);
+    s.by = Some(if right { "your feedback: used" } else { "your feedback: not relevant" }.into());
+    promote_if_due(m, promote_after, now);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn one(prompt: &str) -> Option<String> {
+        let v = from_prompt(prompt);
+        assert!(v.len() <= 1, "{prompt}: {v:?}");
+        v.into_iter().next()
+    }
+
+    #[test]
+    fn corrections_and_standing_instructions_become_lessons() {
+        assert_eq!(one("no, use pnpm here, not npm").as_deref(), Some("Use pnpm here, not npm."));
+        assert_eq!(one("don't touch the generated files in src/gen").as_deref(), Some("Do not touch the generated files in src/gen."));
+        assert_eq!(one("always run the linter before committing").as_deref(), Some("Always run the linter before committing."));
+        assert_eq!(one("From now on, put new migrations under db/migrations.").as_deref(), Some("Put new migrations under db/migrations."));
+        assert_eq!(one("remember that the staging db is read-only").as_deref(), Some("The staging db is read-only."));
+        assert_eq!(
+            one("fix the failing test, and from now on never mock the database in integration tests").as_deref(),
+            Some("Never mock the database in integration tests.")
+        );
+        assert_eq!(
+            one("Never force-push to main. The deploy bot tags from it, because releases are cut there.").as_deref(),
+            Some("Never force-push to main.")
+        );
+        assert_eq!(one("never force-push to main, because the deploy bot tags from it").as_deref(), Some("Never force-push to main, because the deploy bot tags from it."));
+        assert_eq!(one("Never edit vendor/. Otherwise the next sync wipes it").as_deref(), Some("Never edit vendor/: Otherwise the next sync wipes it."));
+    }
+
+    #[test]
+    fn questions_requests_and_chatter_give_nothing() {
+        for p in [
+            "should we always use pnpm?",
+            "why does the build fail",
+            "add a test for parse_date",
+            "fix the failing build",
+            "thanks!",
+            "looks good",
+            "ok continue",
+            "no rush, but can you add logging to the importer",
+            "don't worry about the warnings for now",
+            "that's not quite right",
+            "hmm, no",
+            "never mind",
+            "can you always use pnpm from now on?",
+            "",
+        ] {
+            assert_eq!(from_prompt(p), Vec::<String>::new(), "{p}");
+        }
+        assert_eq!(why_nothing("should we always use pnpm?"), "a question");
+        assert!(why_nothing("add a test for parse_date").starts_with("a request"));
+    }
+
+    #[test]
+    fn a_prompt_can_state_several_lessons() {
+        let v = from_prompt("Always use pnpm. Never commit .env files.\n- don't edit src/gen by hand");
+        assert_eq!(v, vec!["Always use pnpm.", "Never commit .env files.", "Do not edit src/gen by hand."]);
+    }
+
+    fn at(sec: u32) -> String {
+        format!("2026-01-01T00:{:02}:{:02}.000Z", sec / 60, sec % 60)
+    }
+
+    fn bash(sec: u32, command: &str, error: Option<&str>) -> SessionEvent {
+        let (event, payload) = match error {
+            Some(e) => ("PostToolUseFailure", json!({"tool_input": {"command": command}, "error": e})),
+            None => ("PostToolUse", json!({"tool_input": {"command": command}, "tool_response": {"stdout": "ok"}})),
+        };
+        SessionEvent {
+            at: at(sec),
+            session_id: "s".into(),
+            event: event.into(),
+            project: "p".into(),
+            tool_name: Some("Bash".into()),
+            tool_use_id: Some(format!("t{sec}")),
+            intent: None,
+            meaning: None,
+            payload,
+            advised: Vec::new(),
+            decision: None,
+            shadow: Vec::new(),
+        }
+    }
+
+    fn read(sec: u32, path: &str, error: Option<&str>) -> SessionEvent {
+        let mut e = bash(sec, "", error);
+        e.tool_name = Some("Read".into());
+        e.payload = match error {
+            Some(err) => json!({"tool_input": {"file_path": path}, "error": err}),
+            None => json!({"tool_input": {"file_path": path}, "tool_response": {"file": {"content": "x"}}}),
+        };
+        e
+    }
+
+    #[test]
+    fn a_changed_call_that_works_after_a_failure_is_a_recovery() {
+        let s = vec![bash(1, "npm test", Some("Exit code 1\nnpm ERR! This project uses pnpm")), bash(5, "pnpm test", None)];
+        let r = recoveries(&s, 5, 10.0);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].text, "In this project, `npm test` fails (npm ERR! This project uses pnpm); `pnpm test` works.");
+        // A flag added.
+        let s = vec![bash(1, "cargo test", Some("error: could not find `Cargo.toml`")), bash(2, "ls", None), bash(3, "cargo test --manifest-path rust/Cargo.toml", None)];
+        assert_eq!(recoveries(&s, 5, 10.0).len(), 1);
+        // The same file at another path.
+        let s = vec![read(1, "/repo/src/config.ts", Some("File does not exist.")), read(2, "/repo/packages/app/src/config.ts", None)];
+        let r = recoveries(&s, 5, 10.0);
+        assert_eq!(r[0].text, "In this project, `/repo/src/config.ts` does not exist (File does not exist.); the file is `/repo/packages/app/src/config.ts`.");
+    }
+
+    #[test]
+    fn retries_look_arounds_unrelated_calls_and_late_successes_are_not_recoveries() {
+        let flaky = vec![bash(1, "cargo test", Some("test timed out")), bash(2, "cargo test", None)];
+        assert!(recoveries(&flaky, 5, 10.0).is_empty(), "the same call again teaches nothing");
+        let look = vec![bash(1, "ls build", Some("No such file or directory")), bash(2, "ls dist", None)];
+        assert!(recoveries(&look, 5, 10.0).is_empty());
+        let other = vec![bash(1, "npm test", Some("failed")), bash(2, "git status", None)];
+        assert!(recoveries(&other, 5, 10.0).is_empty(), "an unrelated command");
+        let late = vec![bash(1, "npm test", Some("failed")), bash(60 * 20, "pnpm test", None)];
+        assert!(recoveries(&late, 5, 30.0).len() == 1 && recoveries(&late, 5, 10.0).is_empty());
+        let far = vec![bash(1, "npm test", Some("failed")), bash(2, "git add -A", None), bash(3, "git diff", None), bash(4, "pnpm test", None)];
+        assert!(recoveries(&far, 2, 10.0).is_empty(), "past the window's calls");
+    }
+
+    #[test]
+    fn a_quality_candidate_promotes_itself_once_its_shadow_is_confirmed_enough() {
+        let mut m = crate::exchange::new_memory("c".into(), "p".into(), "Use pnpm here, not npm.".into(), "dependencies".into(), "captured".into(), vec![], String::new());
+        let shadow = |at: &str, tool: &str| cairn_proto::Shadow { at: at.into(), session: "s".into(), event: "PostToolUse".into(), tool_use_id: Some(tool.into()), probability: 0.7, confirmed: None, by: None };
+        m.capture = Some(cairn_proto::Capture { from: "prompt".into(), verdict: "quality".into(), shadow: vec![shadow(&at(1), "t1"), shadow(&at(2), "t2")], ..Default::default() });
+        let first = bash(1, "npm i", None);
+        assert!(judge_shadow(&mut m, &first, true, 2, "now"));
+        assert!(m.is_candidate(), "one confirmed moment is not enough");
+        let mut other = bash(9, "npm i", None);
+        other.tool_use_id = Some("t9".into());
+        assert!(!judge_shadow(&mut m, &other, true, 2, "now"), "no shadow moment there");
+        let mut second = bash(7, "npm ci", None);
+        second.tool_use_id = Some("t2".into());
+        assert!(judge_shadow(&mut m, &second, true, 2, "now"), "found by its tool call");
+        assert!(!m.is_candidate());
+        assert_eq!(m.capture.as_ref().unwrap().promoted.as_ref().unwrap().by, "auto");
+        // A candidate that needs work is promoted by the user only.
+        let mut n = m.clone();
+        n.capture.as_mut().unwrap().promoted = None;
+        n.capture.as_mut().unwrap().verdict = "needs_work".into();
+        assert!(!promote_if_due(&mut n, 2, "now") && n.is_candidate());
+    }
+
+    #[test]
+    fn a_failure_s_signature_leaves_out_numbers_and_paths() {
+        let a = bash(1, "make deploy ENV=prod", Some("Exit code 2\nerror: token expired at 12:31 for /home/a/x"));
+        let b = bash(1, "make deploy", Some("error: token expired at 09:02 for /home/b/y"));
+        assert_eq!(signature(&a), signature(&b));
+        assert!(signature(&a).unwrap().starts_with("make deploy ::"));
+        assert_eq!(signature(&bash(1, "ls nope", Some("No such file"))), None, "a look-around");
+        assert_eq!(signature(&bash(1, "make deploy", None)), None, "it worked");
+        assert_eq!(error_gist("Exit code 128\nfatal: 'origin' does not appear to be a git repository\n"), "fatal: 'origin' does not appear to be a git repository");
+    }
+}

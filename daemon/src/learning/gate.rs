@@ -1,0 +1,402 @@
+//! The quality gate: whether a candidate lesson is worth keeping. Pure.
+//!
+//! Five dimensions in [0, 1], each with its reason:
+//! - **actionability**: it tells the agent what to do or not do (a directive, a rule, a
+//!   recovery's "X fails; Y works"), or at least states a fact of the project;
+//! - **specificity**: it names things (a command, a path, a flag, an identifier, a tool) rather
+//!   than "the code" or "tests";
+//! - **reasoning**: it says why (because, otherwise, so that, the error it avoids);
+//! - **novelty**: it is not an existing lesson again, by meaning (cosine) and by words;
+//! - **outcome link**: it comes from something that happened (a failure recovered from, a
+//!   correction of a call) rather than from nowhere.
+//!
+//! Verdicts: **primitive** (never stored: usage statistics, timings, text that restates a
+//! command, fragments, tautologies, or too vague to act on), **duplicate** (an existing lesson
+//! again: the capture strengthens that lesson instead), **needs work** (kept as a candidate
+//! that only the user can promote) and **quality** (kept as a candidate that promotes itself
+//! once its shadow record confirms it). "Keep" is quality or needs work.
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::text;
+
+/// What the gate is given about the candidate.
+#[derive(Debug, Clone)]
+pub struct Input<'a> {
+    pub text: &'a str,
+    /// `prompt`, `recovery`, `failure`, `claude-md`, ...
+    pub source: &'a str,
+    /// The closest existing lessons: id, text, and the cosine with the candidate when the model
+    /// is loaded.
+    pub nearest: Vec<(&'a str, &'a str, Option<f64>)>,
+}
+
+/// The gate's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Quality,
+    NeedsWork,
+    Primitive,
+    Duplicate,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Quality => "quality",
+            Verdict::NeedsWork => "needs_work",
+            Verdict::Primitive => "primitive",
+            Verdict::Duplicate => "duplicate",
+        }
+    }
+
+    /// Whether capture keeps it as a candidate.
+    pub fn keeps(self) -> bool {
+        matches!(self, Verdict::Quality | Verdict::NeedsWork)
+    }
+}
+
+/// The gate's bars (tuneables `capture.*`).
+#[derive(Debug, Clone, Copy)]
+pub struct Bars {
+    /// Overall score for `quality`.
+    pub quality: f64,
+    /// Overall score under which a candidate is too vague to keep at all.
+    pub keep: f64,
+    /// Cosine at which a candidate is an existing lesson again.
+    pub duplicate_cosine: f64,
+    /// Share of the shorter text's words found in the other at which it is one again by words.
+    pub duplicate_words: f64,
+}
+
+impl Default for Bars {
+    fn default() -> Self {
+        Bars { quality: 0.55, keep: 0.40, duplicate_cosine: 0.80, duplicate_words: 0.8 }
+    }
+}
+
+/// The gate's judgement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    pub score: f64,
+    pub actionability: f64,
+    pub specificity: f64,
+    pub reasoning: f64,
+    pub novelty: f64,
+    pub outcome_linked: f64,
+    /// One per dimension, then the verdict's.
+    pub reasons: Vec<String>,
+    pub duplicate_of: Option<String>,
+}
+
+/// Weights of the dimensions in the score (they sum to 1).
+const WEIGHTS: [f64; 5] = [0.30, 0.25, 0.10, 0.20, 0.15];
+
+/// Words that name nothing in particular.
+const GENERIC: &[&str] = &[
+    "code", "thing", "things", "stuff", "work", "works", "working", "pass", "passes", "test", "tests", "careful", "carefully", "good", "bad", "better",
+    "best", "right", "wrong", "sure", "make", "properly", "correctly", "always", "never", "should", "must", "use", "do", "don't", "not", "check",
+    "issue", "issues", "problem", "problems", "fix", "bug", "bugs", "change", "changes", "file", "files", "project", "repo", "here", "everything",
+    "anything", "nice", "clean", "quality", "important", "well", "fine", "ok", "okay", "way", "before", "after", "again", "also", "just", "really",
+    "please", "keep", "write", "run", "it", "this", "that", "the", "a", "an", "to", "and", "or", "of", "in", "on", "for", "with", "be", "is", "are",
+    "was", "were", "you", "we", "i", "they", "them", "all", "any", "some", "more", "less", "very", "too", "stuff", "things", "something", "care",
+    "mistakes", "mistake", "errors", "error", "time", "times", "when", "then", "than", "if", "so", "by", "at", "as", "from", "into", "up", "out",
+    "sense", "makes", "make", "made", "doing", "done", "look", "looks", "see", "new", "old", "now", "one", "ones", "correct", "broken", "break",
+    "functions", "function", "output", "input", "stuff.", "etc", "thing.", "possible", "needed", "need", "needs", "like", "each", "every",
+    "readable", "readability", "compiles", "compile", "compiled", "green", "maintainable", "simple", "consistent", "robust", "tidy", "neat", "elegant",
+    "documented", "working", "fixed", "sure", "careful", "ensure", "remember", "last", "week", "yesterday", "today", "thanks",
+];
+
+/// Verbs that open a directive.
+const DIRECTIVES: &[&str] = &[
+    "always", "never", "don't", "do", "avoid", "use", "run", "prefer", "keep", "put", "add", "pin", "set", "call", "check", "ship", "build", "pass",
+    "read", "write", "ask", "wrap", "import", "export", "install", "commit", "push", "rebase", "merge", "test", "mock", "bump", "tag", "deploy",
+    "restart", "start", "stop", "make", "ensure", "only", "leave", "go", "prefix", "name", "store", "log", "validate", "escape", "quote", "lock",
+    "update", "regenerate", "generate", "create", "delete", "remove", "move", "rename", "open", "close", "point", "target", "include", "exclude",
+    "drop", "migrate", "squash", "sign", "format", "lint", "review", "document", "return", "raise", "throw", "catch", "handle", "retry", "wait",
+    "source", "export", "cd", "switch", "reuse", "follow", "target", "send", "request",
+];
+
+/// Words that give a reason.
+const REASONS: &[&str] = &["because", "since", "otherwise", "so that", "or else", "which", "as it", "as they", "else", "due to", "to avoid", "to keep", "or it", "or the", "so the", "so it", "breaks", "fails", "caused", "causes"];
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '!' | '?' | '"'))
+        .map(|w| w.trim_matches(|c: char| matches!(c, '.' | ':' | '\'' | '`')).to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// A word that names a thing in code: a path, a flag, an identifier, a version, a quoted span.
+fn is_code(raw: &str) -> bool {
+    let w = raw.trim_matches(|c: char| matches!(c, '.' | ',' | ':' | ';' | '(' | ')' | '\'' | '"'));
+    let has_alpha = w.chars().any(|c| c.is_alphabetic());
+    w.len() >= 2
+        && (raw.contains('`')
+            || (w.contains('/') && has_alpha)
+            || w.starts_with("--")
+            || (w.starts_with('-') && w.len() == 2 && has_alpha)
+            || (w.contains('_') && has_alpha)
+            || (w.contains('.') && has_alpha && !w.ends_with('.') && w.chars().filter(|c| *c == '.').count() <= 3)
+            || (w.contains('=') && has_alpha)
+            || w.contains("::")
+            || (w.chars().any(|c| c.is_ascii_digit()) && has_alpha)
+            || (w.chars().skip(1).any(|c| c.is_uppercase()) && w.chars().next().is_some_and(|c| c.is_lowercase()))
+            || (w.len() >= 2 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_') && w.chars().filter(|c| c.is_ascii_uppercase()).count() >= 2))
+}
+
+/// The share of the shorter text's terms found in the other.
+fn overlap(a: &str, b: &str) -> f64 {
+    let (ta, tb) = (text::terms(a), text::terms(b));
+    let (ta, tb): (std::collections::HashSet<_>, std::collections::HashSet<_>) = (ta.into_iter().collect(), tb.into_iter().collect());
+    let shorter = ta.len().min(tb.len());
+    if shorter == 0 {
+        return 0.0;
+    }
+    ta.intersection(&tb).count() as f64 / shorter as f64
+}
+
+/// Statistics and timings: a count of calls, runs or results; a duration.
+static NUMBERS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)\b\d+(\.\d+)?\s*(times|calls|invocations|%|percent|failed|passed|errors|warnings|issues|tests|ms|s|secs?|seconds|mins?|minutes|h|hours)\b|\b(took|after|in)\s+\d+(\.\d+)?\s*(ms|s|secs?|seconds|mins?|minutes)\b|success rate|on average")
+        .expect("a valid pattern")
+});
+
+/// Programs that only look around: a recovery between two of their calls teaches nothing.
+const LOOKS: &[&str] = &["ls", "cat", "head", "tail", "grep", "rg", "find", "fd", "pwd", "which", "echo", "less", "tree", "stat", "wc"];
+
+/// The two calls of a recovery's text ("`X` fails ...; `Y` works").
+fn recovery_calls(text: &str) -> Option<(String, String)> {
+    let spans: Vec<&str> = text.split('`').collect();
+    if spans.len() < 5 || !text.contains(" works") {
+        return None;
+    }
+    // The first span is the failed call; the last code span before " works" is the one that worked.
+    let works = text.rfind(" works")?;
+    let before: Vec<&str> = text[..works].split('`').collect();
+    let worked = before.get(before.len().checked_sub(2)?)?.to_string();
+    Some((spans[1].to_string(), worked))
+}
+
+/// Characters that differ between two strings (Levenshtein distance, for short ones).
+fn distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut prev = row[0];
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cur = row[j];
+            row[j] = (row[j] + 1).min(row[j - 1] + 1).min(prev + usize::from(a[i - 1] != b[j - 1]));
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// What makes a text primitive, if anything.
+fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<String> {
+    let lower = text.to_lowercase();
+    if ws.len() < 4 {
+        return Some("a fragment: fewer than four words".into());
+    }
+    if let Some((failed, worked)) = recovery_calls(text) {
+        let program = |c: &str| c.split_whitespace().find(|w| !w.contains('=')).unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
+        if failed.trim() == worked.trim() {
+            return Some("the same call again: a retry, not a lesson".into());
+        }
+        if LOOKS.contains(&program(&failed).as_str()) || LOOKS.contains(&program(&worked).as_str()) {
+            return Some("a look around that found nothing, then something".into());
+        }
+        if program(&failed) == program(&worked) && distance(&failed, &worked) <= 2 {
+            return Some("a typo fixed, not a lesson".into());
+        }
+        // Only a name completed ("pod api-7d9f" -> "pod api-7d9f8c6b5-x2kqp").
+        let (a, b): (Vec<&str>, Vec<&str>) = (failed.split_whitespace().collect(), worked.split_whitespace().collect());
+        if a.len() == b.len() && a.len() > 1 && a[..a.len() - 1] == b[..b.len() - 1] && b[b.len() - 1].starts_with(a[a.len() - 1]) {
+            return Some("a name completed, not a lesson".into());
+        }
+    } else if lower.contains(" fails") || lower.contains(" failed") {
+        let call = text.split('`').nth(1).unwrap_or("");
+        let program = call.split_whitespace().next().unwrap_or("");
+        if LOOKS.contains(&program) {
+            return Some("a look around that found nothing".into());
+        }
+    }
+    if NUMBERS.is_match(&lower) && !rule {
+        return Some("statistics or a timing, not a lesson".into());
+    }
+    let restates = ["ran ", "executed ", "called ", "invoked ", "opened ", "edited ", "created ", "read ", "used ", "the agent ", "claude ", "i ran", "we ran", "the user ran"];
+    if restates.iter().any(|r| lower.starts_with(r)) && !rule && !REASONS.iter().any(|r| lower.contains(r)) {
+        return Some("it restates what was done".into());
+    }
+    let one_off = ["this time", "for now", "for this pr", "right now", "just this once", "revert that", "undo that", "that approach", "never mind", "nevermind", "same approach as", "the same way as"];
+    if one_off.iter().any(|o| lower.contains(o)) {
+        return Some("about this moment only, not a lesson that lasts".into());
+    }
+    if specific == 0 {
+        return Some("a tautology: it names nothing in particular".into());
+    }
+    None
+}
+
+/// Judges a candidate.
+pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
+    let text = input.text.trim();
+    let ws = words(text);
+    let lower = text.to_lowercase();
+    let code = text.split_whitespace().filter(|w| is_code(w)).count();
+    let domain = ws.iter().filter(|w| w.len() >= 3 && w.chars().all(|c| c.is_alphanumeric() || c == '-') && !GENERIC.contains(&w.as_str())).count();
+    let specific = code + domain;
+    let recovery = lower.contains(" fails") && lower.contains(" works") || lower.contains("does not exist") && lower.contains("the file is");
+    // The first word after a leading "In this project," / "Here," says whether it is a directive.
+    let head = lower.trim_start_matches("in this project, ").trim_start_matches("in this repo, ").trim_start_matches("here, ");
+    let first = words(head).into_iter().next().unwrap_or_default();
+    // A rule lasts: it says always/never/don't, contrasts ("X, not Y"), or speaks of every case
+    // (when, whenever, before, each, any, only, here, in this project). A bare imperative is a
+    // request for now.
+    let padded = format!(" {lower} ");
+    let rule_marker = [
+        " always ", " never ", " don't ", " dont ", " do not ", " must ", " instead of ", " instead", " rather than ", ", not ", " not ", " no ", " only ",
+        " when ", " whenever ", " before ", " after ", " each ", " every ", " any ", " all ", " here", " in this project", " in this repo", " we use ",
+        " avoid ", " prefer ", " should ", " until ", " unless ", " without ", " from now on", " by default",
+    ]
+    .iter()
+    .any(|m| padded.contains(m));
+    let imperative = DIRECTIVES.contains(&first.as_str());
+    let modal = [" should ", " prefer ", " avoid ", " need to ", " needs to ", " has to ", " have to "].iter().any(|m| padded.contains(m));
+    let fact = [" is ", " are ", " lives ", " live ", " runs ", " uses ", " use ", " requires ", " expects ", " needs ", " sits ", " goes ", " belongs ", " fails ", " strips "].iter().any(|m| padded.contains(m));
+    // Each clause's first word: "After changing X, update Y" is a directive too.
+    let imperative = imperative || lower.split([';', ',', ':', '.']).any(|c| words(c).first().is_some_and(|w| DIRECTIVES.contains(&w.as_str()) && w != "do" && w != "make"));
+    let (actionability, act_reason) = if recovery {
+        (1.0, "says what fails and what works")
+    } else if (imperative || modal) && (rule_marker || REASONS.iter().any(|r| padded.contains(&format!(" {r}"))) || lower.contains("; ")) {
+        (1.0, "a rule: what to do or not, and when")
+    } else if fact && rule_marker || fact && code > 0 {
+        (0.7, "a fact of the project the agent can act on")
+    } else if imperative {
+        (0.3, "a request for now, not a rule that lasts")
+    } else if fact {
+        (0.5, "a statement with nothing to act on named")
+    } else {
+        (0.2, "says nothing to do")
+    };
+    let specificity = (0.35 * code as f64 + 0.2 * domain as f64).min(1.0);
+    let spec_reason = match (code, domain) {
+        (0, 0) => "names nothing in particular".to_string(),
+        (c, d) => format!("names {c} thing(s) in code and {d} other specific word(s)"),
+    };
+    let gist = recovery && text.contains(" (");
+    let (reasoning, why_reason) = if REASONS.iter().any(|r| format!(" {lower}").contains(&format!(" {r}"))) || text.contains(" — ") || text.contains(": ") && !recovery {
+        (1.0, "says why")
+    } else if gist {
+        (0.6, "names the error it avoids")
+    } else {
+        (0.0, "says no why")
+    };
+    // Novelty: the closest existing lesson by meaning and by words.
+    let mut duplicate_of = None;
+    let mut closest = 0.0f64;
+    let mut closest_reason = "no existing lesson is close".to_string();
+    for (id, other, cosine) in &input.nearest {
+        let words_shared = overlap(text, other);
+        let c = cosine.unwrap_or(0.0);
+        let dup = c >= bars.duplicate_cosine || (c >= bars.duplicate_cosine - 0.08 && words_shared >= 0.5) || (words_shared >= bars.duplicate_words && text::terms(text).len() >= 3);
+        let similarity = c.max(words_shared * 0.9);
+        if similarity > closest {
+            closest = similarity;
+            closest_reason = match cosine {
+                Some(c) => format!("closest lesson {id}: cosine {c:.2}, {:.0}% of words shared", words_shared * 100.0),
+                None => format!("closest lesson {id}: {:.0}% of words shared", words_shared * 100.0),
+            };
+        }
+        if dup && duplicate_of.is_none() {
+            duplicate_of = Some(id.to_string());
+        }
+    }
+    let novelty = (1.0 - closest).clamp(0.0, 1.0);
+    let (outcome_linked, link_reason) = match input.source {
+        "recovery" => (1.0, "a failure recovered from"),
+        "failure" => (0.8, "a failure seen in several sessions"),
+        "prompt" => (0.6, "the user's correction or instruction"),
+        "claude-md" | "user" => (0.4, "written by the user"),
+        _ => (0.0, "from no outcome"),
+    };
+    let score = WEIGHTS[0] * actionability + WEIGHTS[1] * specificity + WEIGHTS[2] * reasoning + WEIGHTS[3] * novelty + WEIGHTS[4] * outcome_linked;
+    let mut reasons = vec![
+        format!("actionability {actionability:.2}: {act_reason}"),
+        format!("specificity {specificity:.2}: {spec_reason}"),
+        format!("reasoning {reasoning:.2}: {why_reason}"),
+        format!("novelty {novelty:.2}: {closest_reason}"),
+        format!("outcome link {outcome_linked:.2}: {link_reason}"),
+    ];
+    let verdict = if let Some(why) = primitive(text, &ws, specific, actionability >= 1.0) {
+        reasons.push(format!("primitive: {why}"));
+        Verdict::Primitive
+    } else if let Some(id) = &duplicate_of {
+        reasons.push(format!("duplicate of {id}: that lesson is strengthened instead"));
+        Verdict::Duplicate
+    } else if actionability >= 0.6 && specificity >= 0.35 && score >= bars.quality {
+        reasons.push(format!("quality: score {score:.2} >= {:.2}", bars.quality));
+        Verdict::Quality
+    } else if actionability >= 0.6 && score >= bars.keep {
+        reasons.push(format!("needs work: score {score:.2}, {}", if specificity < 0.35 { "names too little" } else { "under the quality bar" }));
+        Verdict::NeedsWork
+    } else if actionability < 0.6 {
+        reasons.push("primitive: it says nothing to do".into());
+        Verdict::Primitive
+    } else {
+        reasons.push(format!("primitive: too vague to act on (score {score:.2} < {:.2})", bars.keep));
+        Verdict::Primitive
+    };
+    Judgement { verdict, score, actionability, specificity, reasoning, novelty, outcome_linked, reasons, duplicate_of }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(text: &str, source: &str) -> Verdict {
+        judge(&Input { text, source, nearest: Vec::new() }, &Bars::default()).verdict
+    }
+
+    #[test]
+    fn lessons_that_say_what_to_do_about_named_things_are_quality() {
+        assert_eq!(v("Use pnpm here, not npm.", "prompt"), Verdict::Quality);
+        assert_eq!(v("In this project, `npm test` fails (npm ERR! This project uses pnpm); `pnpm test` works.", "recovery"), Verdict::Quality);
+        assert_eq!(v("Do not touch the generated files in src/gen.", "prompt"), Verdict::Quality);
+        assert_eq!(v("Never mock the database in integration tests, because the mocks hid a broken migration.", "prompt"), Verdict::Quality);
+    }
+
+    #[test]
+    fn primitives_are_never_kept() {
+        for t in ["Bash was used 14 times in this session.", "cargo build took 41s.", "Ran git status.", "the config", "Tests should pass.", "Make sure the code works.", "Be careful with changes."] {
+            let j = judge(&Input { text: t, source: "prompt", nearest: Vec::new() }, &Bars::default());
+            assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
+            assert!(!j.verdict.keeps());
+        }
+    }
+
+    #[test]
+    fn every_dimension_has_its_reason() {
+        let j = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: Vec::new() }, &Bars::default());
+        assert_eq!(j.reasons.len(), 6);
+        for (r, name) in j.reasons.iter().zip(["actionability", "specificity", "reasoning", "novelty", "outcome link", "quality"]) {
+            assert!(r.starts_with(name), "{r}");
+        }
+    }
+
+    #[test]
+    fn an_existing_lesson_again_is_a_duplicate_by_meaning_or_words() {
+        let lesson = "Never force-push main or a release branch: the deploy bot tags from them.";
+        let by_meaning = judge(&Input { text: "Do not rewrite history on main with push -f.", source: "prompt", nearest: vec![("m1", lesson, Some(0.91))] }, &Bars::default());
+        assert_eq!((by_meaning.verdict, by_meaning.duplicate_of.as_deref()), (Verdict::Duplicate, Some("m1")));
+        let by_words = judge(&Input { text: "Never force-push main or a release branch.", source: "prompt", nearest: vec![("m1", lesson, None)] }, &Bars::default());
+        assert_eq!(by_words.verdict, Verdict::Duplicate);
+        let other = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: vec![("m1", lesson, Some(0.2))] }, &Bars::default());
+        assert_eq!(other.verdict, Verdict::Quality);
+        assert!(other.novelty > 0.7);
+    }
+}

@@ -1,0 +1,124 @@
+//! Capture's own state, in one tree by prefix: `s\0<key>` a moment already read (so a session
+//! read again captures nothing twice), `r\0<text key>` a text the user rejected (never captured
+//! again), `f\0<signature>` a failure's record (the sessions it was seen in, bounded).
+
+use serde::{Deserialize, Serialize};
+
+use super::codec::{decode, encode, StoreError};
+use super::Store;
+
+/// Most sessions kept per failure signature.
+const FAILURE_SESSIONS: usize = 8;
+/// Most moments remembered as read; past it the oldest half is dropped (a moment that old is past
+/// every window that could read it again).
+const MAX_SEEN: usize = 50_000;
+
+/// A failure seen across sessions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FailureRecord {
+    pub project: String,
+    /// What failed and how, in words (the latest).
+    pub call: String,
+    pub gist: String,
+    /// Sessions it was seen in, oldest first, without a recovery.
+    pub sessions: Vec<String>,
+    /// Set once a candidate was made of it (or offered and turned away).
+    #[serde(default)]
+    pub captured: bool,
+}
+
+fn key(prefix: &str, rest: &str) -> Vec<u8> {
+    [prefix.as_bytes(), b"\0", rest.as_bytes()].concat()
+}
+
+/// A text's key for rejection: its words, lowercased, without punctuation.
+pub fn text_key(text: &str) -> String {
+    text.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+impl Store {
+    /// Whether the moment `key` was read already; marks it read.
+    pub fn capture_seen(&self, moment: &str) -> Result<bool, StoreError> {
+        self.writable()?;
+        let k = key("s", moment);
+        let before = self.captures.insert(&k, crate::base::clock::now().as_bytes())?;
+        if before.is_none() && self.captures.scan_prefix(b"s\0").count() > MAX_SEEN {
+            let drop: Vec<_> = self.captures.scan_prefix(b"s\0").filter_map(|r| r.ok()).map(|(k, v)| (v, k)).collect::<std::collections::BTreeMap<_, _>>().into_values().take(MAX_SEEN / 2).collect();
+            for k in drop {
+                self.captures.remove(k)?;
+            }
+        }
+        Ok(before.is_some())
+    }
+
+    /// Remembers a text the user rejected.
+    pub fn reject_text(&self, text: &str) -> Result<(), StoreError> {
+        self.writable()?;
+        self.captures.insert(key("r", &text_key(text)), text.as_bytes())?;
+        Ok(())
+    }
+
+    pub fn is_rejected(&self, text: &str) -> Result<bool, StoreError> {
+        Ok(self.captures.contains_key(key("r", &text_key(text)))?)
+    }
+
+    pub fn rejected_count(&self) -> usize {
+        self.captures.scan_prefix(b"r\0").count()
+    }
+
+    /// Notes a failure with `signature` in `session`; returns its record as it is now.
+    pub fn note_failure(&self, signature: &str, project: &str, session: &str, call: &str, gist: &str) -> Result<FailureRecord, StoreError> {
+        self.writable()?;
+        let k = key("f", &format!("{project}\0{signature}"));
+        let mut r: FailureRecord = match self.captures.get(&k)? {
+            Some(v) => decode(&k, &v)?,
+            None => FailureRecord { project: project.into(), ..Default::default() },
+        };
+        r.call = call.into();
+        r.gist = gist.into();
+        if !r.sessions.iter().any(|s| s == session) {
+            r.sessions.push(session.into());
+            if r.sessions.len() > FAILURE_SESSIONS {
+                r.sessions.remove(0);
+            }
+        }
+        self.captures.insert(&k, encode(&r))?;
+        Ok(r)
+    }
+
+    /// Marks a failure as captured (or recovered from: it no longer waits for a repeat).
+    pub fn failure_done(&self, signature: &str, project: &str) -> Result<(), StoreError> {
+        let k = key("f", &format!("{project}\0{signature}"));
+        if let Some(v) = self.captures.get(&k)? {
+            let mut r: FailureRecord = decode(&k, &v)?;
+            r.captured = true;
+            self.captures.insert(&k, encode(&r))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn moments_rejections_and_failures_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("store"), 8 << 20).unwrap();
+        assert!(!store.capture_seen("s1\0t1").unwrap());
+        assert!(store.capture_seen("s1\0t1").unwrap(), "read once");
+        store.reject_text("Use pnpm here, not npm.").unwrap();
+        assert!(store.is_rejected("use pnpm here -- not NPM").unwrap());
+        assert!(!store.is_rejected("Use yarn here.").unwrap());
+        assert_eq!(store.rejected_count(), 1);
+        store.note_failure("make deploy :: token expired", "p", "a", "make deploy", "token expired").unwrap();
+        store.note_failure("make deploy :: token expired", "p", "a", "make deploy", "token expired").unwrap();
+        let r = store.note_failure("make deploy :: token expired", "p", "b", "make deploy", "token expired").unwrap();
+        assert_eq!(r.sessions, vec!["a", "b"]);
+        assert!(!r.captured);
+        store.failure_done("make deploy :: token expired", "p").unwrap();
+        let r = store.note_failure("make deploy :: token expired", "p", "c", "make deploy", "token expired").unwrap();
+        assert!(r.captured && r.sessions.len() == 3);
+    }
+}
