@@ -336,6 +336,7 @@ pub enum FeedbackCmd {
 pub enum ReviewCmd {
     /// Promote a candidate: it is said from now on.
     Accept {
+        /// The candidate's id (see `cairn review`).
         id: String,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -343,6 +344,7 @@ pub enum ReviewCmd {
     },
     /// Remove a candidate; the same text is never captured again.
     Reject {
+        /// The candidate's id (see `cairn review`).
         id: String,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -350,6 +352,7 @@ pub enum ReviewCmd {
     },
     /// Rewrite a candidate's text (it stays a candidate until accepted).
     Edit {
+        /// The candidate's id (see `cairn review`).
         id: String,
         /// The new text.
         text: String,

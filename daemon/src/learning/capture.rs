@@ -159,8 +159,7 @@ fn instruction(clause: &str, corrected_before: bool) -> Option<String> {
     }
     let mut rest = body;
     let mut standing = false;
-    loop {
-        let Some(p) = STANDING.iter().find(|p| starts_with_word(rest, p.trim_end_matches([',', ':'])) || rest.starts_with(*p)) else { break };
+    while let Some(p) = STANDING.iter().find(|p| starts_with_word(rest, p.trim_end_matches([',', ':'])) || rest.starts_with(*p)) {
         standing = true;
         rest = rest[p.len()..].trim_start_matches(|c: char| c == ',' || c == ':' || c == '-' || c.is_whitespace());
         rest = strip_fillers(rest).0;
@@ -245,8 +244,8 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
             }
             None => {
                 let lower = c.to_lowercase();
-                if last_was_lesson && !is_question(&lower) && BECAUSE.iter().any(|b| lower.starts_with(b)) {
-                    if let Some(prev) = out.last_mut() {
+                if let Some(prev) = out.last_mut().filter(|_| last_was_lesson && !is_question(&lower) && BECAUSE.iter().any(|b| lower.starts_with(b))) {
+                    {
                         prev.pop();
                         let reason = c.trim().trim_end_matches(['.', '!']);
                         let joined = format!("{prev}: {reason}.");

@@ -274,7 +274,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         (1.0, "says what fails and what works")
     } else if (imperative || modal) && (rule_marker || REASONS.iter().any(|r| padded.contains(&format!(" {r}"))) || lower.contains("; ")) {
         (1.0, "a rule: what to do or not, and when")
-    } else if fact && rule_marker || fact && code > 0 {
+    } else if fact && (rule_marker || code > 0) {
         (0.7, "a fact of the project the agent can act on")
     } else if imperative {
         (0.3, "a request for now, not a rule that lasts")

@@ -429,3 +429,106 @@ fn imported_links_keep_the_rules_feedback_keeps() {
     let theirs_graph: Value = serde_json::from_str(&home.ok(&["graph", "show", &theirs, "--json"])).unwrap();
     assert!(theirs_graph["into"].as_array().unwrap().is_empty(), "{theirs_graph}");
 }
+
+/// A Bash call that failed, as Claude Code sends it.
+fn bash_failed(session: &str, id: &str, cwd: &Path, command: &str, error: &str) -> Vec<u8> {
+    json!({
+        "session_id": session, "cwd": cwd, "hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_use_id": id,
+        "tool_input": {"command": command}, "error": error, "is_interrupt": false
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The candidates `cairn review --json` lists in `dir`'s project, once `ready` holds.
+fn candidates(home: &Home, dir: &Path, ready: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    let mut found = Vec::new();
+    let ok = eventually(Duration::from_secs(20), || {
+        let v: Value = serde_json::from_str(&ok_in(home, dir, &["review", "--json"])).unwrap();
+        found = v["candidates"].as_array().cloned().unwrap_or_default();
+        ready(&found)
+    });
+    assert!(ok, "review never showed what was expected: {found:#?}");
+    found
+}
+
+#[test]
+fn a_correction_becomes_a_candidate_that_earns_its_voice() {
+    let (home, project) = home_and_project();
+    // A request, a question and thanks teach nothing; the correction after a call does.
+    for text in ["add a test for parse_date", "why does the build fail?", "thanks!"] {
+        said(&home, &prompt("c1", &project, text));
+    }
+    // The correction corrects the calls of the turn before it.
+    said(&home, &bash("c1", "t1", &project, "npm install left-pad", "Install left-pad"));
+    said(&home, &prompt("c1", &project, "no, use pnpm here, not npm"));
+    let c = candidates(&home, &project, |c| !c.is_empty());
+    assert_eq!(c.len(), 1, "{c:#?}");
+    let id = c[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(c[0]["text"], "Use pnpm here, not npm.");
+    assert_eq!(c[0]["source"], "prompt");
+    assert_eq!(c[0]["quality"]["verdict"], "quality");
+    let evidence = c[0]["evidence"].to_string();
+    assert!(evidence.contains("no, use pnpm here") && evidence.contains("npm install left-pad"), "{evidence}");
+    assert_eq!(c[0]["quality"]["reasons"].as_array().unwrap().len(), 6);
+    let shown: Value = serde_json::from_str(&ok_in(&home, &project, &["show", &id, "--json"])).unwrap();
+    assert_eq!(shown["source"], "captured");
+    assert!(shown["why"]["caused_by"][0].as_str().unwrap().starts_with("sit_"), "the corrected moment is what caused it: {shown}");
+
+    // A candidate is silent: where it would have spoken is its shadow record. The user teaching
+    // it again in that session confirms the moment; two confirmed moments promote it.
+    for (n, session) in ["c2", "c3"].iter().enumerate() {
+        let context = said(&home, &bash(session, "t1", &project, "npm install left-pad", "Install left-pad"));
+        assert!(!context.contains("pnpm"), "a candidate spoke: {context}");
+        candidates(&home, &project, |c| c.iter().any(|c| c["shadow"]["would_have_spoken"].as_u64() == Some(n as u64 + 1)));
+        said(&home, &prompt(session, &project, "no, use pnpm here, not npm"));
+        if n == 0 {
+            let c = candidates(&home, &project, |c| c.iter().any(|c| c["shadow"]["confirmed"] == 1));
+            assert_eq!(c.len(), 1, "taught again: the same candidate, not a second one: {c:#?}");
+        }
+    }
+    candidates(&home, &project, |c| c.is_empty());
+    let shown: Value = serde_json::from_str(&ok_in(&home, &project, &["show", &id, "--json"])).unwrap();
+    assert_eq!(shown["capture"]["promoted"]["by"], "auto", "{shown}");
+    let context = said(&home, &bash("c4", "t1", &project, "npm install left-pad", "Install left-pad"));
+    assert!(context.contains("Use pnpm here, not npm."), "promoted, it speaks: {context:?}");
+    let status = home.status();
+    assert_eq!((status["capture"]["candidates"].as_u64(), status["capture"]["promoted"].as_u64()), (Some(0), Some(1)), "{status}");
+}
+
+#[test]
+fn a_recovery_is_captured_accepted_or_rejected_for_good() {
+    let (home, project) = home_and_project();
+    said(&home, &bash_failed("r1", "t1", &project, "npm test", "Exit code 1\nnpm ERR! This project is configured to use pnpm"));
+    said(&home, &bash("r1", "t2", &project, "pnpm test", "Run the tests"));
+    let c = candidates(&home, &project, |c| !c.is_empty());
+    assert_eq!(c[0]["source"], "recovery");
+    assert_eq!(c[0]["text"], "In this project, `npm test` fails (npm ERR! This project is configured to use pnpm); `pnpm test` works.");
+    let recovery = c[0]["id"].as_str().unwrap().to_string();
+
+    // Rejected: gone, and the same lesson is not captured again.
+    said(&home, &bash("r1", "t3", &project, "git status", "Look"));
+    said(&home, &prompt("r1", &project, "never run the e2e suite against the shared staging db"));
+    let c = candidates(&home, &project, |c| c.len() == 2);
+    let staging = c.iter().find(|c| c["source"] == "prompt").unwrap()["id"].as_str().unwrap().to_string();
+    ok_in(&home, &project, &["review", "reject", &staging]);
+    said(&home, &prompt("r2", &project, "never run the e2e suite against the shared staging db"));
+    std::thread::sleep(Duration::from_secs(2));
+    let c = candidates(&home, &project, |c| c.len() == 1);
+    assert_eq!(c[0]["id"], recovery.as_str());
+    assert!(eventually(Duration::from_secs(10), || home.status()["capture"]["rejected"] == 1));
+
+    // Accepted: it speaks at once, and says where it came from.
+    let out = ok_in(&home, &project, &["review", "accept", &recovery]);
+    assert!(out.contains("accepted"), "{out}");
+    candidates(&home, &project, |c| c.is_empty());
+    let advice: Value = serde_json::from_str(&ok_in(&home, &project, &["advise", "--json", "--explain", "run npm test"])).unwrap();
+    let item = advice["advice"].as_array().unwrap().iter().find(|a| a["id"] == recovery.as_str()).cloned();
+    let item = item.unwrap_or_else(|| panic!("the accepted lesson is said: {advice:#}"));
+    assert!(item["why"].as_str().unwrap().contains("captured") && item["why"].as_str().unwrap().contains("accepted by you"), "{item}");
+    // Review verbs refuse what is not a candidate.
+    let out = in_dir(&home, &project, &["review", "reject", &recovery]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("promoted already"));
+    let out = in_dir(&home, &project, &["review", "accept", "no-such-id"]);
+    assert!(!out.status.success());
+}
