@@ -210,6 +210,19 @@ pub enum Command {
         #[command(flatten)]
         scope: ProjectArgs,
     },
+    /// How much each signal counts in this project's decisions (relevance, salience, trigger,
+    /// effectiveness, activation, recency), learned from what became of lessons, against the
+    /// default; `reset` goes back to the default, `learn` runs a tuning pass now.
+    Weights {
+        /// `show` (the default), `reset` or `learn`.
+        #[arg(value_enum, default_value_t = WeightsVerb::Show)]
+        action: WeightsVerb,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
     /// The memory graph: situations, links and strengths, and the log of every change.
     Graph {
         #[command(subcommand)]
@@ -330,6 +343,17 @@ pub enum FeedbackCmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// What `cairn weights` does.
+#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
+pub enum WeightsVerb {
+    /// Show the weights in force, the default, sample size, last run and history.
+    Show,
+    /// Go back to the default weights (the history is kept).
+    Reset,
+    /// Run a tuning pass now (it runs hourly by itself).
+    Learn,
 }
 
 #[derive(Subcommand)]

@@ -59,6 +59,8 @@ pub trait Cairn {
     async fn review_act(action: ReviewAction) -> Result<ReviewOutcome, RpcError>;
     /// What capture and the quality gate make of a text; stores nothing.
     async fn judge(request: JudgeRequest) -> Result<Judged, RpcError>;
+    /// The learned mix of the decision's signal groups: show, reset, or learn now.
+    async fn weights(query: WeightsQuery) -> Result<WeightsReport, RpcError>;
     /// Drain, flush and exit. Answers before the daemon goes away.
     async fn shutdown() -> ();
 }

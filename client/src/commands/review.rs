@@ -1,7 +1,8 @@
 //! `review`: the lessons cairn captured itself, waiting for promotion; accept, reject, edit, and
-//! `review judge` to see what capture and the quality gate make of a text.
+//! `review judge` to see what capture and the quality gate make of a text. `weights`: what
+//! cairn learned about how much each signal counts.
 
-use cairn_proto::{JudgeRequest, QualityView, ReviewAction, ReviewQuery};
+use cairn_proto::{JudgeRequest, QualityView, ReviewAction, ReviewQuery, WeightsAction, WeightsQuery};
 
 use super::{client, ctx, print_json, scope, Failure};
 use crate::cli::ProjectArgs;
@@ -76,5 +77,27 @@ pub async fn judge(text: String, prompt: bool, source: Option<String>, json: boo
         }
     }
     outln!("{}", if j.keep { "kept as a candidate" } else { "not kept" });
+    Ok(())
+}
+
+pub async fn weights(action: WeightsAction, json: bool, args: ProjectArgs) -> Result<(), Failure> {
+    let r = client().await?.weights(ctx(), WeightsQuery { scope: scope(&args), action }).await??;
+    if json {
+        print_json(&r);
+        return Ok(());
+    }
+    if !r.message.is_empty() {
+        outln!("{}", r.message);
+    }
+    let state = if r.learned { "learned" } else { "default (none learned yet)" };
+    outln!("project {}: {state}; {} samples ({} proved right; {} needed to learn)", r.project, r.samples, r.positives, r.min_samples);
+    outln!("  {:<14} {:>8} {:>8}", "signal", "current", "default");
+    for w in &r.weights {
+        outln!("  {:<14} {:>8.3} {:>8.3}", w.signal, w.current, w.default);
+    }
+    match &r.last_run {
+        Some(at) => outln!("last run {at}; {} run(s) kept", r.history.len()),
+        None => outln!("no run yet: runs hourly once there are enough samples (`cairn weights learn` runs one now)"),
+    }
     Ok(())
 }

@@ -22,6 +22,8 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::logistic;
+
 pub use super::candidate::Standing;
 use super::candidate::Candidate;
 use super::salience::READ_ONLY_CEILING;
@@ -233,9 +235,7 @@ pub struct Decision {
     pub terms: Vec<Term>,
 }
 
-pub fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
+pub use crate::base::logistic::sigmoid;
 
 impl Fitted {
     /// The logit of `inputs` under the fitted weights alone.
@@ -277,12 +277,30 @@ impl Fitted {
     }
 }
 
+impl Decision {
+    /// The decision under a learned mix of signal groups: each term of a group scaled by the
+    /// group's factor (learned weight / default weight), the logit and probability again.
+    pub fn reweighed(mut self, mix: &crate::learning::weights::Mix) -> Decision {
+        let factors = crate::learning::weights::multipliers(mix);
+        for t in self.terms.iter_mut() {
+            if let Some(g) = crate::learning::weights::group(&t.name) {
+                t.weight *= factors[g];
+                t.contribution *= factors[g];
+            }
+        }
+        let logit = self.intercept + self.terms.iter().map(|t| t.contribution).sum::<f64>();
+        self.logit = if logit.is_finite() { logit } else { f64::NEG_INFINITY };
+        self.probability = sigmoid(self.logit);
+        self.terms.sort_by(|a, b| b.contribution.abs().total_cmp(&a.contribution.abs()).then_with(|| a.name.cmp(&b.name)));
+        self
+    }
+}
+
 /// Fits `P(relevant) = sigmoid(b + w . x)` to `rows` (inputs, relevant) with an L2 penalty
 /// `l2` on the weights (not the intercept), by Newton's method. Every input name seen in a
 /// row gets a weight; names are sorted, so the fit is deterministic.
 pub fn fit(rows: &[(Inputs, bool)], l2: f64) -> (f64, BTreeMap<String, f64>) {
     let names: Vec<String> = rows.iter().flat_map(|(i, _)| i.values.iter().map(|(n, _)| n.clone())).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
-    let k = names.len() + 1;
     let x: Vec<Vec<f64>> = rows
         .iter()
         .map(|(i, _)| {
@@ -292,69 +310,10 @@ pub fn fit(rows: &[(Inputs, bool)], l2: f64) -> (f64, BTreeMap<String, f64>) {
         })
         .collect();
     let y: Vec<f64> = rows.iter().map(|(_, r)| f64::from(u8::from(*r))).collect();
-    let mut beta = vec![0.0; k];
-    // A whisker of penalty on every coefficient, the intercept too, keeps the system solvable
-    // when inputs are collinear or a class is separable; it moves a well-posed fit by nothing
-    // one could see.
-    const RIDGE: f64 = 1e-6;
-    for _ in 0..100 {
-        // Gradient and Hessian of the penalised negative log-likelihood.
-        let mut grad = vec![0.0; k];
-        let mut hess = vec![vec![0.0; k]; k];
-        for (xi, yi) in x.iter().zip(&y) {
-            let p = sigmoid(xi.iter().zip(&beta).map(|(a, b)| a * b).sum());
-            let w = (p * (1.0 - p)).max(1e-9);
-            for a in 0..k {
-                grad[a] += (p - yi) * xi[a];
-                for b in 0..k {
-                    hess[a][b] += w * xi[a] * xi[b];
-                }
-            }
-        }
-        for a in 0..k {
-            let penalty = if a == 0 { RIDGE } else { l2.max(0.0) + RIDGE };
-            grad[a] += penalty * beta[a];
-            hess[a][a] += penalty;
-        }
-        let Some(step) = solve(hess, grad).filter(|s| s.iter().all(|x| x.is_finite())) else { break };
-        let size: f64 = step.iter().map(|s| s.abs()).fold(0.0, f64::max);
-        for (b, s) in beta.iter_mut().zip(&step) {
-            *b -= s;
-        }
-        if size < 1e-9 {
-            break;
-        }
-    }
+    let beta = logistic::fit(&x, &y, l2);
     (beta[0], names.into_iter().zip(beta.into_iter().skip(1)).collect())
 }
 
-/// Solves `a x = b` by Gaussian elimination with partial pivoting; `None` if singular.
-fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
-    let n = b.len();
-    for col in 0..n {
-        let pivot = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
-        if a[pivot][col].abs() < 1e-12 {
-            return None;
-        }
-        a.swap(col, pivot);
-        b.swap(col, pivot);
-        let (above, below) = a.split_at_mut(col + 1);
-        let pivot_row = &above[col];
-        for (r, row) in below.iter_mut().enumerate() {
-            let f = row[col] / pivot_row[col];
-            for (x, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
-                *x -= f * p;
-            }
-            b[col + 1 + r] -= f * b[col];
-        }
-    }
-    let mut x = vec![0.0; n];
-    for row in (0..n).rev() {
-        let s: f64 = (row + 1..n).map(|c| a[row][c] * x[c]).sum();
-        x[row] = (b[row] - s) / a[row][row];
-    }
-    Some(x)
-}
 
 /// A model with known weights, for tests that say what the decision does with its inputs
 /// whatever the shipped fit.
@@ -384,6 +343,21 @@ mod tests {
         hit.cosine = cosine;
         hit.example = example.map(|e| (e, "an example".to_string()));
         Candidate { id: "a".into(), text: "t".into(), category: "security".into(), project: "p".into(), hit: Some(hit), trigger: None, effectiveness: 0.5, node_weight: 1.0, recency: 0.0, vector: None, found: true, seed: None, standing: Standing::default(), activation: None, pending: false, captured: None }
+    }
+
+    #[test]
+    fn a_learned_mix_scales_each_group_and_the_default_changes_nothing() {
+        let f = Fitted { intercept: -1.0, weights: [("meaning".to_string(), 4.0), ("salience".to_string(), 2.0)].into(), threshold: 0.5, l2: 1.0 };
+        let inputs = Inputs { values: vec![("meaning".into(), 0.5), ("salience".into(), 1.0)] };
+        let fixed = Fixed { outcome: 0.0, recency: 0.0, activation: 0.0, learned: 0.0 };
+        let d = f.decide(&inputs, fixed, &Evidence::default(), &[]);
+        assert_eq!(d.clone().reweighed(&crate::learning::weights::DEFAULT), d);
+        let mut mix = [0.1; 6];
+        mix[0] = 0.5;
+        let r = d.clone().reweighed(&mix);
+        // Relevance x3, salience x0.6: -1 + 2 x 3 + 2 x 0.6.
+        assert!((r.logit - 6.2).abs() < 1e-9, "{r:?}");
+        assert!((r.probability - sigmoid(6.2)).abs() < 1e-12);
     }
 
     #[test]

@@ -46,6 +46,10 @@ pub fn fuse(c: Candidate, salience: &Salience, prompt: bool, gates: &Gates) -> S
     let learned = c.hit.as_ref().and_then(|h| h.learned.applies.as_ref()).map_or(0.0, |m| ((m.closeness - gates.situation_floor) / (1.0 - gates.situation_floor).max(1e-9)).clamp(0.0, 1.0));
     let evidence = Evidence { effectiveness: c.effectiveness, recency: c.recency, activation: c.activation(), learned };
     let decision = fitted.decide(&inputs, gates.fixed, &evidence, &[("seed_weight", seed_weight), ("node_weight", c.node_weight)]);
+    let decision = match &gates.mix {
+        Some(mix) => decision.reweighed(mix),
+        None => decision,
+    };
 
     let mut signals = Signals::new();
     signals.insert("probability".into(), decision.probability);
@@ -91,6 +95,11 @@ pub fn fuse(c: Candidate, salience: &Salience, prompt: bool, gates: &Gates) -> S
         signals.insert("seed_weight".into(), *w);
     }
     signals.insert("node_weight".into(), c.node_weight);
+    if let Some(mix) = &gates.mix {
+        for (name, w) in crate::learning::weights::SIGNALS.iter().zip(mix) {
+            signals.insert(format!("mix.{name}"), *w);
+        }
+    }
     if let Some(a) = &c.activation {
         signals.insert("activation".into(), a.value);
     }

@@ -30,6 +30,9 @@ pub struct Gates {
     pub same_moment: f64,
     /// The closeness under which a learned situation counts for nothing (`learning.situation_floor`).
     pub situation_floor: f64,
+    /// The project's learned mix of signal groups (`learning::weights`), when one was learned
+    /// and learning is on: each group's terms scale by learned / default.
+    pub mix: Option<crate::learning::weights::Mix>,
 }
 
 impl Gates {
@@ -44,6 +47,7 @@ impl Gates {
                 Fixed::from_weights(r.weight_outcome, r.weight_recency).with_learning(on * t.learning.weight_activation, on * t.learning.weight_learned)
             },
             situation_floor: t.learning.situation_floor,
+            mix: None,
             model: Model::builtin(),
             same_moment: t.learning.same_moment,
         }

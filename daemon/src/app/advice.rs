@@ -116,7 +116,9 @@ fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), 
     if intent.is_empty() || limit == 0 {
         return Considered::default();
     }
-    let policy = Policy::from_settings(t, limit);
+    let mut policy = Policy::from_settings(t, limit);
+    // The project's learned mix of signal groups, while learning takes part.
+    policy.gates.mix = if t.learning.enabled { d.mix(project) } else { None };
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
     // One snapshot of what the user keeps quiet serves the rules and the lookup alike.
     let quiet = d.memories().quiet();

@@ -37,6 +37,8 @@ pub struct Daemon {
     captures: Pending,
     /// Captures turned away by the gate or taken as evidence, since start.
     turned_away: std::sync::atomic::AtomicU64,
+    /// Each project's learned mix of signal groups, mirrored from the store for the hook.
+    mixes: parking_lot::RwLock<std::collections::HashMap<String, crate::learning::weights::Mix>>,
     shutdown: CancellationToken,
     /// What the shutdown under way is for: [`RUNNING`], [`STOPPING`] or [`RESTARTING`].
     ending: AtomicU8,
@@ -64,7 +66,9 @@ impl Daemon {
         let store = Arc::new(store);
         let semantic = Arc::new(Semantic::new(paths.data_dir.join("vectors"), config.read().tuneables.model.query_cache_size, loader));
         let memories = Memories::load(store.clone(), semantic.clone())?;
+        let mixes = store.learned_mixes()?.into_iter().collect();
         Ok(Daemon {
+            mixes: parking_lot::RwLock::new(mixes),
             paths,
             mode,
             started: Instant::now(),
@@ -90,6 +94,19 @@ impl Daemon {
 
     pub fn captures(&self) -> &Pending {
         &self.captures
+    }
+
+    /// The learned mix of `project`, if one was learned.
+    pub fn mix(&self, project: &str) -> Option<crate::learning::weights::Mix> {
+        self.mixes.read().get(project).copied()
+    }
+
+    /// Sets (or, with `None`, clears) a project's mix in the mirror.
+    pub fn set_mix(&self, project: &str, mix: Option<crate::learning::weights::Mix>) {
+        match mix {
+            Some(m) => self.mixes.write().insert(project.to_string(), m),
+            None => self.mixes.write().remove(project),
+        };
     }
 
     /// Counts a capture the gate turned away (or took as evidence for a lesson it repeats).

@@ -150,6 +150,15 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
         counts: applies.then_some(true),
     };
     let (situation, said, mut lines) = tokio::task::block_in_place(|| at_moment(d, &t, &lesson, &moment, embedded.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
+    // The fusion weights learn from it, misses included: the signals the lesson had there when
+    // it was said, else as the advisor weighs the moment's words now.
+    let signals = match moment.advised.iter().find(|a| a.id == lesson.id) {
+        Some(item) => Some(item.signals.clone()),
+        None => signals_now(d, &t, &lesson.id, &moment),
+    };
+    if let Some(signals) = signals {
+        super::weights::record(d, &moment.project, &signals, applies)?;
+    }
     if lesson.is_candidate() {
         // A captured candidate: the verb also tells its shadow record whether it would have been
         // right there.
@@ -169,6 +178,15 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
     }
     d.store().durable().await?;
     Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(&moment)), said_there: said, situation, changes: lines })
+}
+
+/// A lesson's signals at a moment where it was not said, as the advisor weighs the moment's
+/// words now (`None` when it is not even among what the advisor considers).
+fn signals_now(d: &Daemon, t: &Tuneables, lesson: &str, moment: &SessionEvent) -> Option<cairn_proto::Signals> {
+    let words = moment.intent.clone().filter(|w| !w.trim().is_empty())?;
+    let asked = super::advice::Asked { project: &moment.project, session: None, patience: super::retrieve::Patience::Human, explain: true };
+    let answer = tokio::task::block_in_place(|| super::advice::answer(d, t, &crate::base::event::EventKind::UserPromptSubmit, super::advice::Subject::Text(&words), asked));
+    answer.items.iter().chain(&answer.considered).find(|i| i.id == lesson).map(|i| i.signals.clone())
 }
 
 /// The moment's embedding (fingerprint, vector), made as the advisor makes a query's; `None`

@@ -109,6 +109,15 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             let changed = before.as_ref().is_none_or(|r| r.verdict != a.verdict.as_str() || r.evidence != a.evidence || r.settled != a.settled);
             if a.settled {
                 apply(d, &t, &lesson, e, &a).await?;
+                // What became of it, with the signals it had, teaches the fusion weights.
+                let positive = match a.verdict {
+                    Verdict::Followed => Some(true),
+                    Verdict::Contradicted | Verdict::Ignored => Some(false),
+                    Verdict::Unknown => None,
+                };
+                if let Some(positive) = positive {
+                    super::weights::record(d, &e.project, &item.signals, positive)?;
+                }
             } else {
                 waiting = true;
             }

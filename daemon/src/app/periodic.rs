@@ -1,6 +1,7 @@
 //! Periodic work. Only what is essential runs in `--lite`: the session-log retention, once at
 //! start and then hourly, saving the semantic index when it changed, and watching for a refused
-//! disk to take writes again, so an idle daemon stays asleep.
+//! disk to take writes again, and each project's fusion weights learned hourly, so an idle daemon
+//! stays asleep.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -75,4 +76,10 @@ pub fn spawn(d: &Arc<Daemon>) {
     });
     every(d, Duration::ZERO, RETENTION_EVERY, prune_sessions);
     every(d, DISK_CHECK_EVERY, DISK_CHECK_EVERY, recover_store);
+    // Each project's fusion weights, from the samples its outcomes and feedback left.
+    every(d, RETENTION_EVERY, RETENTION_EVERY, |d| {
+        if let Err(e) = super::weights::learn_all(d) {
+            tracing::warn!(error = %e, "cannot learn the fusion weights");
+        }
+    });
 }

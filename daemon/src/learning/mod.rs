@@ -8,3 +8,4 @@ pub mod capture;
 pub mod gate;
 pub mod graph;
 pub mod outcome;
+pub mod weights;

@@ -175,6 +175,11 @@ impl Cairn for Service {
         app::capture::judge(&self.0, request).await.map_err(|e| wire(&self.0, e))
     }
 
+    async fn weights(self, _: Context, query: WeightsQuery) -> Result<WeightsReport, RpcError> {
+        let _g = self.0.enter();
+        app::weights::weights(&self.0, query).await.map_err(|e| wire(&self.0, e))
+    }
+
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
         let daemon = self.0.clone();

@@ -13,6 +13,7 @@ pub mod embeddings;
 pub mod graph;
 pub mod captures;
 pub mod outcomes;
+pub mod weights;
 pub mod quiet;
 pub mod schema;
 pub mod sessions;
@@ -47,6 +48,8 @@ pub struct Store {
     paused: sled::Tree,
     /// Capture's own state (`captures.rs`): moments read, texts rejected, failures by signature.
     captures: sled::Tree,
+    /// Learned fusion weights: samples and each project's mix (`weights.rs`).
+    weights: sled::Tree,
     /// Memories kept out of advice (`cairn mute`).
     muted: sled::Tree,
     /// The seed pack's state: on or off, seeds ever loaded, seeds turned off.
@@ -127,6 +130,7 @@ impl Store {
             outcomes: db.open_tree("outcomes")?,
             paused: db.open_tree("paused")?,
             captures: db.open_tree("captures")?,
+            weights: db.open_tree("weights")?,
             muted: db.open_tree("muted")?,
             seed_state: db.open_tree("seed_state")?,
             embeddings: db.open_tree("embeddings")?,

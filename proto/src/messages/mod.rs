@@ -13,6 +13,7 @@ mod scope;
 mod search;
 mod seeds;
 mod status;
+mod weights;
 
 pub use advice::*;
 pub use config::*;
@@ -23,3 +24,4 @@ pub use scope::*;
 pub use search::*;
 pub use seeds::*;
 pub use status::*;
+pub use weights::*;

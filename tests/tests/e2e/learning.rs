@@ -532,3 +532,47 @@ fn a_recovery_is_captured_accepted_or_rejected_for_good() {
     let out = in_dir(&home, &project, &["review", "accept", "no-such-id"]);
     assert!(!out.status.success());
 }
+
+#[test]
+fn fusion_weights_are_learned_from_feedback_shown_and_reset() {
+    let (home, project) = home_and_project();
+    let weights = |args: &[&str]| -> Value {
+        let mut all = vec!["weights"];
+        all.extend_from_slice(args);
+        all.push("--json");
+        serde_json::from_str(&ok_in(&home, &project, &all)).unwrap()
+    };
+    let w = weights(&[]);
+    assert_eq!((w["learned"].as_bool(), w["samples"].as_u64()), (Some(false), Some(0)), "{w}");
+    assert!(w["weights"].as_array().unwrap().iter().all(|l| l["current"] == l["default"]));
+    let lesson = ok_in(&home, &project, &["add", "Use pnpm in this repository, never npm: the lockfile is pnpm-lock.yaml.", "--category", "dependencies"]).trim().to_string();
+    // Right at installs, not at looks around: samples on both sides, misses included.
+    for i in 0..12 {
+        let (s, t) = (format!("w{i}"), format!("t{i}"));
+        said(&home, &bash(&s, &t, &project, &format!("npm install package-{i}"), "Install a package"));
+        ok_in(&home, &project, &["feedback", "used", &lesson, "--session", &s, "--tool-use-id", &t]);
+        let (s, t) = (format!("x{i}"), format!("u{i}"));
+        said(&home, &bash(&s, &t, &project, &format!("git log -n {i}"), "Show history"));
+        ok_in(&home, &project, &["feedback", "not-relevant", &lesson, "--session", &s, "--tool-use-id", &t]);
+    }
+    let w = weights(&[]);
+    assert_eq!(w["samples"].as_u64(), Some(24), "{w}");
+    let w = weights(&["learn"]);
+    assert_eq!(w["learned"], true, "{w}");
+    let lines = w["weights"].as_array().unwrap();
+    let sum: f64 = lines.iter().map(|l| l["current"].as_f64().unwrap()).sum();
+    assert!((sum - 1.0).abs() < 1e-9, "{w}");
+    for l in lines {
+        let (c, d) = (l["current"].as_f64().unwrap(), l["default"].as_f64().unwrap());
+        assert!((0.1..=0.6).contains(&c) && (c - d).abs() <= 0.05 + 1e-9, "one run moves each weight a bounded step: {l}");
+    }
+    assert_eq!(w["history"].as_array().unwrap().len(), 1);
+    assert!(w["last_run"].is_string());
+    // The text view, and a reset that keeps the history.
+    let text = ok_in(&home, &project, &["weights"]);
+    assert!(text.contains("learned") && text.contains("relevance") && text.contains("24 samples"), "{text}");
+    let w = weights(&["reset"]);
+    assert_eq!(w["learned"], false);
+    assert_eq!(w["history"].as_array().unwrap().len(), 1);
+    assert!(w["weights"].as_array().unwrap().iter().all(|l| l["current"] == l["default"]));
+}

@@ -187,6 +187,9 @@ impl Cairn for OldDaemon {
     async fn judge(self, _: Context, _: JudgeRequest) -> Result<Judged, RpcError> {
         Err(old())
     }
+    async fn weights(self, _: Context, _: WeightsQuery) -> Result<WeightsReport, RpcError> {
+        Err(old())
+    }
     async fn shutdown(self, _: Context) {}
 }
 
