@@ -5,11 +5,13 @@
 //! features fill fields instead of migrating records. Timestamps are RFC 3339 strings in UTC.
 //!
 //! Reserved fields: cairn writes a memory's identity (id, project, text, context, category,
-//! source, tags, times), and feedback fills `worth`'s counts and effectiveness and `node_weight`.
-//! The layers that fill the rest come with later releases, and until then these fields keep
-//! their starting values and nothing presents them as computed: `why` with temporal
-//! intelligence (causality), `now` and `next` with the memory tiers and prediction, `worth`'s
-//! quality with the quality gate.
+//! source, tags, times), feedback and outcomes fill `worth`'s counts and effectiveness and
+//! `node_weight`, the quality gate fills `worth`'s quality and verdict for captured lessons and
+//! those imported from Claude Code's memory files, and capture fills `capture` and, for what it
+//! captured, `why`'s action type, rationale and `caused_by`. The layers that fill the rest come
+//! with later releases, and until then these fields keep their starting values and nothing
+//! presents them as computed: the rest of `why` with temporal intelligence (causality), `now` and
+//! `next` with the memory tiers and prediction.
 
 use serde::{Deserialize, Serialize};
 
@@ -40,7 +42,8 @@ pub struct Memory {
     pub not_examples: Vec<String>,
     pub created_at: String,
     pub updated_at: String,
-    /// Why it exists (Wake layer 1). Reserved: filled by temporal intelligence (causality).
+    /// Why it exists (Wake layer 1). Filled by capture for what it captured; the rest comes with
+    /// temporal intelligence (causality).
     #[serde(default)]
     pub why: Why,
     /// How relevant it is now (Wake layer 2). Reserved: filled by the memory tiers.
@@ -221,7 +224,8 @@ pub struct Worth {
     /// Posterior mean of a Beta(1, 1) prior: a new memory starts at 0.5.
     #[serde(default = "default_effectiveness")]
     pub effectiveness: f64,
-    /// Quality-gate scores, once the memory has been judged (the quality gate comes with capture).
+    /// Quality-gate scores, once the memory has been judged (captured lessons, and lessons
+    /// imported from Claude Code's memory files).
     #[serde(default)]
     pub quality: Option<Quality>,
     #[serde(default)]

@@ -169,17 +169,28 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
     Ok(!waiting)
 }
 
-/// The lessons closest to `text` in `project` (and `global`): id, text, cosine.
-fn nearest(d: &Daemon, t: &Tuneables, text: &str, project: &str) -> Vec<(String, String, Option<f64>)> {
+/// The lessons closest to `text` in `project` (and `global`), but `own`: id, text, cosine.
+fn nearest(d: &Daemon, t: &Tuneables, text: &str, project: &str, own: Option<&str>) -> Vec<(String, String, Option<f64>)> {
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
-    let hits = with_retrieval(d, t, text, Patience::Human, Fusion::from_settings(&t.retrieval), None, |r| r.hybrid(text, &projects, NEAREST));
-    hits.into_iter().filter_map(|h| d.memories().get(&h.id).map(|m| (m.id, m.text, h.cosine))).collect()
+    let hits = with_retrieval(d, t, text, Patience::Human, Fusion::from_settings(&t.retrieval), None, |r| r.hybrid(text, &projects, NEAREST + 1));
+    hits.into_iter().filter(|h| Some(h.id.as_str()) != own).take(NEAREST).filter_map(|h| d.memories().get(&h.id).map(|m| (m.id, m.text, h.cosine))).collect()
 }
 
 /// The gate's judgement of `text` against the lessons of `project`.
 async fn judge_text(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str) -> gate::Judgement {
+    judge_against(d, t, text, from, project, None).await
+}
+
+/// The gate's judgement of a lesson imported from the user's own files (`claude-md`), against
+/// the other lessons of its project: scored and kept whatever the verdict (the user wrote it).
+pub async fn judge_import(d: &Daemon, t: &Tuneables, text: &str, source: &str, project: &str, id: &str) -> (Quality, String) {
+    let j = judge_against(d, t, text, source, project, Some(id)).await;
+    (quality_of(&j), j.verdict.as_str().to_string())
+}
+
+async fn judge_against(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, own: Option<&str>) -> gate::Judgement {
     let _ = d.embedder_ready().await;
-    let near = tokio::task::block_in_place(|| nearest(d, t, text, project));
+    let near = tokio::task::block_in_place(|| nearest(d, t, text, project, own));
     let input = gate::Input { text, source: from, nearest: near.iter().map(|(id, text, c)| (id.as_str(), text.as_str(), *c)).collect() };
     gate::judge(&input, &bars(t))
 }

@@ -15,6 +15,8 @@ use crate::exchange::{self, apply_minimal, AdviceState, ImportItem};
 use crate::semantic::Prepared;
 
 const MAX_PAGE: u32 = 5000;
+/// Imported lessons the quality gate scores: those read from Claude Code's memory files.
+const GATED_SOURCE: &str = "claude-md";
 
 pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
     let default_project = exchange::default_import_project(batch.default_project.as_deref()).to_string();
@@ -48,6 +50,13 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
         }
     }
     let prepared: Prepared = d.prepare(&projected.iter().collect::<Vec<_>>()).await;
+    // Lessons from the user's Claude Code memory files pass the quality gate too: scored (shown
+    // in `show`), kept whatever the verdict.
+    let t = d.tuneables();
+    let mut judged = std::collections::HashMap::new();
+    for m in projected.iter().filter(|m| m.source == GATED_SOURCE) {
+        judged.insert(m.id.clone(), super::capture::judge_import(d, &t, &m.text, &m.source, &m.project, &m.id).await);
+    }
     // Situations come without their embeddings: made again here, as the advisor makes a moment's.
     let situation_vectors = situation_vectors(d, &items).await;
 
@@ -60,7 +69,12 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                     let id = m.id.clone().expect("ids assigned above");
                     let current = w.get(&id)?;
                     let existed = current.is_some();
-                    w.put(&apply_minimal(&m, &id, current), &prepared)?;
+                    let mut memory = apply_minimal(&m, &id, current);
+                    if let Some((quality, verdict)) = judged.get(&id) {
+                        memory.worth.quality = Some(quality.clone());
+                        memory.worth.verdict = Some(verdict.clone());
+                    }
+                    w.put(&memory, &prepared)?;
                     existed
                 }
                 ImportItem::Memory(m) => w.put(&m, &prepared)?.is_some(),

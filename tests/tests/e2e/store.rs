@@ -218,6 +218,10 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     let pnpm = find(&lessons, "Use pnpm here");
     assert_eq!(pnpm["project"], root.to_str().unwrap());
     assert!(pnpm["context"].as_str().unwrap().ends_with("CLAUDE.md > Repo > Tooling"), "{pnpm}");
+    // Scored by the quality gate like a captured lesson (and kept: the user wrote it).
+    assert_eq!(pnpm["worth"]["verdict"], "quality", "{pnpm}");
+    assert!(pnpm["worth"]["quality"]["actionability"].as_f64().unwrap() >= 0.6, "{pnpm}");
+    assert!(lessons.iter().all(|m| m["worth"]["verdict"].is_string()), "every imported lesson is scored");
     assert_eq!(find(&lessons, "The staging database is reset")["project"], root.to_str().unwrap());
     assert!(!lessons.iter().any(|m| m["text"].as_str().unwrap().contains("rm -rf")), "code blocks are not lessons");
     // Found by what it says, as any lesson.
