@@ -46,6 +46,8 @@ const MAX_EVIDENCE: usize = 10;
 const MAX_SHADOW: usize = 20;
 /// The closest lessons the gate compares a candidate with.
 const NEAREST: usize = 5;
+/// Most calls of a turn a correction is taken to correct (its situations).
+const CORRECTED: usize = 3;
 /// The source of every captured lesson.
 pub const CAPTURED_SOURCE: &str = "captured";
 
@@ -89,8 +91,9 @@ struct Offer<'a> {
     session: &'a str,
     at: &'a str,
     evidence: Vec<Moment>,
-    /// The moment the lesson would have helped at (the call a prompt corrected, the failed call).
-    moment: Option<&'a SessionEvent>,
+    /// The moments the lesson would have helped at (the calls a prompt corrected, the failed
+    /// call), oldest first.
+    moments: Vec<&'a SessionEvent>,
 }
 
 /// Captures what it can from one session; `true` when nothing is left waiting.
@@ -119,12 +122,13 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             continue;
         }
         let prompt = e.payload.get("prompt").and_then(|p| p.as_str()).unwrap_or("");
-        // The moment it corrected: the last call before it in the same turn.
-        let before = events[..i].iter().rev().take_while(|x| x.event != "UserPromptSubmit").find(|x| is_result(x) && x.intent.as_deref().is_some_and(|w| !w.trim().is_empty()));
+        // The moments it corrected: the last calls before it in the same turn.
+        let mut before: Vec<&SessionEvent> = events[..i].iter().rev().take_while(|x| x.event != "UserPromptSubmit").filter(|x| is_result(x) && x.intent.as_deref().is_some_and(|w| !w.trim().is_empty())).take(CORRECTED).collect();
+        before.reverse();
         for text in capture::from_prompt(prompt) {
             let mut evidence = vec![moment_of(e)];
-            evidence.extend(before.map(moment_of));
-            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moment: before }).await?;
+            evidence.extend(before.iter().map(|m| moment_of(m)));
+            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moments: before.clone() }).await?;
         }
     }
 
@@ -139,7 +143,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             d.store().failure_done(&sig, &f.project)?;
         }
         let text = redact::redact_text(&r.text);
-        offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moment: Some(f) }).await?;
+        offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moments: vec![f] }).await?;
     }
     for (i, f) in events.iter().enumerate().filter(|(_, e)| is_result(e) && failed(e)) {
         if found.iter().any(|r| r.failed == i) {
@@ -162,7 +166,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             d.store().failure_done(&sig, &f.project)?;
             let why = if gist.is_empty() { String::new() } else { format!(" ({gist})") };
             let text = format!("In this project, `{call}` keeps failing{why}: seen in {} sessions, never fixed in one. Find the cause before running it again.", record.sessions.len());
-            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moment: Some(f) }).await?;
+            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f] }).await?;
         }
     }
     d.store().durable().await?;
@@ -248,21 +252,23 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
             m.why.action_type = Some(if o.from == "prompt" { "conversation" } else { "tool_use" }.into());
             m.why.rationale = o.evidence.first().map(|e| e.text.clone());
             super::memories::save(d, &m).await?;
-            if let Some(moment) = o.moment {
-                // The moment it corrected becomes its situation, and what caused it.
+            // The moments it corrected become its situations, and what caused it.
+            let mut caused_by = Vec::new();
+            for moment in &o.moments {
                 let vector = super::feedback::embed_moment(d, moment).await?;
                 let judgement = Judgement { applies: true, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: format!("captured {} from {}", m.id, o.from), counts: None };
                 let (situation, _, _) = tokio::task::block_in_place(|| at_moment(d, t, &m, moment, vector.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
-                if let Some(s) = situation {
-                    tokio::task::block_in_place(|| -> Result<()> {
-                        let w = d.memories().writer();
-                        if let Some(mut now) = w.get(&m.id)? {
-                            now.why.caused_by = vec![s];
-                            w.put(&now, &Prepared::default())?;
-                        }
-                        Ok(())
-                    })?;
-                }
+                caused_by.extend(situation.filter(|s| !caused_by.contains(s)));
+            }
+            if !caused_by.is_empty() {
+                tokio::task::block_in_place(|| -> Result<()> {
+                    let w = d.memories().writer();
+                    if let Some(mut now) = w.get(&m.id)? {
+                        now.why.caused_by = caused_by;
+                        w.put(&now, &Prepared::default())?;
+                    }
+                    Ok(())
+                })?;
             }
         }
     }
@@ -273,7 +279,7 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
 /// a candidate its evidence and the shadow moments of this session before the capture.
 async fn strengthen(d: &Daemon, t: &Tuneables, id: &str, o: &Offer<'_>) -> Result<()> {
     let Some(lesson) = d.memories().get(id) else { return Ok(()) };
-    if let Some(moment) = o.moment.filter(|m| lesson.project == m.project || lesson.project == GLOBAL_PROJECT) {
+    for moment in o.moments.iter().filter(|m| lesson.project == m.project || lesson.project == GLOBAL_PROJECT) {
         let vector = super::feedback::embed_moment(d, moment).await?;
         let judgement = Judgement { applies: true, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: format!("{id} captured again from {}", o.from), counts: None };
         tokio::task::block_in_place(|| at_moment(d, t, &lesson, moment, vector.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
@@ -332,7 +338,7 @@ fn shadow(d: &Daemon, id: &str, e: &SessionEvent, p: f64) -> Result<()> {
 fn view(m: &Memory, t: &Tuneables) -> CandidateView {
     let c = m.capture.clone().unwrap_or_default();
     let q = m.worth.quality.clone().unwrap_or_default();
-    let score = [q.actionability, q.specificity, q.reasoning, q.novelty, q.outcome_linked].iter().zip([0.30, 0.25, 0.10, 0.20, 0.15]).map(|(a, b)| a * b).sum();
+    let score = gate::score([q.actionability, q.specificity, q.reasoning, q.novelty, q.outcome_linked]);
     let moments = c
         .shadow
         .iter()

@@ -377,10 +377,19 @@ fn changed(failed_call: &SessionEvent, worked: &SessionEvent, gist: &str) -> Opt
         "Bash" => {
             let (a, b) = (acted(failed_call), acted(worked));
             let (wa, wb) = (command_words(&a), command_words(&b));
-            if wa.is_empty() || wb.is_empty() || wa == wb || LOOKS.contains(&basename(wa[0])) || LOOKS.contains(&basename(wb[0])) {
+            // The whole calls, environment included: `X=1 make deploy` after `make deploy` is a
+            // recovery (a variable it needs), not the same call again.
+            let (ea, eb): (Vec<&str>, Vec<&str>) = (a.split_whitespace().collect(), b.split_whitespace().collect());
+            if wa.is_empty() || wb.is_empty() || ea == eb || LOOKS.contains(&basename(wa[0])) || LOOKS.contains(&basename(wb[0])) {
                 return None;
             }
-            let same_program = wa[0] == wb[0];
+            let (wa, wb) = if wa == wb { (ea, eb) } else { (wa, wb) };
+            // A mistyped program fixed (`gti` -> `git`, "command not found") is a typo; another
+            // program of the same name (`python` -> `python3`) is a fact of the machine.
+            if wa[0] != wb[0] && gist.contains("not found") && !wb[0].starts_with(wa[0]) && super::gate::distance(wa[0], wb[0]) <= 2 {
+                return None;
+            }
+            let same_program = wa[0] == wb[0] || command_words(&a)[0] == command_words(&b)[0];
             let shared = wa.iter().filter(|w| wb.contains(w)).count();
             let related = if same_program {
                 // The same program: most of its words kept, something added or changed.
@@ -577,6 +586,9 @@ mod tests {
         // A flag added.
         let s = vec![bash(1, "cargo test", Some("error: could not find `Cargo.toml`")), bash(2, "ls", None), bash(3, "cargo test --manifest-path rust/Cargo.toml", None)];
         assert_eq!(recoveries(&s, 5, 10.0).len(), 1);
+        // A variable the call needs.
+        let s = vec![bash(1, "sh tools/deploy.sh", Some("DEPLOY_ENV is not set")), bash(2, "DEPLOY_ENV=staging sh tools/deploy.sh", None)];
+        assert_eq!(recoveries(&s, 5, 10.0)[0].text, "In this project, `sh tools/deploy.sh` fails (DEPLOY_ENV is not set); `DEPLOY_ENV=staging sh tools/deploy.sh` works.");
         // The same file at another path.
         let s = vec![read(1, "/repo/src/config.ts", Some("File does not exist.")), read(2, "/repo/packages/app/src/config.ts", None)];
         let r = recoveries(&s, 5, 10.0);
@@ -589,6 +601,8 @@ mod tests {
         assert!(recoveries(&flaky, 5, 10.0).is_empty(), "the same call again teaches nothing");
         let look = vec![bash(1, "ls build", Some("No such file or directory")), bash(2, "ls dist", None)];
         assert!(recoveries(&look, 5, 10.0).is_empty());
+        let typo = vec![bash(1, "gti log -3", Some("Exit code 127\n/bin/bash: line 1: gti: command not found")), bash(2, "git log -3", None)];
+        assert!(recoveries(&typo, 5, 10.0).is_empty(), "a mistyped program fixed");
         let other = vec![bash(1, "npm test", Some("failed")), bash(2, "git status", None)];
         assert!(recoveries(&other, 5, 10.0).is_empty(), "an unrelated command");
         let late = vec![bash(1, "npm test", Some("failed")), bash(60 * 20, "pnpm test", None)];

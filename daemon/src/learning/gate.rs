@@ -94,6 +94,12 @@ pub struct Judgement {
 /// Weights of the dimensions in the score (they sum to 1).
 const WEIGHTS: [f64; 5] = [0.30, 0.25, 0.10, 0.20, 0.15];
 
+/// The overall score of five dimensions (actionability, specificity, reasoning, novelty,
+/// outcome link).
+pub fn score(dimensions: [f64; 5]) -> f64 {
+    dimensions.iter().zip(WEIGHTS).map(|(d, w)| d * w).sum()
+}
+
 /// Words that name nothing in particular.
 const GENERIC: &[&str] = &[
     "code", "thing", "things", "stuff", "work", "works", "working", "pass", "passes", "test", "tests", "careful", "carefully", "good", "bad", "better",
@@ -181,7 +187,7 @@ fn recovery_calls(text: &str) -> Option<(String, String)> {
 }
 
 /// Characters that differ between two strings (Levenshtein distance, for short ones).
-fn distance(a: &str, b: &str) -> usize {
+pub fn distance(a: &str, b: &str) -> usize {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for i in 1..=a.len() {
@@ -324,7 +330,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         "claude-md" | "user" => (0.4, "written by the user"),
         _ => (0.0, "from no outcome"),
     };
-    let score = WEIGHTS[0] * actionability + WEIGHTS[1] * specificity + WEIGHTS[2] * reasoning + WEIGHTS[3] * novelty + WEIGHTS[4] * outcome_linked;
+    let score = score([actionability, specificity, reasoning, novelty, outcome_linked]);
     let mut reasons = vec![
         format!("actionability {actionability:.2}: {act_reason}"),
         format!("specificity {specificity:.2}: {spec_reason}"),

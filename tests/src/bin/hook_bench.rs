@@ -12,7 +12,7 @@
 //! that each hook event compares its moment with its project's situations. `--own K` sets how
 //! many of them are the hook's project's (default N / 50, at most 2,000).
 //!
-//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N] [--situations N [--links K] [--own K]] [--learning-off] [--outcomes-off]`
+//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N] [--situations N [--links K] [--own K]] [--learning-off] [--outcomes-off] [--capture-off]`
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -148,9 +148,17 @@ fn main() {
         (false, false) => None,
         (off, outcomes_off) => Some(json!({"enabled": !off, "outcomes": !outcomes_off})),
     };
+    // `--capture-off`: without capture's note behind each hook and its worker.
+    let mut settings = json!({});
     if let Some(learning) = learning {
+        settings["learning"] = learning;
+    }
+    if flag("--capture-off") {
+        settings["capture"] = json!({"enabled": false});
+    }
+    if settings.as_object().is_some_and(|o| !o.is_empty()) {
         std::fs::create_dir_all(home.path().join("config")).expect("config folder");
-        std::fs::write(home.path().join("config/tuneables.json"), json!({"learning": learning}).to_string()).expect("tuneables");
+        std::fs::write(home.path().join("config/tuneables.json"), settings.to_string()).expect("tuneables");
     }
     home.ok(&["up"]);
     let status = |home: &Home| -> Value { serde_json::from_str(&home.ok(&["status", "--json"])).expect("status") };

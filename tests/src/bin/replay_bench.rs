@@ -18,7 +18,10 @@
 //! The home holds the advice set's 81 lessons as global background besides each family's own
 //! lesson (in the family's repository folder); the seed pack is off.
 //!
-//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-replay-bench -- [--part tune|report|all] [--set FILE] [--set-option KEY=VALUE]...`
+//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-replay-bench -- [--part tune|report|all] [--set FILE] [--set-option KEY=VALUE]... [--implicit]`
+//!
+//! `--implicit`: learning on gives no feedback verbs; only what the agent did after a lesson was
+//! said (the outcome families) teaches, through worth and the learned fusion weights.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -164,9 +167,11 @@ fn play(fams: &[Family], learning: bool, options: &[String]) -> Run {
             let out = home.run_in(Some(dir), &[], &["feedback", verb, &lesson[n], "--session", &session, "--tool-use-id", "toolu_first"]);
             assert!(out.status.success(), "{}: {}", f.id, String::from_utf8_lossy(&out.stderr));
         };
+        // `--implicit`: what the agent did is the only teacher (no feedback verbs).
+        let verbs = learning && !args().iter().any(|a| a == "--implicit");
         match f.teach.as_str() {
-            "used" | "mistaken-used" if learning => feedback("used"),
-            "not-relevant" if learning => feedback("not-relevant"),
+            "used" | "mistaken-used" if verbs => feedback("used"),
+            "not-relevant" if verbs => feedback("not-relevant"),
             _ => {}
         }
         if let Some(follow) = &f.follow {
@@ -180,6 +185,14 @@ fn play(fams: &[Family], learning: bool, options: &[String]) -> Run {
                 };
                 eventually(Duration::from_secs(10), settled);
             }
+        }
+    }
+    // Each repository's fusion weights learned from what happened so far (they are learned
+    // hourly by themselves; the replay runs in minutes).
+    if learning {
+        for (repo, dir) in &dirs {
+            let out = home.run_in(Some(dir), &[], &["weights", "learn"]);
+            eprintln!("weights of {repo}: {}", String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or(""));
         }
     }
     // The later moments, in rounds.

@@ -576,3 +576,35 @@ fn fusion_weights_are_learned_from_feedback_shown_and_reset() {
     assert_eq!(w["history"].as_array().unwrap().len(), 1);
     assert!(w["weights"].as_array().unwrap().iter().all(|l| l["current"] == l["default"]));
 }
+
+#[test]
+fn the_same_failure_in_two_sessions_without_a_fix_becomes_a_candidate() {
+    model_dir();
+    let home = Home::new();
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    // A short recovery window, so that a failure is known unrecovered within the test.
+    std::fs::write(home.path().join("config/tuneables.json"), r#"{"capture": {"window_minutes": 0.005}}"#).unwrap();
+    home.up();
+    let project = home.path().join("shop");
+    std::fs::create_dir_all(&project).unwrap();
+    let project = std::fs::canonicalize(&project).unwrap();
+    for (session, when) in [("f1", "12:31"), ("f2", "09:02")] {
+        said(&home, &bash_failed(session, "t1", &project, "make deploy", &format!("Exit code 2\nerror: token expired at {when} for /home/dev/.deploy/creds")));
+        std::thread::sleep(Duration::from_millis(600));
+        // The next event of the session has the worker read it again, past the window.
+        said(&home, &prompt(session, &project, "ok, what else is left?"));
+        std::thread::sleep(Duration::from_millis(600));
+        said(&home, &prompt(session, &project, "thanks"));
+    }
+    let c = candidates(&home, &project, |c| !c.is_empty());
+    assert_eq!(c.len(), 1, "{c:#?}");
+    assert_eq!(c[0]["source"], "failure");
+    let text = c[0]["text"].as_str().unwrap();
+    assert!(text.contains("`make deploy` keeps failing") && text.contains("token expired") && text.contains("2 sessions"), "{text}");
+    // Once made, a third session's same failure makes no second candidate.
+    said(&home, &bash_failed("f3", "t1", &project, "make deploy", "Exit code 2\nerror: token expired at 10:10 for /home/dev/.deploy/creds"));
+    std::thread::sleep(Duration::from_millis(600));
+    said(&home, &prompt("f3", &project, "thanks"));
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(candidates(&home, &project, |_| true).len(), 1);
+}
