@@ -59,6 +59,12 @@ pub enum Command {
         #[command(flatten)]
         examples: ExampleArgs,
         #[command(flatten)]
+        why: WhyArgs,
+        /// Take its dependencies from every project's memories of the hour before, not only
+        /// this project's.
+        #[arg(long)]
+        cross_project: bool,
+        #[command(flatten)]
         scope: ProjectArgs,
     },
     /// Import memories from a JSONL file (one memory per line), or Claude Code's own memory.
@@ -108,6 +114,37 @@ pub enum Command {
         /// Remove every example moment (both kinds) before adding those given.
         #[arg(long)]
         clear_examples: bool,
+        #[command(flatten)]
+        why: WhyArgs,
+    },
+    /// Why a memory exists: its action type, rationale, causes, dependencies and descendants.
+    Why {
+        /// The memory's id.
+        id: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The chain of causes from the root down to a memory (root first, indented by depth).
+    Chain {
+        /// The memory's id.
+        id: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every memory that descends from one through its causes or dependencies, in any project.
+    Dependents {
+        /// The memory's id.
+        id: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Causality in numbers: `cairn causality stats`.
+    Causality {
+        #[command(subcommand)]
+        action: CausalityCmd,
     },
     /// List memories of this project and `global` (or of every project with --all).
     List {
@@ -342,6 +379,37 @@ pub enum FeedbackCmd {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+}
+
+/// Why a memory exists, as `add` and `edit` take it.
+#[derive(Args, Clone, Default)]
+pub struct WhyArgs {
+    /// What kind of action it records: conversation, decision, file_edit, tool_use, research,
+    /// implementation, refactor, bug_fix, documentation, testing or exploration.
+    #[arg(long)]
+    pub action_type: Option<String>,
+    /// Why it exists, in your words.
+    #[arg(long)]
+    pub rationale: Option<String>,
+    /// A memory (or situation) it came from; repeatable (for `edit`, the list replaces the old).
+    #[arg(long = "caused-by")]
+    pub caused_by: Vec<String>,
+}
+
+#[derive(Subcommand)]
+pub enum CausalityCmd {
+    /// Memories with a cause, with dependencies, roots, action types, broken links, the
+    /// deepest chain.
+    Stats {
+        /// Every project, not just this one (and global).
+        #[arg(long)]
+        all: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        scope: ProjectArgs,
     },
 }
 

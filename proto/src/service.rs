@@ -61,6 +61,14 @@ pub trait Cairn {
     async fn judge(request: JudgeRequest) -> Result<Judged, RpcError>;
     /// The learned mix of the decision's signal groups: show, reset, or learn now.
     async fn weights(query: WeightsQuery) -> Result<WeightsReport, RpcError>;
+    /// Why a memory exists: its causes, dependencies and reasoning.
+    async fn why(id: String) -> Result<WhyReport, RpcError>;
+    /// The chain of causes from the root down to a memory.
+    async fn chain(id: String) -> Result<ChainReport, RpcError>;
+    /// Every memory descending from one, across projects.
+    async fn dependents(id: String) -> Result<DependentsReport, RpcError>;
+    /// Counts of causes, dependencies, roots and action types.
+    async fn causality_stats(query: CausalityQuery) -> Result<CausalityStats, RpcError>;
     /// Drain, flush and exit. Answers before the daemon goes away.
     async fn shutdown() -> ();
 }

@@ -3,11 +3,25 @@
 use cairn_proto::{ListQuery, Memory, MemoryEdit, NewMemory};
 
 use super::{client, ctx, print_json, scope, Failure};
-use crate::cli::{ExampleArgs, ProjectArgs};
+use crate::cli::{ExampleArgs, ProjectArgs, WhyArgs};
 
-pub async fn add(text: String, category: Option<String>, tags: Vec<String>, context: Option<String>, examples: ExampleArgs, args: ProjectArgs) -> Result<(), Failure> {
+#[allow(clippy::too_many_arguments)]
+pub async fn add(text: String, category: Option<String>, tags: Vec<String>, context: Option<String>, examples: ExampleArgs, why: WhyArgs, cross_project: bool, args: ProjectArgs) -> Result<(), Failure> {
     let c = client().await?;
-    let new = NewMemory { text, category, tags, context, source: Some("user".into()), scope: scope(&args), examples: examples.examples, not_examples: examples.not_examples };
+    let new = NewMemory {
+        text,
+        category,
+        tags,
+        context,
+        source: Some("user".into()),
+        scope: scope(&args),
+        examples: examples.examples,
+        not_examples: examples.not_examples,
+        action_type: why.action_type,
+        rationale: why.rationale,
+        caused_by: why.caused_by,
+        cross_project,
+    };
     let memory = c.add(ctx(), new).await??;
     outln!("{}", memory.id);
     Ok(())
@@ -54,10 +68,22 @@ pub async fn show(id: String, json: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-pub async fn edit(id: String, text: Option<String>, category: Option<String>, tags: Option<Vec<String>>, context: Option<String>, examples: ExampleArgs, clear: bool) -> Result<(), Failure> {
+#[allow(clippy::too_many_arguments)]
+pub async fn edit(id: String, text: Option<String>, category: Option<String>, tags: Option<Vec<String>>, context: Option<String>, examples: ExampleArgs, clear: bool, why: WhyArgs) -> Result<(), Failure> {
     // A list given replaces its kind; --clear-examples empties both first.
     let replace = |given: Vec<String>| if given.is_empty() && !clear { None } else { Some(given) };
-    let edit = MemoryEdit { id, text, category, tags, context, examples: replace(examples.examples), not_examples: replace(examples.not_examples) };
+    let edit = MemoryEdit {
+        id,
+        text,
+        category,
+        tags,
+        context,
+        examples: replace(examples.examples),
+        not_examples: replace(examples.not_examples),
+        action_type: why.action_type,
+        rationale: why.rationale,
+        caused_by: (!why.caused_by.is_empty()).then_some(why.caused_by),
+    };
     let memory = client().await?.edit(ctx(), edit).await??;
     outln!("{}", memory.id);
     Ok(())

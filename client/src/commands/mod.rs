@@ -3,6 +3,7 @@
 
 pub mod advice_log;
 pub mod advise;
+pub mod causality;
 pub mod config;
 pub mod doctor;
 pub mod exchange;

@@ -7,6 +7,7 @@ use super::daemon::Daemon;
 use super::error::{Error, Result};
 use crate::advisor::seeds::SEED_SOURCE;
 use crate::exchange;
+use crate::temporal::causality;
 use crate::semantic::Prepared;
 
 /// Largest page a client may ask for.
@@ -31,11 +32,37 @@ pub async fn add(d: &Daemon, req: NewMemory) -> Result<Memory> {
     let context = req.context.unwrap_or_default().trim().to_string();
     let examples = exchange::normalize_examples("--example", &req.examples).map_err(Error::Invalid)?;
     let not_examples = exchange::normalize_examples("--not-example", &req.not_examples).map_err(Error::Invalid)?;
-    let mut memory = exchange::new_memory(ulid::Ulid::new().to_string(), project, text, category, source, tags, context);
+    let action_type = req.action_type.as_deref().map(causality::action_type).transpose().map_err(Error::Invalid)?;
+    let rationale = req.rationale.as_deref().map(rationale).transpose()?;
+    let id = ulid::Ulid::new().to_string();
+    let caused_by = super::causality::check_causes(d, &id, &req.caused_by)?;
+    // What it was written on top of: the project's memories of the hour before (or every
+    // project's with --cross-project).
+    let dependencies = super::causality::dependencies_now(d, &project, &id, req.cross_project)?;
+    let mut memory = exchange::new_memory(id, project, text, category, source, tags, context);
     memory.examples = examples;
     memory.not_examples = not_examples;
+    memory.why.action_type = action_type;
+    memory.why.rationale = rationale;
+    memory.why.caused_by = caused_by;
+    memory.why.dependencies = dependencies;
     save(d, &memory).await?;
     Ok(memory)
+}
+
+/// Longest rationale kept.
+const MAX_RATIONALE: usize = 2_000;
+
+/// A rationale as kept: trimmed, not empty, bounded.
+fn rationale(r: &str) -> Result<String> {
+    let r = r.trim();
+    if r.is_empty() {
+        return Err(Error::Invalid("--rationale is empty".into()));
+    }
+    if r.chars().count() > MAX_RATIONALE {
+        return Err(Error::Invalid(format!("--rationale is longer than {MAX_RATIONALE} characters")));
+    }
+    Ok(r.to_string())
 }
 
 /// `show`: one memory, every field.
@@ -50,8 +77,11 @@ pub async fn edit(d: &Daemon, edit: MemoryEdit) -> Result<Memory> {
     let tags = edit.tags.as_deref().map(exchange::normalize_tags).transpose().map_err(Error::Invalid)?;
     let examples = edit.examples.as_deref().map(|e| exchange::normalize_examples("--example", e)).transpose().map_err(Error::Invalid)?;
     let not_examples = edit.not_examples.as_deref().map(|e| exchange::normalize_examples("--not-example", e)).transpose().map_err(Error::Invalid)?;
-    if text.is_none() && category.is_none() && tags.is_none() && edit.context.is_none() && examples.is_none() && not_examples.is_none() {
-        return Err(Error::Invalid("nothing to change: give --text, --category, --tags, --context, --example or --not-example".into()));
+    let action_type = edit.action_type.as_deref().map(causality::action_type).transpose().map_err(Error::Invalid)?;
+    let rationale_given = edit.rationale.as_deref().map(rationale).transpose()?;
+    let caused_by = edit.caused_by.as_deref().map(|c| super::causality::check_causes(d, &edit.id, c)).transpose()?;
+    if text.is_none() && category.is_none() && tags.is_none() && edit.context.is_none() && examples.is_none() && not_examples.is_none() && action_type.is_none() && rationale_given.is_none() && caused_by.is_none() {
+        return Err(Error::Invalid("nothing to change: give --text, --category, --tags, --context, --example, --not-example, --action-type, --rationale or --caused-by".into()));
     }
     // The model is made ready first: the new text is embedded under the lock.
     let _ = d.embedder_ready().await;
@@ -75,6 +105,15 @@ pub async fn edit(d: &Daemon, edit: MemoryEdit) -> Result<Memory> {
         }
         if let Some(e) = not_examples {
             m.not_examples = e;
+        }
+        if let Some(t) = action_type {
+            m.why.action_type = Some(t);
+        }
+        if let Some(r) = rationale_given {
+            m.why.rationale = Some(r);
+        }
+        if let Some(c) = caused_by {
+            m.why.caused_by = c;
         }
         // A seed the user edits becomes theirs: it leaves the pack and weighs as their own.
         if m.source == SEED_SOURCE {

@@ -59,7 +59,7 @@ fn in_project(p: &str) -> Scope {
 
 async fn add(d: &Daemon, text: &str, project: &str, category: &str) -> String {
     let scope = if project == GLOBAL_PROJECT { Scope { global: true, ..Scope::default() } } else { in_project(project) };
-    memories::add(d, NewMemory { text: text.into(), category: Some(category.into()), tags: vec![], context: None, source: None, scope, examples: vec![], not_examples: vec![] }).await.unwrap().id
+    memories::add(d, NewMemory { text: text.into(), category: Some(category.into()), tags: vec![], context: None, source: None, scope, examples: vec![], not_examples: vec![], ..Default::default() }).await.unwrap().id
 }
 
 fn push_event(session: &str, tool_use_id: &str, command: &str) -> serde_json::Value {
@@ -102,7 +102,7 @@ async fn a_write_reaches_the_store_every_index_and_every_mirror_and_a_forget_tak
 async fn bad_input_is_refused_with_the_reason() {
     let f = daemon().await;
     let d = &f.daemon;
-    let empty = memories::add(d, NewMemory { text: "   ".into(), category: None, tags: vec![], context: None, source: None, scope: Scope::default(), examples: vec![], not_examples: vec![] }).await;
+    let empty = memories::add(d, NewMemory { text: "   ".into(), category: None, tags: vec![], context: None, source: None, scope: Scope::default(), examples: vec![], not_examples: vec![], ..Default::default() }).await;
     assert!(matches!(empty, Err(Error::Invalid(ref r)) if r.contains("text is empty")));
     let nothing = memories::edit(d, MemoryEdit { id: "x".into(), ..MemoryEdit::default() }).await;
     assert!(matches!(nothing, Err(Error::Invalid(ref r)) if r.contains("nothing to change")));
@@ -358,7 +358,7 @@ async fn a_store_that_refuses_writes_fails_them_fast_and_the_daemon_restarts_onc
     let d = &f.daemon;
     add(d, "Never force-push to main: everyone who pulled it loses commits", GLOBAL_PROJECT, "git").await;
     d.store().refuse_writes_for_test(crate::store::commit::FULL_DISK);
-    let refused = memories::add(d, NewMemory { text: "Use pnpm here".into(), category: None, tags: vec![], context: None, source: None, scope: in_project("/p"), examples: vec![], not_examples: vec![] }).await;
+    let refused = memories::add(d, NewMemory { text: "Use pnpm here".into(), category: None, tags: vec![], context: None, source: None, scope: in_project("/p"), examples: vec![], not_examples: vec![], ..Default::default() }).await;
     let message = refused.unwrap_err().to_string();
     assert!(message.contains("the disk is full") && message.contains(&*d.paths().data_dir.to_string_lossy()), "{message}");
     assert!(status::status(d).await.store_failure.is_some_and(|f| f.contains("the disk is full")));

@@ -180,6 +180,26 @@ impl Cairn for Service {
         app::weights::weights(&self.0, query).await.map_err(|e| wire(&self.0, e))
     }
 
+    async fn why(self, _: Context, id: String) -> Result<WhyReport, RpcError> {
+        let _g = self.0.enter();
+        app::causality::why(&self.0, &id).map_err(|e| wire(&self.0, e))
+    }
+
+    async fn chain(self, _: Context, id: String) -> Result<ChainReport, RpcError> {
+        let _g = self.0.enter();
+        app::causality::chain(&self.0, &id).map_err(|e| wire(&self.0, e))
+    }
+
+    async fn dependents(self, _: Context, id: String) -> Result<DependentsReport, RpcError> {
+        let _g = self.0.enter();
+        app::causality::dependents(&self.0, &id).map_err(|e| wire(&self.0, e))
+    }
+
+    async fn causality_stats(self, _: Context, query: CausalityQuery) -> Result<CausalityStats, RpcError> {
+        let _g = self.0.enter();
+        app::causality::stats(&self.0, query).map_err(|e| wire(&self.0, e))
+    }
+
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
         let daemon = self.0.clone();

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Scope;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct NewMemory {
     pub text: String,
     #[serde(default)]
@@ -23,6 +23,19 @@ pub struct NewMemory {
     /// Moments it does not apply to (`--not-example`).
     #[serde(default)]
     pub not_examples: Vec<String>,
+    /// What kind of action it records (`--action-type`: decision, bug_fix, ...).
+    #[serde(default)]
+    pub action_type: Option<String>,
+    /// Why it exists, in the user's words (`--rationale`).
+    #[serde(default)]
+    pub rationale: Option<String>,
+    /// Memories (or situations) it came from (`--caused-by`).
+    #[serde(default)]
+    pub caused_by: Vec<String>,
+    /// Its dependencies come from every project's memories of the hour before, not only its
+    /// own project's (`--cross-project`).
+    #[serde(default)]
+    pub cross_project: bool,
 }
 
 /// Fields to change; `None` leaves a field as it is.
@@ -43,6 +56,13 @@ pub struct MemoryEdit {
     /// Replaces the moments it does not apply to.
     #[serde(default)]
     pub not_examples: Option<Vec<String>>,
+    #[serde(default)]
+    pub action_type: Option<String>,
+    #[serde(default)]
+    pub rationale: Option<String>,
+    /// Replaces what it came from.
+    #[serde(default)]
+    pub caused_by: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -5,6 +5,7 @@
 //! an older one within the same protocol version.
 
 mod advice;
+mod causality;
 mod config;
 mod graph;
 mod memories;
@@ -16,6 +17,7 @@ mod status;
 mod weights;
 
 pub use advice::*;
+pub use causality::*;
 pub use config::*;
 pub use graph::*;
 pub use memories::*;

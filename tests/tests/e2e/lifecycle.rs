@@ -190,6 +190,18 @@ impl Cairn for OldDaemon {
     async fn weights(self, _: Context, _: WeightsQuery) -> Result<WeightsReport, RpcError> {
         Err(old())
     }
+    async fn why(self, _: Context, _: String) -> Result<WhyReport, RpcError> {
+        Err(old())
+    }
+    async fn chain(self, _: Context, _: String) -> Result<ChainReport, RpcError> {
+        Err(old())
+    }
+    async fn dependents(self, _: Context, _: String) -> Result<DependentsReport, RpcError> {
+        Err(old())
+    }
+    async fn causality_stats(self, _: Context, _: CausalityQuery) -> Result<CausalityStats, RpcError> {
+        Err(old())
+    }
     async fn shutdown(self, _: Context) {}
 }
 

@@ -259,3 +259,66 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     assert_eq!(home.run_in(None, &env, &["import", "--claude-memory", "--project", "not-a-folder"]).status.code(), Some(2));
     assert_eq!(home.run(&["import"]).status.code(), Some(2), "a file or --claude-memory");
 }
+
+#[test]
+fn causes_chains_dependents_and_their_stats() {
+    let home = Home::new();
+    home.up();
+    let add = |args: &[&str]| home.ok(args).trim().to_string();
+    let a = add(&["add", "Pin the Postgres image to 16.2 in compose.yaml", "--project", "shop", "--action-type", "decision", "--rationale", "16.3 broke the JSON operators we use"]);
+    let b = add(&["add", "Run the JSON operator tests against the pinned image", "--project", "shop", "--action-type", "bug-fix", "--caused-by", &a]);
+    let c = add(&["add", "Check the image pin before upgrading the driver", "--project", "shop", "--caused-by", &b]);
+    let show = |id: &str| -> Value { serde_json::from_str(&home.ok(&["show", id, "--json"])).unwrap() };
+    let bm = show(&b);
+    assert_eq!((bm["why"]["action_type"].as_str(), bm["why"]["caused_by"][0].as_str()), (Some("bug_fix"), Some(a.as_str())), "{bm}");
+    assert!(bm["why"]["dependencies"].as_array().unwrap().iter().any(|x| x == a.as_str()), "written within the hour after it: {bm}");
+    assert!(show(&a)["why"]["dependencies"].as_array().unwrap().is_empty());
+
+    // The chain, root first, indented by depth; the descendants of the root.
+    let chain: Value = serde_json::from_str(&home.ok(&["chain", &c, "--json"])).unwrap();
+    let ids: Vec<(&str, u64)> = chain["chain"].as_array().unwrap().iter().map(|l| (l["id"].as_str().unwrap(), l["depth"].as_u64().unwrap())).collect();
+    assert_eq!(ids, vec![(a.as_str(), 0), (b.as_str(), 1), (c.as_str(), 2)]);
+    let text = home.ok(&["chain", &c]);
+    assert!(text.lines().nth(2).is_some_and(|l| l.starts_with("    ") && l.contains(&c)), "{text}");
+    let deps: Value = serde_json::from_str(&home.ok(&["dependents", &a, "--json"])).unwrap();
+    let found: Vec<&str> = deps["dependents"].as_array().unwrap().iter().map(|l| l["id"].as_str().unwrap()).collect();
+    assert!(found.contains(&b.as_str()) && found.contains(&c.as_str()), "{deps}");
+    // Another project's lesson, written on top of this hour's work across projects.
+    let d = add(&["add", "Upgrade the driver only with the pin checked", "--project", "billing", "--cross-project", "--caused-by", &c]);
+    let deps: Value = serde_json::from_str(&home.ok(&["dependents", &a, "--json"])).unwrap();
+    assert!(deps["dependents"].as_array().unwrap().iter().any(|l| l["id"] == d.as_str()), "across projects: {deps}");
+    assert!(show(&d)["why"]["dependencies"].as_array().unwrap().iter().any(|x| x == a.as_str()), "--cross-project reaches shop's memories");
+
+    // Why: the reasons in words.
+    let why = home.ok(&["why", &b]);
+    assert!(why.contains("recorded as bug_fix") && why.contains(&format!("caused by memory {a}")) && why.contains("descend from it"), "{why}");
+    assert!(home.ok(&["why", &a]).contains("because: 16.3 broke the JSON operators"));
+    let stats: Value = serde_json::from_str(&home.ok(&["causality", "stats", "--project", "shop", "--json"])).unwrap();
+    assert_eq!((stats["memories"].as_u64(), stats["with_cause"].as_u64(), stats["roots"].as_u64(), stats["deepest_chain"].as_u64()), (Some(3), Some(2), Some(1), Some(2)), "{stats}");
+    assert_eq!(stats["by_action_type"]["decision"], 1);
+
+    // A cycle and a missing link end the walk with a note, never a hang.
+    home.ok(&["edit", &a, "--caused-by", &c]);
+    let chain: Value = serde_json::from_str(&home.ok(&["chain", &c, "--json"])).unwrap();
+    assert_eq!(chain["chain"].as_array().unwrap().len(), 3);
+    assert!(chain["notes"][0].as_str().unwrap().contains("cycle"), "{chain}");
+    home.ok(&["forget", &b]);
+    let chain: Value = serde_json::from_str(&home.ok(&["chain", &c, "--json"])).unwrap();
+    assert_eq!(chain["chain"][0]["kind"], "missing", "{chain}");
+    assert!(chain["notes"][0].as_str().unwrap().contains("no longer exists"));
+    let stats: Value = serde_json::from_str(&home.ok(&["causality", "stats", "--all", "--json"])).unwrap();
+    assert!(stats["broken_links"].as_u64().unwrap() >= 1, "{stats}");
+
+    // Bad input is refused with the reason.
+    for (args, why) in [
+        (vec!["add", "x y z w", "--action-type", "lunch"], "unknown action type"),
+        (vec!["add", "x y z w", "--caused-by", "01NOSUCHMEMORY"], "no memory or situation"),
+        (vec!["edit", c.as_str(), "--caused-by", c.as_str()], "caused by itself"),
+        (vec!["add", "x y z w", "--rationale", " "], "empty"),
+    ] {
+        let out = home.run(&args);
+        assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains(why), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = home.run(&["chain", "01NOSUCHMEMORY"]);
+    assert!(!out.status.success());
+}

@@ -1,0 +1,70 @@
+//! `why`, `chain`, `dependents` and `causality stats`: why memories exist and what came of them.
+
+use cairn_proto::{CausalLink, CausalityQuery};
+
+use super::{client, ctx, print_json, scope, Failure};
+use crate::cli::ProjectArgs;
+
+fn line(l: &CausalLink) -> String {
+    match l.kind.as_str() {
+        "missing" => format!("{} (no longer exists)", l.id),
+        "situation" => format!("{} (a moment): {}", l.id, l.text),
+        _ => format!("{}: {}", l.id, l.text),
+    }
+}
+
+pub async fn why(id: String, json: bool) -> Result<(), Failure> {
+    let r = client().await?.why(ctx(), id).await??;
+    if json {
+        print_json(&r);
+        return Ok(());
+    }
+    for s in &r.story {
+        outln!("{s}");
+    }
+    Ok(())
+}
+
+pub async fn chain(id: String, json: bool) -> Result<(), Failure> {
+    let r = client().await?.chain(ctx(), id).await??;
+    if json {
+        print_json(&r);
+        return Ok(());
+    }
+    for l in &r.chain {
+        outln!("{}{}", "  ".repeat(l.depth), line(l));
+    }
+    for n in &r.notes {
+        outln!("note: {n}");
+    }
+    Ok(())
+}
+
+pub async fn dependents(id: String, json: bool) -> Result<(), Failure> {
+    let r = client().await?.dependents(ctx(), id).await??;
+    if json {
+        print_json(&r);
+        return Ok(());
+    }
+    if r.dependents.is_empty() {
+        outln!("nothing descends from {}", r.root);
+    }
+    for l in &r.dependents {
+        outln!("{}{}", "  ".repeat(l.depth.saturating_sub(1)), line(l));
+    }
+    Ok(())
+}
+
+pub async fn stats(all: bool, json: bool, args: ProjectArgs) -> Result<(), Failure> {
+    let s = client().await?.causality_stats(ctx(), CausalityQuery { scope: scope(&args), all }).await??;
+    if json {
+        print_json(&s);
+        return Ok(());
+    }
+    outln!("{}: {} memories", s.project.as_deref().map_or("every project".to_string(), |p| format!("project {p} (and global)")), s.memories);
+    outln!("  with a cause: {}; with dependencies: {}; roots: {}; deepest chain: {} link(s); broken links: {}", s.with_cause, s.with_dependencies, s.roots, s.deepest_chain, s.broken_links);
+    for (t, n) in &s.by_action_type {
+        outln!("  {t}: {n}");
+    }
+    Ok(())
+}
