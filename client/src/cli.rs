@@ -141,6 +141,21 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Move expired memories that never proved useful, and that you did not write or accept,
+    /// to the archive (restorable with `cairn archive restore`).
+    Prune {
+        /// Only say which would move.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The archive of pruned memories: list it, or restore one with its edges.
+    Archive {
+        #[command(subcommand)]
+        action: ArchiveCmd,
+    },
     /// Causality in numbers: `cairn causality stats`.
     Causality {
         #[command(subcommand)]
@@ -395,6 +410,21 @@ pub struct WhyArgs {
     /// A memory (or situation) it came from; repeatable (for `edit`, the list replaces the old).
     #[arg(long = "caused-by")]
     pub caused_by: Vec<String>,
+}
+
+#[derive(Subcommand)]
+pub enum ArchiveCmd {
+    /// The memories in the archive, with when and why they were moved.
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring one back into the store, with its edges, as it was.
+    Restore {
+        /// The memory's id.
+        id: String,
+    },
 }
 
 #[derive(Subcommand)]

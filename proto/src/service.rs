@@ -69,6 +69,10 @@ pub trait Cairn {
     async fn dependents(id: String) -> Result<DependentsReport, RpcError>;
     /// Counts of causes, dependencies, roots and action types.
     async fn causality_stats(query: CausalityQuery) -> Result<CausalityStats, RpcError>;
+    /// Moves expired memories no one vouched for to the archive (or says which, in a dry run).
+    async fn prune(dry_run: bool) -> Result<PruneReport, RpcError>;
+    /// The archive: list it, or restore one memory.
+    async fn archive(action: ArchiveAction) -> Result<ArchiveReport, RpcError>;
     /// Drain, flush and exit. Answers before the daemon goes away.
     async fn shutdown() -> ();
 }

@@ -1,6 +1,7 @@
-//! `why`, `chain`, `dependents` and `causality stats`: why memories exist and what came of them.
+//! `why`, `chain`, `dependents` and `causality stats`: why memories exist and what came of them;
+//! `prune` and `archive`: what expired unproven, moved aside and brought back.
 
-use cairn_proto::{CausalLink, CausalityQuery};
+use cairn_proto::{ArchiveAction, CausalLink, CausalityQuery};
 
 use super::{client, ctx, print_json, scope, Failure};
 use crate::cli::ProjectArgs;
@@ -65,6 +66,33 @@ pub async fn stats(all: bool, json: bool, args: ProjectArgs) -> Result<(), Failu
     outln!("  with a cause: {}; with dependencies: {}; roots: {}; deepest chain: {} link(s); broken links: {}", s.with_cause, s.with_dependencies, s.roots, s.deepest_chain, s.broken_links);
     for (t, n) in &s.by_action_type {
         outln!("  {t}: {n}");
+    }
+    Ok(())
+}
+
+pub async fn prune(dry_run: bool, json: bool) -> Result<(), Failure> {
+    let r = client().await?.prune(ctx(), dry_run).await??;
+    if json {
+        print_json(&r);
+        return Ok(());
+    }
+    let verb = if r.dry_run { "would move" } else { "moved" };
+    outln!("{verb} {} memories to the archive ({})", r.archived.len(), r.archive);
+    for a in &r.archived {
+        outln!("  {}  ({}, {})  {}: {}", a.id, a.project, a.source, a.text, a.reason);
+    }
+    Ok(())
+}
+
+pub async fn archive(action: ArchiveAction, json: bool) -> Result<(), Failure> {
+    let r = client().await?.archive(ctx(), action).await??;
+    if json {
+        print_json(&r);
+        return Ok(());
+    }
+    outln!("{}", r.message);
+    for a in &r.entries {
+        outln!("  {}  ({}, {}, archived {})  {}: {}", a.id, a.project, a.source, a.archived_at.as_deref().unwrap_or("?"), a.text, a.reason);
     }
     Ok(())
 }

@@ -179,6 +179,10 @@ pub async fn status(json: bool) -> Result<(), Failure> {
     if !s.unknown_config_keys.is_empty() {
         outln!("            unknown keys, kept and ignored: {}", s.unknown_config_keys.join(", "));
     }
+    if !s.tiers.is_empty() {
+        let t = |k: &str| s.tiers.get(k).copied().unwrap_or(0);
+        outln!("tiers:      {} active, {} recent, {} archived, {} expired (from the last access)", t("active"), t("recent"), t("archived"), t("expired"));
+    }
     let c = &s.capture;
     outln!("captured:   {} candidate(s) waiting (`cairn review`), {} promoted, {} rejected; {} turned away since start", c.candidates, c.promoted, c.rejected, c.turned_away);
     if !s.paused.is_empty() {

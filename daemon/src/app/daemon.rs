@@ -39,6 +39,8 @@ pub struct Daemon {
     turned_away: std::sync::atomic::AtomicU64,
     /// Each project's learned mix of signal groups, mirrored from the store for the hook.
     mixes: parking_lot::RwLock<std::collections::HashMap<String, crate::learning::weights::Mix>>,
+    /// Memories per tier, as the tier job last counted them.
+    tier_counts: parking_lot::RwLock<std::collections::BTreeMap<String, u64>>,
     shutdown: CancellationToken,
     /// What the shutdown under way is for: [`RUNNING`], [`STOPPING`] or [`RESTARTING`].
     ending: AtomicU8,
@@ -69,6 +71,7 @@ impl Daemon {
         let mixes = store.learned_mixes()?.into_iter().collect();
         Ok(Daemon {
             mixes: parking_lot::RwLock::new(mixes),
+            tier_counts: Default::default(),
             paths,
             mode,
             started: Instant::now(),
@@ -94,6 +97,15 @@ impl Daemon {
 
     pub fn captures(&self) -> &Pending {
         &self.captures
+    }
+
+    /// Memories per tier, as last counted.
+    pub fn tier_counts(&self) -> std::collections::BTreeMap<String, u64> {
+        self.tier_counts.read().clone()
+    }
+
+    pub fn set_tier_counts(&self, counts: std::collections::BTreeMap<String, u64>) {
+        *self.tier_counts.write() = counts;
     }
 
     /// The learned mix of `project`, if one was learned.

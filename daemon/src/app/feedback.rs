@@ -159,6 +159,7 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
     if let Some(signals) = signals {
         super::weights::record(d, &moment.project, &signals, applies)?;
     }
+    tokio::task::block_in_place(|| super::tiers::touch(d, std::slice::from_ref(&lesson.id)))?;
     if lesson.is_candidate() {
         // A captured candidate: the verb also tells its shadow record whether it would have been
         // right there.

@@ -67,7 +67,11 @@ fn rationale(r: &str) -> Result<String> {
 
 /// `show`: one memory, every field.
 pub async fn show(d: &Daemon, id: String) -> Result<Memory> {
-    d.store().get_memory(&id)?.ok_or(Error::NotFound(id))
+    let m = d.store().get_memory(&id)?.ok_or(Error::NotFound(id))?;
+    // Being shown is an access; the tier shown is the one it had until now.
+    let shown = super::tiers::with_tier(m);
+    tokio::task::block_in_place(|| super::tiers::touch(d, std::slice::from_ref(&shown.id)))?;
+    Ok(shown)
 }
 
 /// `edit`: changes a memory's text, category, tags or context; everything else is kept.
@@ -150,7 +154,7 @@ pub async fn list(d: &Daemon, q: ListQuery) -> Result<Page<Memory>> {
             next = items.last().map(|m: &Memory| m.id.clone());
             break;
         }
-        items.push(memory);
+        items.push(super::tiers::with_tier(memory));
     }
     Ok(Page { items, next })
 }

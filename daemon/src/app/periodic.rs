@@ -1,7 +1,8 @@
 //! Periodic work. Only what is essential runs in `--lite`: the session-log retention, once at
 //! start and then hourly, saving the semantic index when it changed, and watching for a refused
-//! disk to take writes again, and each project's fusion weights learned hourly, so an idle daemon
-//! stays asleep.
+//! disk to take writes again, each project's fusion weights learned hourly, memory tiers counted
+//! hourly (every six hours in `--lite`) and expired memories pruned daily, so an idle daemon stays
+//! asleep.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -76,6 +77,28 @@ pub fn spawn(d: &Arc<Daemon>) {
     });
     every(d, Duration::ZERO, RETENTION_EVERY, prune_sessions);
     every(d, DISK_CHECK_EVERY, DISK_CHECK_EVERY, recover_store);
+    // Tiers from the last access: hourly, every six hours in --lite; pruning daily.
+    let tiers_every = if d.mode() == cairn_proto::Mode::Lite { 6 * RETENTION_EVERY } else { RETENTION_EVERY };
+    every(d, Duration::ZERO, tiers_every, |d| {
+        if let Err(e) = super::tiers::recalculate(d) {
+            tracing::warn!(error = %e, "cannot count the memory tiers");
+        }
+    });
+    let pruner = d.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + RETENTION_EVERY, 24 * RETENTION_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = pruner.shutdown().cancelled() => return,
+                _ = tick.tick() => {
+                    if let Err(e) = super::tiers::prune(&pruner, false).await {
+                        tracing::warn!(error = %e, "cannot prune expired memories");
+                    }
+                }
+            }
+        }
+    });
     // Each project's fusion weights, from the samples its outcomes and feedback left.
     every(d, RETENTION_EVERY, RETENTION_EVERY, |d| {
         if let Err(e) = super::weights::learn_all(d) {

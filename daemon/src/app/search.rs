@@ -48,6 +48,12 @@ pub async fn search(d: &Daemon, req: SearchRequest) -> Result<SearchResults> {
             })
         })
         .take(k as usize)
-        .collect();
+        .collect::<Vec<SearchHit>>();
+    // Being found is an access (the tier counts from it); a store that refuses writes still
+    // answers the search.
+    let found: Vec<String> = results.iter().map(|r: &SearchHit| r.id.clone()).collect();
+    if let Err(e) = tokio::task::block_in_place(|| super::tiers::touch(d, &found)) {
+        tracing::warn!(error = %e, "cannot record the search's accesses");
+    }
     Ok(SearchResults { results, mode: if hybrid { "hybrid".into() } else { "keywords".into() } })
 }

@@ -63,6 +63,7 @@ pub async fn status(d: &Daemon) -> Status {
         unknown_config_keys: config.all_unknown_keys(),
         renamed_config_keys: config.renamed_keys.clone(),
         paused: d.memories().paused(),
+        tiers: d.tier_counts(),
         capture: {
             let (candidates, promoted) = d.memories().captured_counts();
             cairn_proto::CaptureCounts { candidates, promoted, rejected: d.store().rejected_count() as u64, turned_away: d.turned_away(0) }

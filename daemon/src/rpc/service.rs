@@ -200,6 +200,16 @@ impl Cairn for Service {
         app::causality::stats(&self.0, query).map_err(|e| wire(&self.0, e))
     }
 
+    async fn prune(self, _: Context, dry_run: bool) -> Result<PruneReport, RpcError> {
+        let _g = self.0.enter();
+        app::tiers::prune(&self.0, dry_run).await.map_err(|e| wire(&self.0, e))
+    }
+
+    async fn archive(self, _: Context, action: ArchiveAction) -> Result<ArchiveReport, RpcError> {
+        let _g = self.0.enter();
+        app::tiers::archive(&self.0, action).await.map_err(|e| wire(&self.0, e))
+    }
+
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
         let daemon = self.0.clone();

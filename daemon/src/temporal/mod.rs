@@ -1,5 +1,6 @@
-//! Layer 8, time: how recently a memory was touched (`recency`), and why it exists
-//! (`causality`, Wake's layer 1). Memory tiers and prediction (Wake's layers 2 and 3) join here.
+//! Layer 8, time: how recently a memory was touched (`recency`), why it exists (`causality`,
+//! Wake's layer 1) and how relevant it is now (`tiers`, layer 2). Prediction (layer 3) joins here.
 
 pub mod causality;
 pub mod recency;
+pub mod tiers;

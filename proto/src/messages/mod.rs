@@ -14,6 +14,7 @@ mod scope;
 mod search;
 mod seeds;
 mod status;
+mod tiers;
 mod weights;
 
 pub use advice::*;
@@ -26,4 +27,5 @@ pub use scope::*;
 pub use search::*;
 pub use seeds::*;
 pub use status::*;
+pub use tiers::*;
 pub use weights::*;

@@ -65,6 +65,9 @@ pub struct Status {
     /// How the semantic index compares with the store.
     #[serde(default)]
     pub index: IndexReport,
+    /// Memories per tier (active, recent, archived, expired), as last counted (hourly).
+    #[serde(default)]
+    pub tiers: std::collections::BTreeMap<String, u64>,
     /// Lessons cairn captured itself: candidates, promoted, rejected.
     #[serde(default)]
     pub capture: super::review::CaptureCounts,

@@ -126,7 +126,8 @@ fn what_happened_next_is_attributed_and_moves_the_lessons_worth() {
     let w = &shown["worth"];
     assert_eq!((w["helpful"].as_u64(), w["unhelpful"].as_u64(), w["ignored"].as_u64()), (Some(2), Some(1), Some(1)), "{shown}");
     assert_eq!(w["times_surfaced"].as_u64(), Some(4), "{shown}");
-    assert!(shown["now"]["last_accessed"].is_string() && shown["now"]["access_count"] == 4, "{shown}");
+    // Four sayings and the `used` given on one of them.
+    assert!(shown["now"]["last_accessed"].is_string() && shown["now"]["access_count"] == 5, "{shown}");
     assert!((w["effectiveness"].as_f64().unwrap() - 3.0 / 5.0).abs() < 1e-9, "{shown}");
     // Each outcome is in the adjustment log, as the outcome tier.
     let log = home.ok(&["graph", "log", "--memory", &lesson, "--json"]);

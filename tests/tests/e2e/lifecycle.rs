@@ -202,6 +202,12 @@ impl Cairn for OldDaemon {
     async fn causality_stats(self, _: Context, _: CausalityQuery) -> Result<CausalityStats, RpcError> {
         Err(old())
     }
+    async fn prune(self, _: Context, _: bool) -> Result<PruneReport, RpcError> {
+        Err(old())
+    }
+    async fn archive(self, _: Context, _: ArchiveAction) -> Result<ArchiveReport, RpcError> {
+        Err(old())
+    }
     async fn shutdown(self, _: Context) {}
 }
 

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cairn_tests::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 #[test]
 fn add_show_edit_list_forget() {
@@ -321,4 +321,59 @@ fn causes_chains_dependents_and_their_stats() {
     }
     let out = home.run(&["chain", "01NOSUCHMEMORY"]);
     assert!(!out.status.success());
+}
+
+#[test]
+fn tiers_and_pruning_to_an_archive_that_restores_exactly() {
+    let home = Home::new();
+    home.up();
+    // A lesson of the user's, written now; two of cairn's own, expired long ago and never of
+    // use, one of them linked to the user's.
+    let mine = home.ok(&["add", "Keep the staging database read-only", "--project", "shop"]).trim().to_string();
+    let old = |id: &str, source: &str| {
+        json!({"v": 1, "kind": "memory", "id": id, "project": "shop", "text": format!("Old lesson {id} about the build cache"), "category": "tooling", "source": source,
+               "created_at": "2025-01-01T00:00:00.000Z", "updated_at": "2025-01-01T00:00:00.000Z"}).to_string()
+    };
+    let file = home.path().join("old.jsonl");
+    let lines = [old("01OLDCAPTURED0000000000000", "captured"), old("01OLDUSER00000000000000000", "user")];
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    home.ok(&["import", file.to_str().unwrap()]);
+    home.ok(&["graph", "link", "01OLDCAPTURED0000000000000", &mine, "--strength", "0.8"]);
+    let export_before = home.ok(&["export"]);
+    let line_of = |export: &str, id: &str| export.lines().find(|l| l.contains(&format!("\"id\":\"{id}\""))).map(str::to_string);
+    let captured_line = line_of(&export_before, "01OLDCAPTURED0000000000000").expect("exported");
+
+    // Only cairn's own expired, unproven lesson is due; a dry run moves nothing.
+    let dry: Value = serde_json::from_str(&home.ok(&["prune", "--dry-run", "--json"])).unwrap();
+    let due: Vec<&str> = dry["archived"].as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap()).collect();
+    assert_eq!(due, vec!["01OLDCAPTURED0000000000000"], "{dry}");
+    assert_eq!(home.memories().len(), 3);
+    let done: Value = serde_json::from_str(&home.ok(&["prune", "--json"])).unwrap();
+    assert_eq!(done["archived"].as_array().unwrap().len(), 1);
+    assert_eq!(home.memories().len(), 2, "moved out of the store");
+    let listed: Value = serde_json::from_str(&home.ok(&["archive", "list", "--json"])).unwrap();
+    assert_eq!(listed["entries"][0]["id"], "01OLDCAPTURED0000000000000");
+    assert!(listed["entries"][0]["reason"].as_str().unwrap().contains("never proved useful"));
+
+    // Restored: the same export line, the edge back.
+    let out = home.ok(&["archive", "restore", "01OLDCAPTURED0000000000000"]);
+    assert!(out.contains("with 1 of its 1 edges"), "{out}");
+    let export_after = home.ok(&["export"]);
+    assert_eq!(line_of(&export_after, "01OLDCAPTURED0000000000000").as_deref(), Some(captured_line.as_str()), "restored exactly");
+    assert_eq!(export_after, export_before, "the whole home as it was");
+    let listed: Value = serde_json::from_str(&home.ok(&["archive", "list", "--json"])).unwrap();
+    assert!(listed["entries"].as_array().unwrap().is_empty());
+    let out = home.run(&["archive", "restore", "01OLDCAPTURED0000000000000"]);
+    assert!(!out.status.success(), "nothing left to restore");
+    let out = home.run(&["archive", "restore", "../../etc/passwd"]);
+    assert!(!out.status.success());
+
+    // Tiers: from the last access, or creation; being shown is an access.
+    let shown: Value = serde_json::from_str(&home.ok(&["show", "01OLDUSER00000000000000000", "--json"])).unwrap();
+    assert_eq!(shown["now"]["tier"], "expired", "{shown}");
+    let again: Value = serde_json::from_str(&home.ok(&["show", "01OLDUSER00000000000000000", "--json"])).unwrap();
+    assert_eq!(again["now"]["tier"], "active", "shown a moment ago: {again}");
+    assert!(again["now"]["access_count"].as_u64().unwrap() >= 1);
+    let fresh: Value = serde_json::from_str(&home.ok(&["show", &mine, "--json"])).unwrap();
+    assert_eq!(fresh["now"]["tier"], "active");
 }
