@@ -156,6 +156,21 @@ pub enum Command {
         #[command(subcommand)]
         action: ArchiveCmd,
     },
+    /// What this project is likely to need next: its memories by prediction score, with the
+    /// reasons and the likely next access (stale predictions are refreshed first).
+    Predict {
+        /// Refresh every prediction of the project first, not only those a day old.
+        #[arg(long)]
+        refresh: bool,
+        /// How many to list.
+        #[arg(short = 'k', long, default_value_t = 10)]
+        limit: u32,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        scope: ProjectArgs,
+    },
     /// Causality in numbers: `cairn causality stats`.
     Causality {
         #[command(subcommand)]
@@ -269,6 +284,10 @@ pub enum Command {
         /// `show` (the default), `reset` or `learn`.
         #[arg(value_enum, default_value_t = WeightsVerb::Show)]
         action: WeightsVerb,
+        /// The prediction's weights (temporal, causal, frequency: what the project needs next)
+        /// instead of the decision's.
+        #[arg(long)]
+        prediction: bool,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,

@@ -101,13 +101,14 @@ fn run(command: Command) -> Result<(), Failure> {
                 Some(ReviewCmd::Edit { id, text, json }) => commands::review::act(cairn_proto::ReviewAction::Edit { id, text }, json).await,
                 Some(ReviewCmd::Judge { text, prompt, source, json, scope }) => commands::review::judge(text, prompt, source, json, scope).await,
             },
-            Command::Weights { action, json, scope } => {
+            Command::Predict { refresh, limit, json, scope } => commands::causality::predict(refresh, limit, json, scope).await,
+            Command::Weights { action, prediction, json, scope } => {
                 let action = match action {
                     cli::WeightsVerb::Show => cairn_proto::WeightsAction::Show,
                     cli::WeightsVerb::Reset => cairn_proto::WeightsAction::Reset,
                     cli::WeightsVerb::Learn => cairn_proto::WeightsAction::Learn,
                 };
-                commands::review::weights(action, json, scope).await
+                commands::review::weights(action, prediction, json, scope).await
             }
             Command::Graph { action } => match action {
                 GraphAction::Link { source, target, strength, kind } => commands::graph::link(source, target, strength, kind).await,

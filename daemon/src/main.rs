@@ -92,6 +92,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         app::periodic::spawn(&daemon);
         app::outcomes::spawn(&daemon);
         app::capture::spawn(&daemon);
+        app::prediction::spawn(&daemon);
         // Live config is a convenience: without a watcher cairn still runs, on the settings it read.
         let _watch = match live::watch(&config) {
             Ok(w) => Some(w),

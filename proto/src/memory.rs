@@ -203,6 +203,10 @@ pub struct Next {
     pub predicted_next_access: Option<String>,
     #[serde(default)]
     pub last_predicted: Option<String>,
+    /// The components the score was made of (temporal, causal, frequency), kept to learn the
+    /// weights from what followed (was it accessed before the next prediction?).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub components: Option<Vec<f64>>,
 }
 
 /// Outcome record (Spark): how often surfaced and how it went.

@@ -73,6 +73,8 @@ pub trait Cairn {
     async fn prune(dry_run: bool) -> Result<PruneReport, RpcError>;
     /// The archive: list it, or restore one memory.
     async fn archive(action: ArchiveAction) -> Result<ArchiveReport, RpcError>;
+    /// What a project is likely to need next, with the reasons.
+    async fn predict(query: PredictQuery) -> Result<PredictReport, RpcError>;
     /// Drain, flush and exit. Answers before the daemon goes away.
     async fn shutdown() -> ();
 }

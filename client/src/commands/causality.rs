@@ -1,7 +1,8 @@
 //! `why`, `chain`, `dependents` and `causality stats`: why memories exist and what came of them;
-//! `prune` and `archive`: what expired unproven, moved aside and brought back.
+//! `prune` and `archive`: what expired unproven, moved aside and brought back; `predict`: what
+//! a project is likely to need next.
 
-use cairn_proto::{ArchiveAction, CausalLink, CausalityQuery};
+use cairn_proto::{ArchiveAction, CausalLink, CausalityQuery, PredictQuery};
 
 use super::{client, ctx, print_json, scope, Failure};
 use crate::cli::ProjectArgs;
@@ -93,6 +94,29 @@ pub async fn archive(action: ArchiveAction, json: bool) -> Result<(), Failure> {
     outln!("{}", r.message);
     for a in &r.entries {
         outln!("  {}  ({}, {}, archived {})  {}: {}", a.id, a.project, a.source, a.archived_at.as_deref().unwrap_or("?"), a.text, a.reason);
+    }
+    Ok(())
+}
+
+pub async fn predict(refresh: bool, limit: u32, json: bool, args: ProjectArgs) -> Result<(), Failure> {
+    let r = client().await?.predict(ctx(), PredictQuery { scope: scope(&args), refresh, limit: Some(limit) }).await??;
+    if json {
+        print_json(&r);
+        return Ok(());
+    }
+    let w = &r.weights;
+    outln!(
+        "project {}: {} refreshed; weights temporal {:.2}, causal {:.2}, frequency {:.2} ({})",
+        r.project,
+        r.refreshed,
+        w.first().unwrap_or(&0.0),
+        w.get(1).unwrap_or(&0.0),
+        w.get(2).unwrap_or(&0.0),
+        if r.learned { "learned" } else { "default" }
+    );
+    for p in &r.items {
+        let next = p.next_access.as_deref().map(|n| format!("; next about {n}")).unwrap_or_default();
+        outln!("  {:.2}  {}  {}  [{}{next}]", p.score, p.id, p.text, p.reasons.join(", "));
     }
     Ok(())
 }

@@ -80,8 +80,8 @@ pub async fn judge(text: String, prompt: bool, source: Option<String>, json: boo
     Ok(())
 }
 
-pub async fn weights(action: WeightsAction, json: bool, args: ProjectArgs) -> Result<(), Failure> {
-    let r = client().await?.weights(ctx(), WeightsQuery { scope: scope(&args), action }).await??;
+pub async fn weights(action: WeightsAction, prediction: bool, json: bool, args: ProjectArgs) -> Result<(), Failure> {
+    let r = client().await?.weights(ctx(), WeightsQuery { scope: scope(&args), action, prediction }).await??;
     if json {
         print_json(&r);
         return Ok(());

@@ -22,7 +22,7 @@ fn brief_item(m: Memory, score: f64, why: String, signals: Signals) -> AdviceIte
 }
 
 /// At startup (and after `/clear`) there is no action yet: the project's own most useful
-/// lessons (not `global`), by effectiveness and recency. (How often a lesson was used joins
+/// lessons (not `global`), by effectiveness, recency and the prediction of what it needs next. (How often a lesson was used joins
 /// when the learning loop counts it; until then every count would be 0.)
 fn most_useful(d: &Daemon, half_life: f64, project: &str, quiet: &Quiet, limit: usize) -> Vec<AdviceItem> {
     if project == GLOBAL_PROJECT {
@@ -37,7 +37,8 @@ fn most_useful(d: &Daemon, half_life: f64, project: &str, quiet: &Quiet, limit: 
         .into_iter()
         .map(|m| {
             let recency = recency(&m, now, half_life);
-            (0.5 * m.worth.effectiveness + 0.3 * recency, recency, m)
+            // What prediction says the project is likely to need next brings a lesson forward.
+            (0.5 * m.worth.effectiveness + 0.3 * recency + 0.2 * m.next.prediction_score, recency, m)
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.2.updated_at.cmp(&a.2.updated_at)));
@@ -45,8 +46,9 @@ fn most_useful(d: &Daemon, half_life: f64, project: &str, quiet: &Quiet, limit: 
         .into_iter()
         .take(limit)
         .map(|(score, recency, m)| {
-            let why = format!("one of this project's most useful lessons: effectiveness {:.2}, recency {recency:.2}", m.worth.effectiveness);
-            let signals = [("effectiveness".to_string(), m.worth.effectiveness), ("recency".to_string(), recency)].into();
+            let predicted = if m.next.last_predicted.is_some() { format!(", predicted {:.2} ({})", m.next.prediction_score, m.next.reasons.join(", ")) } else { String::new() };
+            let why = format!("one of this project's most useful lessons: effectiveness {:.2}, recency {recency:.2}{predicted}", m.worth.effectiveness);
+            let signals = [("effectiveness".to_string(), m.worth.effectiveness), ("recency".to_string(), recency), ("prediction".to_string(), m.next.prediction_score)].into();
             brief_item(m, score, why, signals)
         })
         .collect()

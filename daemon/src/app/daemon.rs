@@ -35,6 +35,8 @@ pub struct Daemon {
     pending: Pending,
     /// Sessions the capture worker reads next (prompts, failures, shadows).
     captures: Pending,
+    /// Projects whose predictions the prediction worker refreshes next (noted at SessionStart).
+    predictions: Pending,
     /// Captures turned away by the gate or taken as evidence, since start.
     turned_away: std::sync::atomic::AtomicU64,
     /// Each project's learned mix of signal groups, mirrored from the store for the hook.
@@ -83,6 +85,7 @@ impl Daemon {
             cooldowns: Mutex::new(Cooldowns::default()),
             pending: Pending::default(),
             captures: Pending::default(),
+            predictions: Pending::default(),
             turned_away: Default::default(),
             shutdown: CancellationToken::new(),
             ending: AtomicU8::new(RUNNING),
@@ -97,6 +100,10 @@ impl Daemon {
 
     pub fn captures(&self) -> &Pending {
         &self.captures
+    }
+
+    pub fn predictions(&self) -> &Pending {
+        &self.predictions
     }
 
     /// Memories per tier, as last counted.

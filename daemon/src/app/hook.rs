@@ -73,6 +73,10 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
             // recovery is read again at its next event.
             let teaches = matches!(event.kind, EventKind::UserPromptSubmit | EventKind::PostToolUseFailure) || !entry.shadow.is_empty();
             d.captures().note(&session, teaches && t.capture.enabled);
+            // A session's start refreshes its project's stale predictions, after the answer.
+            if event.kind == EventKind::SessionStart {
+                d.predictions().note(&entry.project, true);
+            }
         }
         // The answer matters more than its record: a disk that refuses writes costs the log
         // entry (and the outcome it would have told), never the advice.

@@ -2,7 +2,7 @@
 //! [`Daemon`] (`daemon`): the memories and their one write path (`writer`), the use cases on
 //! single memories (`memories`), advice
 //! (`advice`, with `retrieve`, `brief` for the session start, and `record` for the session log),
-//! the hook event (`hook`), capture and review of candidate lessons (`capture`), learned fusion weights (`weights`), why memories exist (`causality`), tiers and the archive (`tiers`), `search`, what is kept quiet (`quiet`), the seed pack (`seeds`),
+//! the hook event (`hook`), capture and review of candidate lessons (`capture`), learned fusion weights (`weights`), why memories exist (`causality`), tiers and the archive (`tiers`), what is likely next (`prediction`), `search`, what is kept quiet (`quiet`), the seed pack (`seeds`),
 //! import and export (`exchange`), feedback and the memory graph (`feedback`), the advice log (`log`), `status`, `config`, the semantic
 //! engine's requests (`semantic`) and the periodic jobs (`periodic`).
 
@@ -21,6 +21,7 @@ pub mod memories;
 pub mod outcomes;
 pub mod pending;
 pub mod periodic;
+pub mod prediction;
 pub mod quiet;
 pub mod record;
 pub mod retrieve;

@@ -99,6 +99,12 @@ pub fn spawn(d: &Arc<Daemon>) {
             }
         }
     });
+    // Predictions a day old refreshed, and each project's prediction weights learned.
+    every(d, INDEX_SAVE_EVERY, 6 * RETENTION_EVERY, |d| {
+        if let Err(e) = super::prediction::job(d) {
+            tracing::warn!(error = %e, "cannot refresh the predictions");
+        }
+    });
     // Each project's fusion weights, from the samples its outcomes and feedback left.
     every(d, RETENTION_EVERY, RETENTION_EVERY, |d| {
         if let Err(e) = super::weights::learn_all(d) {

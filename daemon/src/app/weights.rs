@@ -44,6 +44,9 @@ fn lines(mix: &Mix) -> Vec<(String, f64)> {
 /// `cairn weights [reset|learn]`.
 pub async fn weights(d: &Daemon, q: WeightsQuery) -> Result<WeightsReport> {
     let project = d.project_for(&q.scope);
+    if q.prediction {
+        return prediction_weights(d, &q, project).await;
+    }
     let message = match q.action {
         WeightsAction::Show => String::new(),
         WeightsAction::Reset => {
@@ -70,6 +73,39 @@ pub async fn weights(d: &Daemon, q: WeightsQuery) -> Result<WeightsReport> {
         min_samples: MIN_SAMPLES,
         last_run: record.history.last().map(|r| r.at.clone()),
         history: record.history.iter().map(|r| WeightsRun { at: r.at.clone(), samples: r.samples, positives: r.positives, weights: lines(&r.weights) }).collect(),
+        project,
+        message,
+    })
+}
+
+/// `cairn weights --prediction`: the prediction's three weights (layer 4).
+async fn prediction_weights(d: &Daemon, q: &WeightsQuery, project: String) -> Result<WeightsReport> {
+    use crate::temporal::prediction::{COMPONENTS, DEFAULT_WEIGHTS};
+    let message = match q.action {
+        WeightsAction::Show => String::new(),
+        WeightsAction::Reset => {
+            d.store().put_prediction_weights(&project, None)?;
+            "back to Wake's weights (the history is kept)".into()
+        }
+        WeightsAction::Learn => match tokio::task::block_in_place(|| super::prediction::learn(d, &project))? {
+            Some(run) => format!("learned from {} predictions ({} followed by an access)", run.samples, run.hits),
+            None => format!("not learned: it takes at least {MIN_SAMPLES} predictions, some followed by an access and some not"),
+        },
+    };
+    if q.action != WeightsAction::Show {
+        d.store().durable().await?;
+    }
+    let record = d.store().prediction_record(&project)?;
+    let samples = d.store().prediction_samples(&project)?;
+    let current = super::prediction::weights_of(d, &project);
+    Ok(WeightsReport {
+        learned: record.weights.is_some(),
+        weights: COMPONENTS.iter().enumerate().map(|(i, s)| WeightLine { signal: s.to_string(), current: current[i], default: DEFAULT_WEIGHTS[i] }).collect(),
+        samples: samples.len(),
+        positives: samples.iter().filter(|s| s.hit).count(),
+        min_samples: MIN_SAMPLES,
+        last_run: record.history.last().map(|r| r.at.clone()),
+        history: record.history.iter().map(|r| WeightsRun { at: r.at.clone(), samples: r.samples, positives: r.hits, weights: COMPONENTS.iter().map(|c| c.to_string()).zip(r.weights.iter().copied()).collect() }).collect(),
         project,
         message,
     })

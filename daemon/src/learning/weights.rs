@@ -67,15 +67,22 @@ pub fn multipliers(mix: &Mix) -> Mix {
 /// Clamps every weight to [`MIN`, `MAX`] and makes them sum to exactly 1 by moving only the
 /// weights not pinned at a bound (in as many rounds as pinning takes).
 pub fn redistribute(mut w: Mix) -> Mix {
+    redistribute_in(&mut w);
+    w
+}
+
+/// [`redistribute`] for a mix of any size (the prediction's three weights too).
+pub fn redistribute_in(w: &mut [f64]) {
+    let even = 1.0 / w.len().max(1) as f64;
     for x in w.iter_mut() {
-        *x = if x.is_finite() { x.clamp(MIN, MAX) } else { DEFAULT[0] };
+        *x = if x.is_finite() { x.clamp(MIN, MAX) } else { even };
     }
     for _ in 0..12 {
         let deficit = 1.0 - w.iter().sum::<f64>();
         if deficit.abs() < 1e-12 {
             break;
         }
-        let free: Vec<usize> = (0..6).filter(|&i| if deficit > 0.0 { w[i] < MAX - 1e-12 } else { w[i] > MIN + 1e-12 }).collect();
+        let free: Vec<usize> = (0..w.len()).filter(|&i| if deficit > 0.0 { w[i] < MAX - 1e-12 } else { w[i] > MIN + 1e-12 }).collect();
         if free.is_empty() {
             break;
         }
@@ -84,42 +91,54 @@ pub fn redistribute(mut w: Mix) -> Mix {
             w[i] = (w[i] + share).clamp(MIN, MAX);
         }
     }
-    w
 }
 
 /// The mix the samples point to: positive logistic coefficients of the six signals, normalised
 /// and redistributed; `None` with too few samples or only one label.
 pub fn fit(samples: &[Sample]) -> Option<Mix> {
-    let positives = samples.iter().filter(|s| s.positive).count();
-    if samples.len() < MIN_SAMPLES || positives == 0 || positives == samples.len() {
+    let rows: Vec<(&[f64], bool)> = samples.iter().map(|s| (&s.signals[..], s.positive)).collect();
+    let v = fit_rows(&rows)?;
+    let mut mix = [0.0; 6];
+    mix.copy_from_slice(&v);
+    Some(mix)
+}
+
+/// [`fit`] for rows of any width: each row's signals (in [0, 1]) and whether it proved right.
+pub fn fit_rows(rows: &[(&[f64], bool)]) -> Option<Vec<f64>> {
+    let positives = rows.iter().filter(|r| r.1).count();
+    let width = rows.first()?.0.len();
+    if rows.len() < MIN_SAMPLES || positives == 0 || positives == rows.len() || width == 0 {
         return None;
     }
-    let x: Vec<Vec<f64>> = samples.iter().map(|s| std::iter::once(1.0).chain(s.signals.iter().map(|v| v.clamp(0.0, 1.0))).collect()).collect();
-    let y: Vec<f64> = samples.iter().map(|s| f64::from(u8::from(s.positive))).collect();
+    let x: Vec<Vec<f64>> = rows.iter().map(|(s, _)| std::iter::once(1.0).chain(s.iter().map(|v| v.clamp(0.0, 1.0))).collect()).collect();
+    let y: Vec<f64> = rows.iter().map(|r| f64::from(u8::from(r.1))).collect();
     let beta = logistic::fit(&x, &y, 0.01);
     let coefficients: Vec<f64> = beta[1..].iter().map(|b| b.max(0.0)).collect();
     let total: f64 = coefficients.iter().sum();
     if total <= 0.0 || !total.is_finite() {
         return None;
     }
-    let mut raw = [0.0; 6];
-    for (r, c) in raw.iter_mut().zip(&coefficients) {
-        *r = c / total;
-    }
-    Some(redistribute(raw))
+    let mut mix: Vec<f64> = coefficients.iter().map(|c| c / total).collect();
+    redistribute_in(&mut mix);
+    Some(mix)
 }
 
 /// One run's move from `current` toward `target`: along the line between them, no weight
 /// moving more than [`MAX_STEP`]. Both are mixes (in bounds, summing to 1), so every point
 /// between is one too.
 pub fn step(current: &Mix, target: &Mix) -> Mix {
+    let mut next = *current;
+    step_in(&mut next, target);
+    next
+}
+
+/// [`step`] for a mix of any size.
+pub fn step_in(current: &mut [f64], target: &[f64]) {
     let far = current.iter().zip(target).map(|(c, t)| (t - c).abs()).fold(0.0, f64::max);
     let share = if far > MAX_STEP { MAX_STEP / far } else { 1.0 };
-    let mut next = *current;
-    for (n, t) in next.iter_mut().zip(target) {
+    for (n, t) in current.iter_mut().zip(target) {
         *n += (t - *n) * share;
     }
-    next
 }
 
 #[cfg(test)]
@@ -178,6 +197,37 @@ mod tests {
             .collect();
         let got = fit(&samples).unwrap();
         assert!(got[0] >= 0.5 && got[5] <= 0.11, "{got:?}");
+    }
+
+    #[test]
+    fn a_planted_prediction_mix_of_three_is_recovered_and_two_pinned_weights_stay_pinned() {
+        let mut rng = Rng(31);
+        let planted = [0.5, 0.3, 0.2];
+        let rows: Vec<(Vec<f64>, bool)> = (0..20_000)
+            .map(|_| {
+                let c: Vec<f64> = (0..3).map(|_| rng.next()).collect();
+                let z: f64 = c.iter().zip(planted).map(|(a, w)| a * w).sum();
+                let hit = rng.next() < logistic::sigmoid(12.0 * (z - 0.5));
+                (c, hit)
+            })
+            .collect();
+        let borrowed: Vec<(&[f64], bool)> = rows.iter().map(|(c, h)| (&c[..], *h)).collect();
+        let got = fit_rows(&borrowed).unwrap();
+        for (g, w) in got.iter().zip(planted) {
+            assert!((g - w).abs() <= 0.05, "planted {planted:?}, learned {got:?}");
+        }
+        // Two weights pinned at the floor at once: the whole remainder goes to the third.
+        let mut w = [0.0, 0.01, 0.99];
+        redistribute_in(&mut w);
+        assert!(w.iter().all(|x| (MIN - 1e-12..=MAX + 1e-12).contains(x)), "{w:?}");
+        assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{w:?}");
+        // Two pinned at the ceiling: the floor one takes what is left.
+        let mut w = [0.9, 0.8, 0.0];
+        redistribute_in(&mut w);
+        assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12 && w.iter().all(|x| (MIN - 1e-12..=MAX + 1e-12).contains(x)), "{w:?}");
+        let mut s = [0.4, 0.3, 0.3];
+        step_in(&mut s, &[0.1, 0.3, 0.6]);
+        assert!((s[0] - 0.35).abs() < 1e-12 && (s.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{s:?}");
     }
 
     #[test]

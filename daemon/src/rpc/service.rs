@@ -210,6 +210,11 @@ impl Cairn for Service {
         app::tiers::archive(&self.0, action).await.map_err(|e| wire(&self.0, e))
     }
 
+    async fn predict(self, _: Context, query: PredictQuery) -> Result<PredictReport, RpcError> {
+        let _g = self.0.enter();
+        app::prediction::report(&self.0, query).map_err(|e| wire(&self.0, e))
+    }
+
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
         let daemon = self.0.clone();

@@ -41,6 +41,30 @@ pub struct WeightsRecord {
     pub history: Vec<Run>,
 }
 
+/// A prediction and what followed it (layer 4): the components it was made of, and whether the
+/// memory was accessed before the next prediction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PredictionSample {
+    pub components: Vec<f64>,
+    pub hit: bool,
+}
+
+/// A project's learned prediction weights (temporal, causal, frequency) with their runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PredictionRecord {
+    pub weights: Option<Vec<f64>>,
+    #[serde(default)]
+    pub history: Vec<PredictionRun>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PredictionRun {
+    pub at: String,
+    pub samples: usize,
+    pub hits: usize,
+    pub weights: Vec<f64>,
+}
+
 fn sample_prefix(project: &str) -> Vec<u8> {
     [b"s\0", project.as_bytes(), b"\0"].concat()
 }
@@ -50,6 +74,45 @@ fn record_key(project: &str) -> Vec<u8> {
 }
 
 impl Store {
+    /// Keeps a prediction sample of `project` (bounded as the fusion samples are).
+    pub fn add_prediction_sample(&self, project: &str, sample: &PredictionSample) -> Result<(), StoreError> {
+        self.writable()?;
+        let prefix = [b"p\0", project.as_bytes(), b"\0"].concat();
+        self.weights.insert([prefix.as_slice(), &self.db.generate_id()?.to_be_bytes()].concat(), encode(sample))?;
+        let count = self.weights.scan_prefix(&prefix).count();
+        for item in self.weights.scan_prefix(&prefix).take(count.saturating_sub(MAX_SAMPLES)) {
+            self.weights.remove(item?.0)?;
+        }
+        Ok(())
+    }
+
+    pub fn prediction_samples(&self, project: &str) -> Result<Vec<PredictionSample>, StoreError> {
+        let prefix = [b"p\0", project.as_bytes(), b"\0"].concat();
+        self.weights.scan_prefix(prefix).map(|item| item.map_err(StoreError::from).and_then(|(k, v)| decode(&k, &v))).collect()
+    }
+
+    pub fn prediction_record(&self, project: &str) -> Result<PredictionRecord, StoreError> {
+        let k = [b"q\0", project.as_bytes()].concat();
+        Ok(self.weights.get(&k)?.map(|v| decode(&k, &v)).transpose()?.unwrap_or_default())
+    }
+
+    /// Records a run of the prediction weights (history bounded), or with `None` a reset.
+    pub fn put_prediction_weights(&self, project: &str, run: Option<PredictionRun>) -> Result<PredictionRecord, StoreError> {
+        self.writable()?;
+        let mut r = self.prediction_record(project)?;
+        match run {
+            Some(run) => {
+                r.weights = Some(run.weights.clone());
+                r.history.push(run);
+                let over = r.history.len().saturating_sub(MAX_RUNS);
+                r.history.drain(..over);
+            }
+            None => r.weights = None,
+        }
+        self.weights.insert([b"q\0", project.as_bytes()].concat(), encode(&r))?;
+        Ok(r)
+    }
+
     /// Keeps a sample of `project`; past [`MAX_SAMPLES`], the oldest goes.
     pub fn add_weight_sample(&self, project: &str, sample: &Sample) -> Result<(), StoreError> {
         self.writable()?;

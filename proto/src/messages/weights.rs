@@ -23,6 +23,43 @@ pub struct WeightsQuery {
     pub scope: Scope,
     #[serde(default)]
     pub action: WeightsAction,
+    /// The prediction's weights (temporal, causal, frequency) instead of the decision's.
+    #[serde(default)]
+    pub prediction: bool,
+}
+
+/// `cairn predict`: what the project is likely to need next.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PredictQuery {
+    #[serde(default)]
+    pub scope: Scope,
+    /// Refresh every prediction of the project first, not only the stale ones.
+    #[serde(default)]
+    pub refresh: bool,
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// One memory as prediction sees it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Predicted {
+    pub id: String,
+    pub text: String,
+    pub score: f64,
+    pub reasons: Vec<String>,
+    pub next_access: Option<String>,
+    /// temporal, causal, frequency.
+    pub components: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PredictReport {
+    pub project: String,
+    pub refreshed: usize,
+    /// The weights used (temporal, causal, frequency), and whether they were learned.
+    pub weights: Vec<f64>,
+    pub learned: bool,
+    pub items: Vec<Predicted>,
 }
 
 /// One weight: a signal group, learned and default.

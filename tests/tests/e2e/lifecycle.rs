@@ -208,6 +208,9 @@ impl Cairn for OldDaemon {
     async fn archive(self, _: Context, _: ArchiveAction) -> Result<ArchiveReport, RpcError> {
         Err(old())
     }
+    async fn predict(self, _: Context, _: PredictQuery) -> Result<PredictReport, RpcError> {
+        Err(old())
+    }
     async fn shutdown(self, _: Context) {}
 }
 

@@ -377,3 +377,54 @@ fn tiers_and_pruning_to_an_archive_that_restores_exactly() {
     let fresh: Value = serde_json::from_str(&home.ok(&["show", &mine, "--json"])).unwrap();
     assert_eq!(fresh["now"]["tier"], "active");
 }
+
+#[test]
+fn predictions_say_what_is_likely_next_and_why() {
+    let home = Home::new();
+    home.up();
+    let root = home.ok(&["add", "Deploys go through the release train on Tuesdays", "--project", "shop", "--action-type", "decision"]).trim().to_string();
+    let child = home.ok(&["add", "Tag the release before the train leaves", "--project", "shop", "--caused-by", &root]).trim().to_string();
+    let lone = home.ok(&["add", "The office plants need water on Fridays", "--project", "shop"]).trim().to_string();
+    for _ in 0..3 {
+        home.ok(&["show", &root, "--json"]);
+    }
+    let r: Value = serde_json::from_str(&home.ok(&["predict", "--project", "shop", "--json"])).unwrap();
+    assert_eq!(r["learned"], false);
+    assert_eq!(r["weights"], json!([0.4, 0.3, 0.3]), "Wake's weights to start");
+    let items = r["items"].as_array().unwrap();
+    assert_eq!(items.len(), 3, "{r}");
+    assert_eq!(items[0]["id"], root.as_str(), "the accessed root of a chain comes first: {r}");
+    let reasons: Vec<&str> = items[0]["reasons"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    for want in ["recently_accessed", "moderate_access_frequency", "causal_chain_root", "active_memory_tier"] {
+        assert!(reasons.contains(&want), "{want} in {reasons:?}");
+    }
+    assert_eq!(items[0]["components"].as_array().unwrap().len(), 3);
+    assert!(items[0]["next_access"].is_string(), "accessed: a next access is estimated");
+    let of = |id: &str| items.iter().find(|i| i["id"] == id).unwrap()["score"].as_f64().unwrap();
+    assert!(of(&root) > of(&child) && of(&root) > of(&lone));
+    // The text view.
+    let text = home.ok(&["predict", "--project", "shop"]);
+    assert!(text.contains("causal_chain_root") && text.contains("temporal 0.40"), "{text}");
+    // What followed each prediction becomes a sample for the prediction's weights (layer 4).
+    home.ok(&["show", &lone, "--json"]);
+    home.ok(&["predict", "--project", "shop", "--refresh", "--json"]);
+    let w: Value = serde_json::from_str(&home.ok(&["weights", "--prediction", "--project", "shop", "--json"])).unwrap();
+    assert_eq!((w["samples"].as_u64(), w["positives"].as_u64()), (Some(3), Some(1)), "{w}");
+    let names: Vec<&str> = w["weights"].as_array().unwrap().iter().map(|l| l["signal"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["temporal", "causal", "frequency"]);
+    let learned: Value = serde_json::from_str(&home.ok(&["weights", "learn", "--prediction", "--project", "shop", "--json"])).unwrap();
+    assert_eq!(learned["learned"], false, "three samples are not enough: {learned}");
+    assert!(learned["message"].as_str().unwrap().contains("at least 20"));
+
+    // A session's start refreshes its project's stale predictions, after the answer.
+    let dir = home.path().join("web");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = std::fs::canonicalize(&dir).unwrap();
+    let id = home.ok(&["add", "Keep the CDN cache keys versioned", "--project", dir.to_str().unwrap()]).trim().to_string();
+    home.hook(json!({"session_id": "p1", "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"}).to_string().as_bytes());
+    let predicted = eventually(Duration::from_secs(10), || {
+        let m: Value = serde_json::from_str(&home.ok(&["list", "--project", dir.to_str().unwrap(), "--json"])).unwrap();
+        m.as_array().or(m["memories"].as_array()).into_iter().flatten().any(|m| m["id"] == id.as_str() && m["next"]["last_predicted"].is_string())
+    });
+    assert!(predicted, "the SessionStart did not refresh the project's predictions");
+}
