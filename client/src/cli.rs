@@ -171,6 +171,9 @@ pub enum Command {
         #[command(flatten)]
         scope: ProjectArgs,
     },
+    /// Serve cairn's memory to an MCP client on stdin and stdout (Claude Code starts it when it
+    /// is registered: `cairn hooks install --mcp`).
+    Mcp,
     /// Causality in numbers: `cairn causality stats`.
     Causality {
         #[command(subcommand)]
@@ -573,6 +576,10 @@ pub enum HooksAction {
         /// `triggers.interrupts` on) can stop it, at about 10 ms more for each.
         #[arg(long)]
         interrupts: bool,
+        /// Also register cairn's MCP server (`cairn mcp`) for Claude Code: in the project's
+        /// `.mcp.json` with --project, else in `~/.claude.json`.
+        #[arg(long)]
+        mcp: bool,
     },
     /// Remove exactly the hooks cairn added.
     Uninstall {

@@ -10,6 +10,7 @@ mod commands;
 mod connect;
 mod hook;
 mod launch;
+mod mcp;
 mod settings;
 
 use clap::Parser;
@@ -66,7 +67,9 @@ fn run(command: Command) -> Result<(), Failure> {
             Command::Forget { id } => commands::memories::forget(id).await,
             Command::Doctor => commands::doctor::doctor().await,
             Command::Hooks { action } => match action {
-                HooksAction::Install { target, all_tools, interrupts } => commands::hooks::install(target.target(), settings::Wiring { all_tools, interrupts }),
+                HooksAction::Install { target, all_tools, interrupts, mcp } => {
+                    commands::hooks::install(target.target(), settings::Wiring { all_tools, interrupts }).and_then(|()| if mcp { commands::hooks::install_mcp(target.target()) } else { Ok(()) })
+                }
                 HooksAction::Uninstall { target } => commands::hooks::uninstall(target.target()),
                 HooksAction::Status => commands::hooks::status(),
             },
@@ -101,6 +104,7 @@ fn run(command: Command) -> Result<(), Failure> {
                 Some(ReviewCmd::Edit { id, text, json }) => commands::review::act(cairn_proto::ReviewAction::Edit { id, text }, json).await,
                 Some(ReviewCmd::Judge { text, prompt, source, json, scope }) => commands::review::judge(text, prompt, source, json, scope).await,
             },
+            Command::Mcp => mcp::serve().await,
             Command::Predict { refresh, limit, json, scope } => commands::causality::predict(refresh, limit, json, scope).await,
             Command::Weights { action, prediction, json, scope } => {
                 let action = match action {

@@ -464,3 +464,79 @@ mod tests {
         }
     }
 }
+
+/// The name cairn's MCP server is registered under.
+pub const MCP_NAME: &str = "cairn";
+
+/// cairn's MCP server entry for Claude Code's `mcpServers`: this binary, `mcp`, and the home when
+/// one is chosen.
+pub fn mcp_entry(cairn: &std::path::Path, home: Option<&std::path::Path>) -> Value {
+    let mut entry = serde_json::json!({"type": "stdio", "command": cairn.display().to_string(), "args": ["mcp"]});
+    if let Some(home) = home {
+        entry["env"] = serde_json::json!({"CAIRN_HOME": home.display().to_string()});
+    }
+    entry
+}
+
+/// Whether an `mcpServers` entry is cairn's own (`<...>/cairn mcp`).
+fn is_cairn_mcp(entry: &Value) -> bool {
+    let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
+    let ours = std::path::Path::new(command).file_name().is_some_and(|n| n == "cairn");
+    ours && entry.get("args").and_then(Value::as_array).is_some_and(|a| a.len() == 1 && a[0] == "mcp")
+}
+
+/// Registers cairn's MCP server in a Claude Code config (`.mcp.json`, `~/.claude.json`), leaving
+/// every other key as it was. `Ok(false)` when it was there already, the same; an entry named
+/// `cairn` that is not cairn's is never overwritten.
+pub fn add_mcp(config: &mut Value, entry: Value) -> Result<bool, SettingsError> {
+    let root = config.as_object_mut().ok_or_else(|| SettingsError::NotAnObject("the file".into()))?;
+    let servers = root.entry("mcpServers").or_insert_with(|| Value::Object(Default::default()));
+    let servers = servers.as_object_mut().ok_or_else(|| SettingsError::NotAnObject("mcpServers".into()))?;
+    match servers.get(MCP_NAME) {
+        Some(existing) if *existing == entry => Ok(false),
+        Some(existing) if !is_cairn_mcp(existing) => Err(SettingsError::NotAnObject("mcpServers.cairn (an entry of that name that is not cairn's)".into())),
+        _ => {
+            servers.insert(MCP_NAME.into(), entry);
+            Ok(true)
+        }
+    }
+}
+
+/// Removes cairn's MCP server entry (only cairn's own); an `mcpServers` left empty goes too.
+pub fn remove_mcp(config: &mut Value) -> bool {
+    let Some(root) = config.as_object_mut() else { return false };
+    let Some(servers) = root.get_mut("mcpServers").and_then(Value::as_object_mut) else { return false };
+    if !servers.get(MCP_NAME).is_some_and(is_cairn_mcp) {
+        return false;
+    }
+    servers.remove(MCP_NAME);
+    if servers.is_empty() {
+        root.remove("mcpServers");
+    }
+    true
+}
+
+#[cfg(test)]
+mod mcp_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_mcp_entry_is_added_once_and_removed_alone() {
+        let mut config = json!({"mcpServers": {"other": {"command": "x"}}, "numStartups": 3});
+        let entry = mcp_entry(std::path::Path::new("/opt/bin/cairn"), Some(std::path::Path::new("/h")));
+        assert!(add_mcp(&mut config, entry.clone()).unwrap());
+        assert!(!add_mcp(&mut config, entry).unwrap(), "already there");
+        assert_eq!(config["mcpServers"]["cairn"]["args"], json!(["mcp"]));
+        assert_eq!(config["mcpServers"]["cairn"]["env"]["CAIRN_HOME"], "/h");
+        assert!(remove_mcp(&mut config));
+        assert_eq!(config, json!({"mcpServers": {"other": {"command": "x"}}, "numStartups": 3}), "everything else as it was");
+        assert!(!remove_mcp(&mut config));
+        let mut foreign = json!({"mcpServers": {"cairn": {"command": "/usr/bin/other-tool"}}});
+        assert!(add_mcp(&mut foreign, mcp_entry(std::path::Path::new("/b/cairn"), None)).is_err(), "never overwrites another tool's entry");
+        assert!(!remove_mcp(&mut foreign));
+        let mut empty = json!({});
+        add_mcp(&mut empty, mcp_entry(std::path::Path::new("/b/cairn"), None)).unwrap();
+        assert!(remove_mcp(&mut empty) && empty == json!({}));
+    }
+}

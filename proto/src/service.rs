@@ -75,6 +75,8 @@ pub trait Cairn {
     async fn archive(action: ArchiveAction) -> Result<ArchiveReport, RpcError>;
     /// What a project is likely to need next, with the reasons.
     async fn predict(query: PredictQuery) -> Result<PredictReport, RpcError>;
+    /// Every memory's tier from its last access now, counted per tier.
+    async fn recalculate_tiers() -> Result<std::collections::BTreeMap<String, u64>, RpcError>;
     /// Drain, flush and exit. Answers before the daemon goes away.
     async fn shutdown() -> ();
 }

@@ -418,7 +418,8 @@ impl<'a> Claude<'a> {
         self.run_with(prompt, turns, tools, &["--resume", session_id])
     }
 
-    fn run_with(&self, prompt: &str, turns: Vec<Turn>, tools: &[&str], extra: &[&str]) -> Session {
+    /// A session with extra arguments for `claude` (an MCP config, ...).
+    pub fn run_with(&self, prompt: &str, turns: Vec<Turn>, tools: &[&str], extra: &[&str]) -> Session {
         let stand_in = StandIn::start(turns);
         let started = std::time::Instant::now();
         let child = self.command(prompt, &stand_in, tools).args(extra).spawn().expect("claude starts");

@@ -236,7 +236,48 @@ fn name_the_others(target: Target) {
     }
 }
 
+/// Where Claude Code reads MCP servers for a target: the project's `.mcp.json`, or the user's
+/// `~/.claude.json`.
+pub fn mcp_path(target: Target) -> Result<PathBuf, Failure> {
+    Ok(match target {
+        Target::User => super::user_home()?.join(".claude.json"),
+        Target::Project => cairn_proto::project::checkout_root(&std::env::current_dir()?).join(".mcp.json"),
+    })
+}
+
+/// Registers `cairn mcp` for Claude Code (`hooks install --mcp`).
+pub fn install_mcp(target: Target) -> Result<(), Failure> {
+    let shown = mcp_path(target)?;
+    let path = resolve(&shown);
+    let cairn = std::env::current_exe().map_err(|e| Failure::new(1, format!("cannot tell where this cairn binary is: {e}")))?;
+    let mut value = read(&path)?.unwrap_or_else(|| Value::Object(Default::default()));
+    let entry = settings::mcp_entry(&cairn, chosen_home()?.as_deref());
+    if !settings::add_mcp(&mut value, entry).map_err(|e| describe_error(&path, e))? {
+        outln!("cairn's MCP server is already registered in {}", shown.display());
+        return Ok(());
+    }
+    let saved = write(&path, &value)?;
+    outln!("registered cairn's MCP server (`cairn mcp`) in {}{}", shown.display(), saved.map(|b| format!(" (backup: {})", b.display())).unwrap_or_default());
+    if target == Target::Project {
+        outln!("Claude Code asks once before it uses a project's MCP servers; its tools are named mcp__cairn__*");
+    }
+    Ok(())
+}
+
+/// Removes cairn's MCP server entry (`hooks uninstall`), leaving every other server.
+fn uninstall_mcp(target: Target) -> Result<(), Failure> {
+    let shown = mcp_path(target)?;
+    let path = resolve(&shown);
+    let Some(mut value) = read(&path)? else { return Ok(()) };
+    if settings::remove_mcp(&mut value) {
+        write(&path, &value)?;
+        outln!("removed cairn's MCP server from {}", shown.display());
+    }
+    Ok(())
+}
+
 pub fn uninstall(target: Target) -> Result<(), Failure> {
+    uninstall_mcp(target)?;
     let shown = settings_path(target)?;
     let path = resolve(&shown);
     let Some(mut value) = read(&path)? else {

@@ -215,6 +215,11 @@ impl Cairn for Service {
         app::prediction::report(&self.0, query).map_err(|e| wire(&self.0, e))
     }
 
+    async fn recalculate_tiers(self, _: Context) -> Result<std::collections::BTreeMap<String, u64>, RpcError> {
+        let _g = self.0.enter();
+        tokio::task::block_in_place(|| app::tiers::recalculate(&self.0)).map_err(|e| wire(&self.0, e))
+    }
+
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
         let daemon = self.0.clone();

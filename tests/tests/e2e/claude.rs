@@ -402,3 +402,20 @@ fn what_the_agent_did_after_a_lesson_is_attributed_in_real_sessions() {
     assert_eq!(shown["worth"]["unhelpful"], 0, "one ignore alone does not count against it: {shown}");
     assert!(shown["worth"]["helpful"].as_u64().is_some_and(|h| h <= 1), "{shown}");
 }
+
+#[test]
+fn the_model_calls_cairn_s_mcp_search_and_reads_its_answer() {
+    let home = home_with_lesson();
+    let claude = Claude::new(&home, Route::Without);
+    let config = claude.user_home().join("mcp.json");
+    let server = serde_json::json!({"mcpServers": {"cairn": {"command": cairn_bin(), "args": ["mcp"], "env": {"CAIRN_HOME": home.path()}}}});
+    std::fs::write(&config, server.to_string()).unwrap();
+    let turns = vec![Turn::tool("mcp__cairn__search_context", serde_json::json!({"query": "force-push main"})), Turn::text("Done.")];
+    let s = claude.run_with("What do we know about pushing?", turns, &["mcp__cairn__search_context"], &["--mcp-config", config.to_str().unwrap(), "--strict-mcp-config"]);
+    s.assert_completed("Done.");
+    // The tool reached the model's tools, and its answer the model's next request.
+    let first = &s.turns()[0].body;
+    assert!(first["tools"].as_array().into_iter().flatten().any(|t| t["name"] == "mcp__cairn__search_context"), "the server's tools are offered to the model");
+    let next = s.turns()[1].texts().join("\n");
+    assert!(next.contains(FORCE_PUSH) && next.contains("\"why\""), "cairn's answer did not reach the model: {next}");
+}

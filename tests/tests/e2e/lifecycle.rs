@@ -211,6 +211,9 @@ impl Cairn for OldDaemon {
     async fn predict(self, _: Context, _: PredictQuery) -> Result<PredictReport, RpcError> {
         Err(old())
     }
+    async fn recalculate_tiers(self, _: Context) -> Result<std::collections::BTreeMap<String, u64>, RpcError> {
+        Err(old())
+    }
     async fn shutdown(self, _: Context) {}
 }
 

@@ -8,6 +8,7 @@ mod cold_start;
 mod hook;
 mod learning;
 mod lifecycle;
+mod mcp;
 mod reliability;
 mod semantic;
 mod store;

@@ -1,0 +1,142 @@
+//! `cairn mcp` through the MCP protocol itself: a client on the server's stdin and stdout
+//! initializes, lists the tools and calls each, as an MCP client such as Claude Code does.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+
+use cairn_tests::*;
+use serde_json::{json, Value};
+
+/// A line-delimited JSON-RPC client on a running `cairn mcp`.
+struct Mcp {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Mcp {
+    fn start(home: &Home, dir: &std::path::Path) -> Mcp {
+        let mut child = home.cairn().arg("mcp").current_dir(dir).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("cairn mcp starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut mcp = Mcp { child, stdin, stdout, next: 1 };
+        let init = mcp.request("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}));
+        assert_eq!(init["result"]["serverInfo"]["name"], "cairn", "{init}");
+        writeln!(mcp.stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
+        mcp
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        writeln!(self.stdin, "{}", json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).unwrap();
+        loop {
+            let mut line = String::new();
+            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server closed its output");
+            let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC on stdout ({e}): {line}"));
+            if v["id"] == id {
+                return v;
+            }
+        }
+    }
+
+    /// A tool's text answer, and whether it is a tool error.
+    fn call(&mut self, tool: &str, arguments: Value) -> (String, bool) {
+        let r = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let result = &r["result"];
+        assert!(result.is_object(), "{tool}: {r}");
+        (result["content"][0]["text"].as_str().unwrap_or("").to_string(), result["isError"] == true)
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn every_tool_answers_with_its_reasons_and_errors_are_tool_errors() {
+    let home = Home::new();
+    home.up();
+    let dir = home.path().join("shop");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = std::fs::canonicalize(&dir).unwrap();
+    let mut mcp = Mcp::start(&home, &dir);
+    let tools = mcp.request("tools/list", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for want in [
+        "save_context", "load_context", "search_context", "reconstruct_reasoning", "build_causal_chain", "get_causality_stats", "get_cross_project_dependents",
+        "get_memory_stats", "recalculate_memory_tiers", "prune_expired_contexts", "update_predictions", "get_high_value_contexts", "get_propagation_stats",
+        "get_learning_stats", "advise", "feedback", "graph_link",
+    ] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    assert!(tools["result"]["tools"].as_array().unwrap().iter().all(|t| t["description"].as_str().is_some_and(|d| d.len() > 20) && t["inputSchema"]["type"] == "object"));
+
+    // Save, then each tool about it.
+    let (saved, err) = mcp.call("save_context", json!({"text": "Run the migrations on a copy of production first", "category": "database", "action_type": "decision", "rationale": "a migration locked the orders table for an hour"}));
+    assert!(!err, "{saved}");
+    let saved: Value = serde_json::from_str(&saved).unwrap();
+    let id = saved["id"].as_str().unwrap().to_string();
+    assert_eq!((saved["project"].as_str(), saved["source"].as_str()), (dir.to_str(), Some("agent")), "the server's folder is the project: {saved}");
+    let (child, _) = mcp.call("save_context", json!({"text": "Time the migration on the copy before running it on production", "caused_by": [id]}));
+    let child_id = serde_json::from_str::<Value>(&child).unwrap()["id"].as_str().unwrap().to_string();
+    for (tool, args, expect) in [
+        ("load_context", json!({"id": id}), "Run the migrations"),
+        ("search_context", json!({"query": "migrations production copy"}), "\"why\""),
+        ("reconstruct_reasoning", json!({"id": id}), "because: a migration locked"),
+        ("build_causal_chain", json!({"id": child_id}), &id as &str),
+        ("get_causality_stats", json!({}), "\"with_cause\": 1"),
+        ("get_cross_project_dependents", json!({"id": id}), &child_id as &str),
+        ("get_memory_stats", json!({}), "\"memories\": 2"),
+        ("recalculate_memory_tiers", json!({}), "\"active\": 2"),
+        ("prune_expired_contexts", json!({"dry_run": true}), "\"dry_run\": true"),
+        ("update_predictions", json!({}), "causal_chain_root"),
+        ("get_high_value_contexts", json!({"limit": 1}), &id as &str),
+        ("get_propagation_stats", json!({}), "\"temporal\""),
+        ("get_learning_stats", json!({}), "\"relevance\""),
+        ("advise", json!({"text": "run the database migration on production now"}), "\"intent\""),
+        ("graph_link", json!({"source": id, "target": child_id, "strength": 0.8}), "manual"),
+        ("list_archive", json!({}), "archive"),
+    ] {
+        let (text, err) = mcp.call(tool, args);
+        assert!(!err && text.contains(expect), "{tool}: {text}");
+    }
+    let (text, err) = mcp.call("feedback", json!({"verb": "not-useful", "memory": child_id}));
+    assert!(!err && (text.contains("node_weight") || text.contains("node weight")), "{text}");
+
+    // Errors are tool errors with the daemon's reason.
+    let (text, err) = mcp.call("load_context", json!({"id": "01NOSUCHMEMORY"}));
+    assert!(err && text.contains("01NOSUCHMEMORY"), "{text}");
+    let (text, err) = mcp.call("feedback", json!({"verb": "loved", "memory": id}));
+    assert!(err && text.contains("used, not-relevant or not-useful"), "{text}");
+    let (text, err) = mcp.call("save_context", json!({"text": "x y z w", "action_type": "lunch"}));
+    assert!(err && text.contains("unknown action type"), "{text}");
+    let bad = mcp.request("tools/call", json!({"name": "search_context", "arguments": {"limit": 3}}));
+    assert!(bad["error"].is_object() || bad["result"]["isError"] == true, "a missing argument is refused: {bad}");
+}
+
+#[test]
+fn hooks_install_registers_the_server_and_uninstall_takes_it_away() {
+    let home = Home::new();
+    let user = tempfile::tempdir().unwrap();
+    std::fs::write(user.path().join(".claude.json"), r#"{"numStartups": 7, "mcpServers": {"other": {"command": "other-tool"}}}"#).unwrap();
+    let run = |args: &[&str]| {
+        let out = home.run_in(None, &[("HOME", user.path().as_os_str())], args);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said = run(&["hooks", "install", "--user", "--mcp"]);
+    assert!(said.contains("registered cairn's MCP server"), "{said}");
+    let config: Value = serde_json::from_str(&std::fs::read_to_string(user.path().join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(config["mcpServers"]["cairn"]["args"], json!(["mcp"]), "{config}");
+    assert_eq!(config["mcpServers"]["cairn"]["command"], cairn_bin().to_str().unwrap());
+    assert_eq!((config["numStartups"].as_u64(), &config["mcpServers"]["other"]["command"]), (Some(7), &json!("other-tool")), "the rest kept");
+    assert!(run(&["hooks", "install", "--user", "--mcp"]).contains("already registered"));
+    run(&["hooks", "uninstall", "--user"]);
+    let config: Value = serde_json::from_str(&std::fs::read_to_string(user.path().join(".claude.json")).unwrap()).unwrap();
+    assert!(config["mcpServers"].get("cairn").is_none() && config["mcpServers"]["other"].is_object(), "{config}");
+}
