@@ -21,6 +21,10 @@ rm -rf "$setup_home"
 export CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.197}"
 scripts/claude-code.sh
 export CAIRN_CLAUDE="$PWD/target/claude-code/$CLAUDE_CODE_VERSION/node_modules/.bin/claude"
+# And the official MCP Inspector, whose CLI is the real MCP client `cairn mcp` is tested with.
+export MCP_INSPECTOR_VERSION="${MCP_INSPECTOR_VERSION:-2.12.0}"
+scripts/mcp-inspector.sh
+export CAIRN_MCP_INSPECTOR="$PWD/target/mcp-inspector/$MCP_INSPECTOR_VERSION/node_modules/.bin/mcp-inspector"
 
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --locked --no-fail-fast

@@ -140,3 +140,58 @@ fn hooks_install_registers_the_server_and_uninstall_takes_it_away() {
     let config: Value = serde_json::from_str(&std::fs::read_to_string(user.path().join(".claude.json")).unwrap()).unwrap();
     assert!(config["mcpServers"].get("cairn").is_none() && config["mcpServers"]["other"].is_object(), "{config}");
 }
+
+/// The official MCP Inspector's CLI, fetched by scripts/test.sh.
+fn inspector() -> std::path::PathBuf {
+    let bin = std::env::var_os("CAIRN_MCP_INSPECTOR").map(std::path::PathBuf::from).expect("CAIRN_MCP_INSPECTOR is not set: run the tests with scripts/test.sh, which fetches the MCP Inspector");
+    assert!(bin.is_file(), "{} is missing: run scripts/test.sh", bin.display());
+    bin
+}
+
+#[test]
+fn the_official_inspector_lists_the_tools_and_calls_each() {
+    let home = Home::new();
+    home.up();
+    let dir = home.path().join("shop");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = std::fs::canonicalize(&dir).unwrap();
+    let lesson = home.run_in(Some(&dir), &[], &["add", "Run the migrations on a copy of production first", "--action-type", "decision"]);
+    let id = String::from_utf8_lossy(&lesson.stdout).trim().to_string();
+    let other = home.run_in(Some(&dir), &[], &["add", "Time the migration on the copy first"]);
+    let other = String::from_utf8_lossy(&other.stdout).trim().to_string();
+    let run = |args: &[&str]| -> Value {
+        let out = std::process::Command::new(inspector())
+            .current_dir(&dir)
+            .args(["--cli", "-e", &format!("CAIRN_HOME={}", home.path().display()), cairn_bin().to_str().unwrap(), "mcp"])
+            .args(args)
+            .output()
+            .expect("the inspector runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "inspector {args:?}: {text}\n{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("inspector {args:?} printed no JSON ({e}): {text}"))
+    };
+    let tools = run(&["--method", "tools/list"]);
+    let names: Vec<String> = tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect();
+    assert!(names.len() >= 17, "{names:?}");
+    // Every tool, called with what it needs; each answers (the refusals are tool errors).
+    for name in &names {
+        let mut args = vec!["--method", "tools/call", "--tool-name", name.as_str()];
+        let extra: Vec<String> = match name.as_str() {
+            "save_context" => vec!["text=Keep the staging database read-only".into()],
+            "search_context" => vec!["query=migrations".into()],
+            "load_context" | "reconstruct_reasoning" | "build_causal_chain" | "get_cross_project_dependents" => vec![format!("id={id}")],
+            "advise" => vec!["text=run the migration on production".into()],
+            "feedback" => vec!["verb=not-useful".into(), format!("memory={id}")],
+            "graph_link" => vec![format!("source={id}"), format!("target={other}"), "strength=0.6".into()],
+            "prune_expired_contexts" => vec!["dry_run=true".into()],
+            _ => vec![],
+        };
+        if !extra.is_empty() {
+            args.push("--tool-arg");
+            args.extend(extra.iter().map(String::as_str));
+        }
+        let r = run(&args);
+        let text = r["content"][0]["text"].as_str().unwrap_or("");
+        assert!(!text.is_empty() && r["isError"] == false, "{name}: {r}");
+    }
+}
