@@ -76,11 +76,16 @@ fn record_key(project: &str) -> Vec<u8> {
 impl Store {
     /// Keeps a prediction sample of `project` (bounded as the fusion samples are).
     pub fn add_prediction_sample(&self, project: &str, sample: &PredictionSample) -> Result<(), StoreError> {
+        self.push_bounded(&[b"p\0", project.as_bytes(), b"\0"].concat(), &encode(sample))
+    }
+
+    /// Appends under `prefix` (sled's ids rise across restarts, so the keys keep the order
+    /// values came in); past [`MAX_SAMPLES`] under it, the oldest goes.
+    fn push_bounded(&self, prefix: &[u8], value: &[u8]) -> Result<(), StoreError> {
         self.writable()?;
-        let prefix = [b"p\0", project.as_bytes(), b"\0"].concat();
-        self.weights.insert([prefix.as_slice(), &self.db.generate_id()?.to_be_bytes()].concat(), encode(sample))?;
-        let count = self.weights.scan_prefix(&prefix).count();
-        for item in self.weights.scan_prefix(&prefix).take(count.saturating_sub(MAX_SAMPLES)) {
+        self.weights.insert([prefix, &self.db.generate_id()?.to_be_bytes()].concat(), value)?;
+        let count = self.weights.scan_prefix(prefix).count();
+        for item in self.weights.scan_prefix(prefix).take(count.saturating_sub(MAX_SAMPLES)) {
             self.weights.remove(item?.0)?;
         }
         Ok(())
@@ -115,15 +120,7 @@ impl Store {
 
     /// Keeps a sample of `project`; past [`MAX_SAMPLES`], the oldest goes.
     pub fn add_weight_sample(&self, project: &str, sample: &Sample) -> Result<(), StoreError> {
-        self.writable()?;
-        let prefix = sample_prefix(project);
-        // sled's ids rise across restarts, so the keys keep the order samples came in.
-        self.weights.insert([prefix.as_slice(), &self.db.generate_id()?.to_be_bytes()].concat(), encode(sample))?;
-        let count = self.weights.scan_prefix(&prefix).count();
-        for item in self.weights.scan_prefix(&prefix).take(count.saturating_sub(MAX_SAMPLES)) {
-            self.weights.remove(item?.0)?;
-        }
-        Ok(())
+        self.push_bounded(&sample_prefix(project), &encode(sample))
     }
 
     /// A project's samples, oldest first.
