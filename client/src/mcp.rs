@@ -27,7 +27,7 @@ fn scope(project: Option<&str>) -> Scope {
     Scope { cwd: std::env::current_dir().ok().map(|d| d.display().to_string()), project: project.map(project_arg), global: project == Some(cairn_proto::GLOBAL_PROJECT) }
 }
 
-/// A connection to the daemon, starting it (lite, as the hook does) when none answers.
+/// A connection to the daemon, starting it as the hook does when none answers.
 async fn client() -> Result<CairnClient, Failure> {
     let paths = Paths::from_env()?;
     if let Ok((c, _)) = connect::open(&paths).await {
@@ -37,7 +37,7 @@ async fn client() -> Result<CairnClient, Failure> {
         return Err(Failure::new(1, "cairnd is not running (and CAIRN_AUTOSTART=0): start it with `cairn up`"));
     }
     let daemon = launch::find_daemon().map_err(|e| Failure::new(1, e.to_string()))?;
-    let _child = launch::spawn_daemon(&daemon, true, Some(&paths.logs_dir.join("cairnd.stderr"))).map_err(|e| Failure::new(1, e.to_string()))?;
+    let _child = launch::spawn_daemon(&daemon, false, Some(&paths.logs_dir.join("cairnd.stderr"))).map_err(|e| Failure::new(1, e.to_string()))?;
     let started = Instant::now();
     loop {
         match connect::open(&paths).await {

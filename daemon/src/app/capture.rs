@@ -53,24 +53,7 @@ pub const CAPTURED_SOURCE: &str = "captured";
 
 /// Starts the worker.
 pub fn spawn(d: &Arc<Daemon>) {
-    let d = d.clone();
-    tokio::spawn(async move {
-        loop {
-            let idle = d.captures().is_empty();
-            tokio::select! {
-                _ = d.shutdown().cancelled() => return,
-                _ = d.captures().notified() => tokio::time::sleep(GATHER).await,
-                _ = tokio::time::sleep(TICK), if !idle => {}
-            }
-            for session in d.captures().take() {
-                match settle(&d, &session).await {
-                    Ok(true) => {}
-                    Ok(false) => d.captures().keep(session),
-                    Err(e) => tracing::warn!(error = %e, session = %session, "cannot capture from the session"),
-                }
-            }
-        }
-    });
+    super::workers::serve(d, Daemon::captures, GATHER, TICK, "capture from the session", |d, session| async move { settle(&d, &session).await });
 }
 
 /// The gate's bars from the settings.
@@ -253,13 +236,7 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
             m.why.rationale = o.evidence.first().map(|e| e.text.clone());
             super::memories::save(d, &m).await?;
             // The moments it corrected become its situations, and what caused it.
-            let mut caused_by = Vec::new();
-            for moment in &o.moments {
-                let vector = super::feedback::embed_moment(d, moment).await?;
-                let judgement = Judgement { applies: true, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: format!("captured {} from {}", m.id, o.from), counts: None };
-                let (situation, _, _) = tokio::task::block_in_place(|| at_moment(d, t, &m, moment, vector.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
-                caused_by.extend(situation.filter(|s| !caused_by.contains(s)));
-            }
+            let caused_by = applies_at(d, t, &m, &o.moments, &format!("captured {} from {}", m.id, o.from)).await?;
             if !caused_by.is_empty() {
                 tokio::task::block_in_place(|| -> Result<()> {
                     let w = d.memories().writer();
@@ -275,15 +252,25 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Links each moment's situation (found or made) to `lesson` as one it applies to, a deliberate
+/// step, as the user's own words taught it; returns the situations, each once.
+async fn applies_at(d: &Daemon, t: &Tuneables, lesson: &Memory, moments: &[&SessionEvent], reason: &str) -> Result<Vec<String>> {
+    let mut situations: Vec<String> = Vec::new();
+    for moment in moments {
+        let vector = super::feedback::embed_moment(d, moment).await?;
+        let judgement = Judgement { applies: true, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: reason.to_string(), counts: None };
+        let (situation, _, _) = tokio::task::block_in_place(|| at_moment(d, t, lesson, moment, vector.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
+        situations.extend(situation.filter(|s| !situations.contains(s)));
+    }
+    Ok(situations)
+}
+
 /// A near-duplicate capture strengthens the lesson it repeats: the moment's link to it, and for
 /// a candidate its evidence and the shadow moments of this session before the capture.
 async fn strengthen(d: &Daemon, t: &Tuneables, id: &str, o: &Offer<'_>) -> Result<()> {
     let Some(lesson) = d.memories().get(id) else { return Ok(()) };
-    for moment in o.moments.iter().filter(|m| lesson.project == m.project || lesson.project == GLOBAL_PROJECT) {
-        let vector = super::feedback::embed_moment(d, moment).await?;
-        let judgement = Judgement { applies: true, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: format!("{id} captured again from {}", o.from), counts: None };
-        tokio::task::block_in_place(|| at_moment(d, t, &lesson, moment, vector.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
-    }
+    let moments: Vec<&SessionEvent> = o.moments.iter().copied().filter(|m| lesson.project == m.project || lesson.project == GLOBAL_PROJECT).collect();
+    applies_at(d, t, &lesson, &moments, &format!("{id} captured again from {}", o.from)).await?;
     if !lesson.is_candidate() {
         return Ok(());
     }

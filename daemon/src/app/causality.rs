@@ -72,7 +72,7 @@ pub fn dependencies_now(d: &Daemon, project: &str, own: &str, cross_project: boo
 }
 
 /// Which memories name each id in their causes or dependencies (every project).
-fn children(d: &Daemon) -> Result<HashMap<String, Vec<String>>> {
+pub(super) fn children(d: &Daemon) -> Result<HashMap<String, Vec<String>>> {
     let mut out: HashMap<String, Vec<String>> = HashMap::new();
     for m in d.store().memories_after(None) {
         let m = m?;

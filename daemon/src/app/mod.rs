@@ -31,6 +31,7 @@ pub mod semantic;
 pub mod status;
 pub mod tiers;
 pub mod weights;
+pub mod workers;
 pub mod writer;
 
 #[cfg(test)]

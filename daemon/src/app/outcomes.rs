@@ -39,26 +39,10 @@ const RESUME_EVENTS: usize = 5_000;
 
 /// Starts the worker: sessions noted by the hook, then every [`TICK`] those still waiting.
 pub fn spawn(d: &Arc<Daemon>) {
-    let d = d.clone();
-    tokio::spawn(async move {
-        resume(&d);
-        loop {
-            // Nothing waiting: sleep until the hook notes a session (an idle daemon stays asleep).
-            let idle = d.pending().is_empty();
-            tokio::select! {
-                _ = d.shutdown().cancelled() => return,
-                _ = d.pending().notified() => tokio::time::sleep(GATHER).await,
-                _ = tokio::time::sleep(TICK), if !idle => {}
-            }
-            for session in d.pending().take() {
-                match settle(&d, &session).await {
-                    Ok(true) => {}
-                    Ok(false) => d.pending().keep(session),
-                    Err(e) => tracing::warn!(error = %e, session = %session, "cannot attribute the session's outcomes"),
-                }
-            }
-        }
-    });
+    // Off the start's path: the sessions found are noted, which wakes the worker.
+    let r = d.clone();
+    tokio::spawn(async move { resume(&r) });
+    super::workers::serve(d, Daemon::pending, GATHER, TICK, "attribute the session's outcomes", |d, session| async move { settle(&d, &session).await });
 }
 
 /// Sessions told something within the last two windows, read again after a restart (the log is
@@ -66,7 +50,7 @@ pub fn spawn(d: &Arc<Daemon>) {
 fn resume(d: &Daemon) {
     let since = clock::now_unix_ms().saturating_sub((d.tuneables().learning.outcome_window_minutes * 2.0 * 60_000.0) as u64);
     match d.store().events_since(since, RESUME_EVENTS, |e| !e.advised.is_empty()) {
-        Ok(events) => events.iter().for_each(|e| d.pending().keep(e.session_id.clone())),
+        Ok(events) => events.iter().for_each(|e| d.pending().note(&e.session_id, true)),
         Err(e) => tracing::warn!(error = %e, "cannot read the session log for outcomes left waiting"),
     }
 }

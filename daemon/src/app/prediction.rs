@@ -29,18 +29,6 @@ pub fn weights_of(d: &Daemon, project: &str) -> [f64; 3] {
     }
 }
 
-/// How many memories name each id as a cause or dependency.
-fn dependents(d: &Daemon) -> Result<HashMap<String, usize>> {
-    let mut out: HashMap<String, usize> = HashMap::new();
-    for m in d.store().memories_after(None) {
-        let m = m?;
-        for p in m.why.caused_by.iter().chain(&m.why.dependencies) {
-            *out.entry(p.clone()).or_default() += 1;
-        }
-    }
-    Ok(out)
-}
-
 /// The prediction for `m` now.
 fn predict(m: &mut Memory, dependents: usize, w: [f64; 3], now: time::OffsetDateTime) {
     let now_s = now.unix_timestamp();
@@ -63,7 +51,7 @@ fn predict(m: &mut Memory, dependents: usize, w: [f64; 3], now: time::OffsetDate
 /// Returns how many were refreshed.
 pub fn refresh(d: &Daemon, project: Option<&str>, force: bool) -> Result<usize> {
     let now = time::OffsetDateTime::now_utc();
-    let counts = dependents(d)?;
+    let counts: HashMap<String, usize> = super::causality::children(d)?.into_iter().map(|(id, kids)| (id, kids.len())).collect();
     let stale_before = clock::timestamp(now - time::Duration::seconds_f64(STALE_HOURS * 3600.0));
     let mut due = Vec::new();
     for m in d.store().memories_after(None) {
@@ -123,20 +111,9 @@ const GATHER: std::time::Duration = std::time::Duration::from_millis(500);
 /// Starts the worker that refreshes a project's stale predictions after its SessionStart (the
 /// hook only notes the project).
 pub fn spawn(d: &std::sync::Arc<Daemon>) {
-    let d = d.clone();
-    tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                _ = d.shutdown().cancelled() => return,
-                _ = d.predictions().notified() => tokio::time::sleep(GATHER).await,
-            }
-            for project in d.predictions().take() {
-                let refreshed = tokio::task::block_in_place(|| refresh(&d, Some(&project), false));
-                if let Err(e) = refreshed {
-                    tracing::warn!(error = %e, project = %project, "cannot refresh the project's predictions");
-                }
-            }
-        }
+    // Nothing is ever kept waiting, so the tick never fires.
+    super::workers::serve(d, Daemon::predictions, GATHER, std::time::Duration::from_secs(3600), "refresh the project's predictions", |d, project| async move {
+        tokio::task::block_in_place(|| refresh(&d, Some(&project), false)).map(|_| true)
     });
 }
 
