@@ -25,6 +25,13 @@ export CAIRN_CLAUDE="$PWD/target/claude-code/$CLAUDE_CODE_VERSION/node_modules/.
 export MCP_INSPECTOR_VERSION="${MCP_INSPECTOR_VERSION:-2.12.0}"
 scripts/mcp-inspector.sh
 export CAIRN_MCP_INSPECTOR="$PWD/target/mcp-inspector/$MCP_INSPECTOR_VERSION/node_modules/.bin/mcp-inspector"
+# And a real browser for the dashboard: Debian's chromium (installed with apt when absent) driven
+# by puppeteer-core; the test saves a screenshot of each page under target/dashboard-screenshots.
+export PUPPETEER_VERSION="${PUPPETEER_VERSION:-25.16.0}"
+scripts/browser.sh
+export CAIRN_PUPPETEER="$PWD/target/browser/$PUPPETEER_VERSION/node_modules/puppeteer-core"
+CAIRN_CHROMIUM="$(command -v chromium)"
+export CAIRN_CHROMIUM
 
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --locked --no-fail-fast

@@ -174,6 +174,19 @@ pub enum Command {
     /// Serve cairn's memory to an MCP client on stdin and stdout (Claude Code starts it when it
     /// is registered: `cairn hooks install --mcp`).
     Mcp,
+    /// Open the dashboard: what cairn knows, said and learned, served on 127.0.0.1 with a secret
+    /// token in its URL (starts the server, or reuses the one running, and prints the URL).
+    Ui {
+        /// Port to serve on (default: any free one).
+        #[arg(long)]
+        port: Option<u16>,
+        /// Print the URL without opening a browser.
+        #[arg(long)]
+        no_open: bool,
+        /// Stop the dashboard serving this home.
+        #[arg(long, conflicts_with_all = ["port", "no_open"])]
+        stop: bool,
+    },
     /// Causality in numbers: `cairn causality stats`.
     Causality {
         #[command(subcommand)]

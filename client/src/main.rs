@@ -105,6 +105,7 @@ fn run(command: Command) -> Result<(), Failure> {
                 Some(ReviewCmd::Judge { text, prompt, source, json, scope }) => commands::review::judge(text, prompt, source, json, scope).await,
             },
             Command::Mcp => mcp::serve().await,
+            Command::Ui { port, no_open, stop } => commands::ui::ui(port, !no_open, stop).await,
             Command::Predict { refresh, limit, json, scope } => commands::causality::predict(refresh, limit, json, scope).await,
             Command::Weights { action, prediction, json, scope } => {
                 let action = match action {

@@ -4,10 +4,8 @@
 //! and meanings, and cairn's own (`advise`, `feedback`, `graph_link`). The daemon is started as
 //! the hook starts it when it is not running. Nothing but the protocol is written to stdout.
 
-use std::time::{Duration, Instant};
-
 use cairn_proto::{
-    AdviseRequest, ArchiveAction, CausalityQuery, CairnClient, FeedbackRequest, FeedbackVerb, GraphLink, NewMemory, Paths, PredictQuery, Scope, SearchRequest, WeightsAction, WeightsQuery,
+    AdviseRequest, ArchiveAction, CausalityQuery, FeedbackRequest, FeedbackVerb, GraphLink, NewMemory, PredictQuery, Scope, SearchRequest, WeightsAction, WeightsQuery,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -15,37 +13,12 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 use serde::Deserialize;
 
-use crate::commands::{ctx, project_arg, Failure};
-use crate::{connect, launch};
-
-/// How long a tool waits for a daemon it started.
-const START_LIMIT: Duration = Duration::from_secs(15);
+use crate::commands::{client_starting_daemon as client, ctx, project_arg, Failure};
 
 /// The project a tool works on: the one named, else the server's folder (Claude Code starts it
 /// in the project).
 fn scope(project: Option<&str>) -> Scope {
     Scope { cwd: std::env::current_dir().ok().map(|d| d.display().to_string()), project: project.map(project_arg), global: project == Some(cairn_proto::GLOBAL_PROJECT) }
-}
-
-/// A connection to the daemon, starting it as the hook does when none answers.
-async fn client() -> Result<CairnClient, Failure> {
-    let paths = Paths::from_env()?;
-    if let Ok((c, _)) = connect::open(&paths).await {
-        return Ok(c);
-    }
-    if std::env::var("CAIRN_AUTOSTART").is_ok_and(|v| v == "0") {
-        return Err(Failure::new(1, "cairnd is not running (and CAIRN_AUTOSTART=0): start it with `cairn up`"));
-    }
-    let daemon = launch::find_daemon().map_err(|e| Failure::new(1, e.to_string()))?;
-    let _child = launch::spawn_daemon(&daemon, false, Some(&paths.logs_dir.join("cairnd.stderr"))).map_err(|e| Failure::new(1, e.to_string()))?;
-    let started = Instant::now();
-    loop {
-        match connect::open(&paths).await {
-            Ok((c, _)) => return Ok(c),
-            Err(e) if started.elapsed() > START_LIMIT => return Err(e.into()),
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
 }
 
 /// A daemon's answer as the tool's result: its JSON, or a tool error with the message.

@@ -12,6 +12,7 @@ pub mod project;
 pub mod tools;
 pub mod service;
 pub mod transport;
+pub mod ui;
 
 pub use memory::{Capture, Edge, EdgeKind, Memory, Moment, Promotion, Shadow, Next, Now, Quality, Situation, Tier, Why, Worth, SITUATION_PREFIX};
 pub use messages::*;

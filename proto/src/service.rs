@@ -77,6 +77,11 @@ pub trait Cairn {
     async fn predict(query: PredictQuery) -> Result<PredictReport, RpcError>;
     /// Every memory's tier from its last access now, counted per tier.
     async fn recalculate_tiers() -> Result<std::collections::BTreeMap<String, u64>, RpcError>;
+    /// The dashboard's overview: memories counted by project, category, source and tier, and
+    /// each day's activity, aggregated in the daemon.
+    async fn overview(query: OverviewQuery) -> Result<Overview, RpcError>;
+    /// One page of the advice log, newest first, with filters.
+    async fn advice_page(query: AdvicePageQuery) -> Result<AdvicePage, RpcError>;
     /// Drain, flush and exit. Answers before the daemon goes away.
     async fn shutdown() -> ();
 }

@@ -15,6 +15,7 @@ pub mod review;
 pub mod search;
 pub mod service;
 pub mod setup;
+pub mod ui;
 
 use cairn_proto::{CairnClient, Paths, Scope};
 
@@ -75,6 +76,31 @@ pub fn user_home() -> Result<std::path::PathBuf, Failure> {
 pub async fn client() -> Result<CairnClient, Failure> {
     let paths = Paths::from_env()?;
     Ok(connect::open(&paths).await?.0)
+}
+
+/// How long a command waits for a daemon it started to answer.
+const START_LIMIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// A connection to the daemon, starting it (full) as the hook does when none answers, unless
+/// `CAIRN_AUTOSTART=0`: for `cairn mcp` and `cairn ui`, whose users expect them to just work.
+pub async fn client_starting_daemon() -> Result<CairnClient, Failure> {
+    let paths = Paths::from_env()?;
+    if let Ok((c, _)) = connect::open(&paths).await {
+        return Ok(c);
+    }
+    if std::env::var("CAIRN_AUTOSTART").is_ok_and(|v| v == "0") {
+        return Err(Failure::new(1, "cairnd is not running (and CAIRN_AUTOSTART=0): start it with `cairn up`"));
+    }
+    let daemon = crate::launch::find_daemon().map_err(|e| Failure::new(1, e.to_string()))?;
+    let _child = crate::launch::spawn_daemon(&daemon, false, Some(&paths.logs_dir.join("cairnd.stderr"))).map_err(|e| Failure::new(1, e.to_string()))?;
+    let started = std::time::Instant::now();
+    loop {
+        match connect::open(&paths).await {
+            Ok((c, _)) => return Ok(c),
+            Err(e) if started.elapsed() > START_LIMIT => return Err(e.into()),
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+        }
+    }
 }
 
 /// `--project` as given, or, when it is written as a path (`.`, `..`, `~/x`, anything with a

@@ -286,6 +286,7 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
             shadow: Vec::new(),
         };
         d.store().append_event(&event)?;
+        d.days().event(d.store(), &event, None);
         d.store().durable().await?;
     }
     Ok(Advice {

@@ -43,6 +43,8 @@ pub struct Daemon {
     mixes: parking_lot::RwLock<std::collections::HashMap<String, crate::learning::weights::Mix>>,
     /// Memories per tier, as the tier job last counted them.
     tier_counts: parking_lot::RwLock<std::collections::BTreeMap<String, u64>>,
+    /// Each day's activity per project, counted as it happens (the dashboard's series).
+    days: super::days::Days,
     shutdown: CancellationToken,
     /// What the shutdown under way is for: [`RUNNING`], [`STOPPING`] or [`RESTARTING`].
     ending: AtomicU8,
@@ -74,6 +76,7 @@ impl Daemon {
         Ok(Daemon {
             mixes: parking_lot::RwLock::new(mixes),
             tier_counts: Default::default(),
+            days: Default::default(),
             paths,
             mode,
             started: Instant::now(),
@@ -104,6 +107,19 @@ impl Daemon {
 
     pub fn predictions(&self) -> &Pending {
         &self.predictions
+    }
+
+    /// Each day's activity per project, as counted so far.
+    pub fn days(&self) -> &super::days::Days {
+        &self.days
+    }
+
+    /// Writes the day counts changed since the last write.
+    pub fn flush_days(&self) {
+        let today = crate::base::clock::now();
+        if let Err(e) = self.days.flush(&self.store, today.get(..10).unwrap_or_default()) {
+            tracing::warn!(error = %e, "cannot write the day counts");
+        }
     }
 
     /// Memories per tier, as last counted.
@@ -145,6 +161,7 @@ impl Daemon {
     /// Stops the semantic worker and saves what it changed (shutdown).
     pub fn stop(&self) {
         semantic::worker::stop(self);
+        self.flush_days();
         let _ = self.semantic.graphs().save(&self.store, self.semantic.dir());
     }
 

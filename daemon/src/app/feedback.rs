@@ -129,6 +129,7 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
     let lesson = d.memories().get(&req.memory).ok_or_else(|| Error::NotFound(req.memory.clone()))?;
     if req.verb == FeedbackVerb::NotUseful {
         let report = tokio::task::block_in_place(|| not_useful(d, &t, &req.memory))?;
+        d.days().feedback(d.store(), &clock::now(), &lesson.project, "not_useful");
         d.store().durable().await?;
         return Ok(report);
     }
@@ -177,6 +178,7 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
             Ok(())
         })?;
     }
+    d.days().feedback(d.store(), &clock::now(), &moment.project, if applies { "used" } else { "not_relevant" });
     d.store().durable().await?;
     Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(&moment)), said_there: said, situation, changes: lines })
 }
@@ -421,17 +423,18 @@ pub fn show(d: &Daemon, id: &str) -> Result<GraphView> {
         let s = if e.source.starts_with(SITUATION_PREFIX) { d.store().get_situation(&e.source)? } else { None };
         into.push((e, s));
     }
-    Ok(GraphView { memory, out, into })
+    let muted = d.memories().is_muted(id);
+    Ok(GraphView { memory: super::tiers::with_tier(memory), out, into, muted })
 }
 
 /// `graph log`: the newest lines, of one memory when asked.
 pub fn log(d: &Daemon, q: GraphLogQuery) -> Result<Vec<Value>> {
     let limit = (q.limit as usize).clamp(1, 10_000);
-    let wanted = q.memory.clone();
-    Ok(d.store().adjustments(limit, |line| match &wanted {
-        None => true,
-        Some(m) => serde_json::from_value::<Adjustment>(line.clone()).is_ok_and(|a| a.touches(m)),
-    })?)
+    Ok(match &q.memory {
+        // The lines about a memory through the log's index by subject.
+        Some(m) => d.store().adjustments_of(m, limit)?,
+        None => d.store().adjustments(limit, |_| true)?,
+    })
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use crate::store::sessions::SessionEvent;
 const NO_SESSION: &str = "-";
 
 pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
+    let began = std::time::Instant::now();
     let event = HookEvent::from_payload(&payload);
     let project = d.project_for(&cairn_proto::Scope { cwd: event.cwd.clone(), ..Default::default() });
     if d.memories().is_paused(&project) {
@@ -68,6 +69,8 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
     match record::hook_event(d, &entry, t.sessions.max_events) {
         // What became of the lessons said is read after the answer, on the outcome worker.
         Ok(()) => {
+            let weighed = event.kind.advises().then(|| began.elapsed().as_secs_f64() * 1000.0);
+            d.days().event(d.store(), &entry, weighed);
             d.pending().note(&session, !entry.advised.is_empty() || event.kind == EventKind::SessionEnd);
             // Capture reads prompts, failures and candidates' shadows; a session waiting on a
             // recovery is read again at its next event.

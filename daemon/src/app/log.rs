@@ -36,36 +36,38 @@ pub async fn log(d: &Daemon, q: LogQuery) -> Result<Vec<LogEntry>> {
             recent
         }
     };
-    // Each session's events once, to find what became of each tool call.
-    let mut sessions: HashMap<String, Vec<SessionEvent>> = HashMap::new();
-    for e in &events {
-        if !sessions.contains_key(&e.session_id) {
-            sessions.insert(e.session_id.clone(), d.store().session_events(&e.session_id)?);
-        }
-    }
+    let mut sessions = HashMap::new();
     let mut entries = Vec::with_capacity(events.len());
     for e in events.drain(..) {
-        let outcome = outcome::of_tool_call(&e, &sessions[&e.session_id]);
-        // What became of each lesson said, as attributed so far.
-        let mut outcomes = Vec::new();
-        for item in &e.advised {
-            if let Some(r) = d.store().get_outcome(&outcome_key(&e.at, &e.session_id, &e.event, e.tool_use_id.as_deref(), &item.id))? {
-                outcomes.push(LessonOutcome { memory: r.memory, verdict: r.verdict, settled: r.settled, evidence: r.evidence });
-            }
-        }
-        entries.push(LogEntry {
-                items: e.advised,
-                at: e.at,
-                session_id: e.session_id,
-                event: e.event,
-                project: e.project,
-                tool_name: e.tool_name,
-                tool_use_id: e.tool_use_id,
-                intent: e.intent,
-            decision: e.decision,
-            outcome,
-            outcomes,
-        });
+        entries.push(entry(d, e, &mut sessions)?);
     }
     Ok(entries)
+}
+
+/// An event that carried advice as the log shows it: what became of its tool call (from its
+/// session's events, read once per session into `sessions`) and of each lesson said.
+pub fn entry(d: &Daemon, e: SessionEvent, sessions: &mut HashMap<String, Vec<SessionEvent>>) -> Result<LogEntry> {
+    if !sessions.contains_key(&e.session_id) {
+        sessions.insert(e.session_id.clone(), d.store().session_events(&e.session_id)?);
+    }
+    let outcome = outcome::of_tool_call(&e, &sessions[&e.session_id]);
+    let mut outcomes = Vec::new();
+    for item in &e.advised {
+        if let Some(r) = d.store().get_outcome(&outcome_key(&e.at, &e.session_id, &e.event, e.tool_use_id.as_deref(), &item.id))? {
+            outcomes.push(LessonOutcome { memory: r.memory, verdict: r.verdict, settled: r.settled, evidence: r.evidence });
+        }
+    }
+    Ok(LogEntry {
+        items: e.advised,
+        at: e.at,
+        session_id: e.session_id,
+        event: e.event,
+        project: e.project,
+        tool_name: e.tool_name,
+        tool_use_id: e.tool_use_id,
+        intent: e.intent,
+        decision: e.decision,
+        outcome,
+        outcomes,
+    })
 }

@@ -9,9 +9,12 @@
 pub mod advice;
 pub mod brief;
 pub mod capture;
+pub mod census;
 pub mod causality;
 pub mod config;
 pub mod daemon;
+pub mod dashboard;
+pub mod days;
 pub mod error;
 pub mod exchange;
 pub mod feedback;

@@ -25,6 +25,7 @@ use crate::config::Tuneables;
 use crate::learning::attribution::{acted, attribute, Attribution, Lesson, Verdict, Window};
 use crate::learning::graph::{self, Tier};
 use crate::semantic::Prepared;
+use crate::store::codec::CO_USED as CO_USE_RECORD;
 use crate::store::outcomes::{outcome_key, OutcomeRecord};
 use crate::store::sessions::SessionEvent;
 
@@ -76,7 +77,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             }
             let Some(lesson) = d.memories().get(&item.id) else {
                 let gone = Attribution { verdict: Verdict::Unknown, settled: true, evidence: "the lesson was deleted".into() };
-                d.store().put_outcome(&key, &record(e, &item.id, &gone))?;
+                save(d, &key, before.as_ref(), &record(e, &item.id, &gone))?;
                 continue;
             };
             if before.is_none() {
@@ -106,7 +107,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
                 waiting = true;
             }
             if changed {
-                d.store().put_outcome(&key, &record(e, &item.id, &a))?;
+                save(d, &key, before.as_ref(), &record(e, &item.id, &a))?;
             }
         }
     }
@@ -125,7 +126,7 @@ const CO_USED: usize = 8;
 /// `learning.step_automatic`, once per session.
 fn co_used(d: &Daemon, t: &Tuneables, events: &[SessionEvent]) -> Result<()> {
     let Some(end) = events.iter().rev().find(|e| e.event == "SessionEnd") else { return Ok(()) };
-    let key = outcome_key(&end.at, &end.session_id, &end.event, None, "co_used");
+    let key = outcome_key(&end.at, &end.session_id, &end.event, None, CO_USE_RECORD);
     if d.store().get_outcome(&key)?.is_some() {
         return Ok(());
     }
@@ -158,7 +159,14 @@ fn co_used(d: &Daemon, t: &Tuneables, events: &[SessionEvent]) -> Result<()> {
         changes.write(&w, t.learning.max_adjustments)?;
     }
     let done = Attribution { verdict: Verdict::Unknown, settled: true, evidence };
-    d.store().put_outcome(&key, &record(end, "co_used", &done))?;
+    d.store().put_outcome(&key, &record(end, CO_USE_RECORD, &done))?;
+    Ok(())
+}
+
+/// Writes an outcome record, and moves its count in the day it was said.
+fn save(d: &Daemon, key: &[u8], before: Option<&OutcomeRecord>, after: &OutcomeRecord) -> Result<()> {
+    d.store().put_outcome(key, after)?;
+    d.days().outcome(d.store(), before, after);
     Ok(())
 }
 

@@ -18,6 +18,9 @@ const DISK_CHECK_EVERY: Duration = Duration::from_secs(3);
 /// The least time a daemon runs before it restarts for a store failure other than a full disk.
 const OTHER_FAILURE_PATIENCE: Duration = Duration::from_secs(60);
 
+/// How often the day counts (the dashboard's series) are written.
+const DAYS_WRITE_EVERY: Duration = Duration::from_secs(30);
+
 /// Once the store's disk refused a write (sled then refuses every write of this run), restarts
 /// the daemon in place as soon as the disk takes writes again: reads and advice went on
 /// meanwhile, writes failed at once with the reason. A full disk is what a probe can tell has
@@ -51,6 +54,12 @@ pub fn prune_sessions(d: &Daemon) {
     if let Err(e) = d.store().prune_outcomes(&at, s.max_events) {
         tracing::error!(error = %e, "pruning the outcomes failed");
     }
+    // The day counts are small and outlive the log, within bounds.
+    let oldest = time::OffsetDateTime::now_utc() - time::Duration::days(super::days::KEEP_DAYS);
+    let day = crate::base::clock::timestamp(oldest);
+    if let Err(e) = d.store().prune_days(day.get(..10).unwrap_or_default()) {
+        tracing::error!(error = %e, "pruning the day counts failed");
+    }
 }
 
 /// Runs `work` every `every` (first after `first`) on a blocking thread, until shutdown.
@@ -76,6 +85,7 @@ pub fn spawn(d: &Arc<Daemon>) {
         let _ = d.semantic().graphs().save(d.store(), d.semantic().dir());
     });
     every(d, Duration::ZERO, RETENTION_EVERY, prune_sessions);
+    every(d, DAYS_WRITE_EVERY, DAYS_WRITE_EVERY, |d| d.flush_days());
     every(d, DISK_CHECK_EVERY, DISK_CHECK_EVERY, recover_store);
     // Tiers from the last access: hourly, every six hours in --lite; pruning daily.
     let tiers_every = if d.mode() == cairn_proto::Mode::Lite { 6 * RETENTION_EVERY } else { RETENTION_EVERY };

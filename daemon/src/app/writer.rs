@@ -15,6 +15,7 @@ use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
 
 use cairn_proto::{Edge, EdgeKind, Memory, Situation, GLOBAL_PROJECT};
 
+use super::census::{Census, Counted};
 use crate::advisor::lookup::{MemoryLookup, Quiet};
 use crate::advisor::seeds::{self, SEED_SOURCE};
 use crate::retrieval::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
@@ -40,6 +41,8 @@ pub struct Memories {
     outcomes: AtomicUsize,
     /// Captured lessons: candidates still earning their voice, and those promoted.
     captured: Mutex<Captured>,
+    /// Every memory's project, category, source and last access, for the dashboard's counts.
+    census: Mutex<Census>,
     /// Serialises store-and-index updates so an index never holds an older version than the store.
     writes: Mutex<()>,
 }
@@ -121,9 +124,11 @@ impl Memories {
         let mut outcomes = 0;
         let mut recent = RecentChanges::default();
         let mut captured = Captured::default();
+        let mut census = Census::default();
         for memory in store.memories_after(None) {
             let memory = memory?;
             captured.note(&memory);
+            census.note(&memory);
             lexical.upsert(&doc(&memory));
             if is_seed(&memory) {
                 seeds.insert(memory.id.clone());
@@ -144,6 +149,7 @@ impl Memories {
             situations: RwLock::new(situations),
             outcomes: AtomicUsize::new(outcomes),
             captured: Mutex::new(captured),
+            census: Mutex::new(census),
             writes: Mutex::new(()),
         })
     }
@@ -175,6 +181,11 @@ impl Memories {
     /// A snapshot of what is kept out of advice.
     pub fn quiet(&self) -> Quiet {
         self.quiet.read().clone()
+    }
+
+    /// Whether a memory is kept out of advice (`cairn mute`).
+    pub fn is_muted(&self, id: &str) -> bool {
+        self.quiet.read().muted.contains(id)
     }
 
     pub fn is_paused(&self, project: &str) -> bool {
@@ -220,6 +231,13 @@ impl Memories {
         (c.candidates.len() as u64, c.promoted.len() as u64)
     }
 
+    /// The memories of the projects `keep` keeps, counted for the dashboard (tiers as of `now`,
+    /// Unix seconds), and every project with a memory.
+    pub fn census(&self, keep: impl Fn(&str) -> bool, now: i64) -> (Counted, Vec<String>) {
+        let c = self.census.lock();
+        (c.count(keep, now), c.projects())
+    }
+
     /// Holds memory writes off (for the semantic engine's catch-up under the same lock).
     pub fn hold(&self) -> MutexGuard<'_, ()> {
         self.writes.lock()
@@ -260,6 +278,7 @@ impl Writer<'_> {
         }
         m.recent.lock().note(&memory.project, &memory.id, &memory.updated_at);
         m.captured.lock().note(memory);
+        m.census.lock().note(memory);
         let (after, before) = (outcome_count(memory), previous.as_ref().map_or(0, outcome_count));
         let _ = m.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some((v + after).saturating_sub(before)));
         Ok(previous)
@@ -278,6 +297,7 @@ impl Writer<'_> {
             quiet.seeds.remove(id);
             m.recent.lock().forget(id);
             m.captured.lock().forget(id);
+            m.census.lock().forget(id);
             m.situations.write().unlink_lesson(id);
             let n = outcome_count(memory);
             let _ = m.outcomes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some(v.saturating_sub(n)));

@@ -188,12 +188,6 @@ pub struct Adjustment {
     pub reason: String,
 }
 
-impl Adjustment {
-    /// Whether this change touched memory `id` (an edge from or to it, or the node itself).
-    pub fn touches(&self, id: &str) -> bool {
-        self.node.as_deref() == Some(id) || self.edge.as_ref().is_some_and(|e| e[0] == id || e[1] == id)
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -276,7 +270,10 @@ mod tests {
     #[test]
     fn adjustments_say_what_they_touched() {
         let a = Adjustment { at: "t".into(), source: "deliberate".into(), edge: Some(["s".into(), "m".into(), "applies".into()]), node: None, field: None, old: None, new: 0.51, delta: 0.01, reason: "used".into() };
-        assert!(a.touches("m") && a.touches("s") && !a.touches("x"));
+        // The store indexes a line by what it is about, as it reads it from the line's fields.
+        assert_eq!(crate::store::codec::adjustment_subjects(&serde_json::to_value(&a).unwrap()), ["m", "s"]);
+        let node = Adjustment { edge: None, node: Some("m".into()), field: Some("node_weight".into()), ..a.clone() };
+        assert_eq!(crate::store::codec::adjustment_subjects(&serde_json::to_value(&node).unwrap()), ["m"]);
         let line = serde_json::to_string(&a).unwrap();
         assert!(!line.contains("\"node\""), "{line}");
         assert_eq!(serde_json::from_str::<Adjustment>(&line).unwrap(), a);

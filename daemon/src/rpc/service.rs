@@ -220,6 +220,16 @@ impl Cairn for Service {
         tokio::task::block_in_place(|| app::tiers::recalculate(&self.0)).map_err(|e| wire(&self.0, e))
     }
 
+    async fn overview(self, _: Context, query: OverviewQuery) -> Result<Overview, RpcError> {
+        let _g = self.0.enter();
+        app::dashboard::overview(&self.0, query).await.map_err(|e| wire(&self.0, e))
+    }
+
+    async fn advice_page(self, _: Context, query: AdvicePageQuery) -> Result<AdvicePage, RpcError> {
+        let _g = self.0.enter();
+        app::dashboard::advice_page(&self.0, query).await.map_err(|e| wire(&self.0, e))
+    }
+
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested");
         let daemon = self.0.clone();

@@ -39,3 +39,34 @@ pub fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T, StoreE
 pub fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
     serde_json::to_vec(value).expect("records serialise")
 }
+
+/// The outcome record a session's co-use is kept under (not a lesson said).
+pub const CO_USED: &str = "co_used";
+
+/// A day count's key (`daily`): the day first, so a range of days is a range of keys.
+pub fn day_key(day: &str, project: &str) -> Vec<u8> {
+    [day.as_bytes(), b"\0", project.as_bytes()].concat()
+}
+
+/// The day (UTC) of a stored timestamp (`YYYY-MM-DD...`), or `None` when it is not one.
+pub fn day_of(at: &str) -> Option<&str> {
+    let day = at.get(..10)?;
+    let b = day.as_bytes();
+    (b[4] == b'-' && b[7] == b'-' && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())).then_some(day)
+}
+
+/// The memories (and situations) an adjustment-log line is about: its node, its edge's ends.
+pub fn adjustment_subjects(line: &serde_json::Value) -> Vec<&str> {
+    let mut ids: Vec<&str> = line["node"].as_str().into_iter().collect();
+    if let Some(e) = line["edge"].as_array() {
+        ids.extend(e.iter().take(2).filter_map(|v| v.as_str()));
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// An entry of the adjustment log's index by subject: the subject, then the line's id.
+pub fn adjustment_index_key(subject: &str, id: &[u8]) -> Vec<u8> {
+    [subject.as_bytes(), b"\0", id].concat()
+}

@@ -9,7 +9,7 @@ use sled::transaction::ConflictableTransactionResult;
 use sled::Transactional;
 use serde_json::Value;
 
-use super::codec::{decode, encode, StoreError};
+use super::codec::{adjustment_index_key, adjustment_subjects, decode, encode, StoreError};
 use super::Store;
 
 pub(super) fn edge_key(source: &str, target: &str, kind: &str) -> Vec<u8> {
@@ -160,15 +160,39 @@ impl Store {
     /// write lock (one writer at a time keeps the count right).
     pub fn append_adjustment(&self, line: &Value, max: usize) -> Result<(), StoreError> {
         // sled's ids rise across restarts, so the log stays in the order it was written.
-        self.adjustments.insert(self.db.generate_id()?.to_be_bytes(), encode(line))?;
+        let id = self.db.generate_id()?.to_be_bytes();
+        self.adjustments.insert(id, encode(line))?;
+        // Each line is also found by what it is about (a lesson's page reads its own lines).
+        for subject in adjustment_subjects(line) {
+            self.adjustments_by.insert(adjustment_index_key(subject, &id), &[])?;
+        }
         let mut count = self.adjustment_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         while count > max as u64 {
-            if self.adjustments.pop_min()?.is_none() {
-                break;
+            let Some((old_id, old)) = self.adjustments.pop_min()? else { break };
+            let old: Value = decode(&old_id, &old)?;
+            for subject in adjustment_subjects(&old) {
+                self.adjustments_by.remove(adjustment_index_key(subject, &old_id))?;
             }
             count = self.adjustment_count.fetch_sub(1, std::sync::atomic::Ordering::Relaxed) - 1;
         }
         Ok(())
+    }
+
+    /// The newest lines about `subject` (its node, or an edge from or to it), newest first, at
+    /// most `limit`, through the index: a lesson's history costs its own lines, not the log's.
+    pub fn adjustments_of(&self, subject: &str, limit: usize) -> Result<Vec<Value>, StoreError> {
+        let prefix = adjustment_index_key(subject, &[]);
+        let mut out = Vec::new();
+        for item in self.adjustments_by.scan_prefix(&prefix).rev() {
+            let (key, _) = item?;
+            if let Some(bytes) = self.adjustments.get(&key[prefix.len()..])? {
+                out.push(decode(&key, &bytes)?);
+                if out.len() >= limit {
+                    break;
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The adjustment log's newest lines that `keep` accepts, newest first, at most `limit`.
@@ -242,5 +266,22 @@ mod tests {
         assert_eq!(all[0]["n"], 11);
         assert_eq!(all[9]["n"], 2);
         assert_eq!(store.adjustments(3, |l| l["n"].as_i64().unwrap() % 2 == 0).unwrap().iter().map(|l| l["n"].as_i64().unwrap()).collect::<Vec<_>>(), vec![10, 8, 6]);
+    }
+
+    #[tokio::test]
+    async fn a_subjects_lines_are_found_by_the_index_and_leave_it_with_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), 1 << 20).unwrap();
+        for i in 0..12 {
+            let line = if i % 3 == 0 { serde_json::json!({"n": i, "node": "m1"}) } else { serde_json::json!({"n": i, "edge": ["sit_1", "m2", "applies"]}) };
+            store.append_adjustment(&line, 10).unwrap();
+        }
+        let of = |id: &str, limit| store.adjustments_of(id, limit).unwrap().iter().map(|l| l["n"].as_i64().unwrap()).collect::<Vec<_>>();
+        // Lines 0 and 1 were retired with their index entries.
+        assert_eq!(of("m1", 10), [9, 6, 3]);
+        assert_eq!(of("m2", 2), [11, 10]);
+        assert_eq!(of("sit_1", 100).len(), 7);
+        assert!(of("m", 10).is_empty(), "a prefix of an id is not the id");
+        assert_eq!(store.adjustments_by.len(), 3 + 2 * 7);
     }
 }

@@ -12,6 +12,7 @@ pub mod commit;
 pub mod embeddings;
 pub mod graph;
 pub mod captures;
+pub mod daily;
 pub mod outcomes;
 pub mod weights;
 pub mod quiet;
@@ -41,10 +42,14 @@ pub struct Store {
     situation_vectors: sled::Tree,
     /// The graph's adjustment log, by rising id.
     adjustments: sled::Tree,
+    /// The adjustment log by subject: `subject\0line id`.
+    adjustments_by: sled::Tree,
     session_log: sled::Tree,
     session_index: sled::Tree,
     /// What became of each lesson said (outcome attribution), by moment.
     outcomes: sled::Tree,
+    /// Each day's activity per project (`daily.rs`), for the dashboard.
+    daily: sled::Tree,
     paused: sled::Tree,
     /// Capture's own state (`captures.rs`): moments read, texts rejected, failures by signature.
     captures: sled::Tree,
@@ -126,8 +131,10 @@ impl Store {
             situations: db.open_tree("situations")?,
             situation_vectors: db.open_tree("situation_vectors")?,
             adjustments: db.open_tree("adjustments")?,
+            adjustments_by: db.open_tree("adjustments_by")?,
             session_index: db.open_tree("session_index")?,
             outcomes: db.open_tree("outcomes")?,
+            daily: db.open_tree("daily")?,
             paused: db.open_tree("paused")?,
             captures: db.open_tree("captures")?,
             weights: db.open_tree("weights")?,

@@ -44,6 +44,10 @@ pub struct SessionEvent {
     pub shadow: Vec<(String, f64)>,
 }
 
+/// A page of the log read backwards: the events kept with their ULIDs, how many were read, and
+/// where the next page starts (`None` at the log's start).
+pub type EventsPage = (Vec<(Ulid, SessionEvent)>, u64, Option<Ulid>);
+
 /// A session log key's ULID.
 fn key_id(key: &[u8]) -> Result<Ulid, StoreError> {
     let bytes: [u8; 16] = key.try_into().map_err(|_| StoreError::Corrupt("session log key is not a ULID".into()))?;
@@ -92,6 +96,53 @@ impl Store {
             }
         }
         Ok(out)
+    }
+
+    /// Events older than `before` (newest first) that `keep` keeps, at most `limit` of them and
+    /// reading at most `budget` events: the kept ones with their ULIDs, how many were read, and
+    /// where to go on from (`None` at the log's start). An event whose stored bytes lack one of
+    /// `needles` is passed over without decoding it (a filter's value as JSON encodes it).
+    pub fn events_before(
+        &self,
+        before: Option<Ulid>,
+        limit: usize,
+        budget: usize,
+        needles: &[Vec<u8>],
+        keep: impl Fn(&SessionEvent) -> bool,
+    ) -> Result<EventsPage, StoreError> {
+        let iter = match before {
+            Some(b) => self.session_log.range(..b.to_bytes().to_vec()),
+            None => self.session_log.range::<Vec<u8>, _>(..),
+        };
+        let (mut out, mut read) = (Vec::new(), 0u64);
+        for item in iter.rev() {
+            let (key, value) = item?;
+            let id = key_id(&key)?;
+            read += 1;
+            if needles.iter().all(|n| memchr::memmem::find(&value, n).is_some()) {
+                let event: SessionEvent = decode(&key, &value)?;
+                if keep(&event) {
+                    out.push((id, event));
+                }
+            }
+            if out.len() >= limit || read as usize >= budget {
+                // More may be older: the caller goes on from here.
+                let more = self.session_log.range(..id.to_bytes().to_vec()).next_back().is_some();
+                return Ok((out, read, more.then_some(id)));
+            }
+        }
+        Ok((out, read, None))
+    }
+
+    /// The oldest event's time, if the log holds any.
+    pub fn oldest_event(&self) -> Result<Option<String>, StoreError> {
+        match self.session_log.iter().next() {
+            Some(item) => {
+                let (k, v) = item?;
+                Ok(Some(decode::<SessionEvent>(&k, &v)?.at))
+            }
+            None => Ok(None),
+        }
     }
 
     /// One session's newest events, newest first, at most `limit` (the index read backwards).
@@ -167,6 +218,27 @@ mod tests {
             decision: None,
             shadow: Vec::new(),
         }
+    }
+
+    #[tokio::test]
+    async fn pages_go_back_in_time_within_a_budget_and_skip_what_lacks_a_needle() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s"), 8 << 20).unwrap();
+        for i in 0..10 {
+            store.append_event(&event(if i % 2 == 0 { "even" } else { "odd" })).unwrap();
+        }
+        let (page, read, next) = store.events_before(None, 3, 100, &[], |_| true).unwrap();
+        assert_eq!((page.len(), read), (3, 3));
+        let (older, _, _) = store.events_before(next, 100, 100, &[], |_| true).unwrap();
+        assert_eq!(older.len(), 7, "the next page starts where the first stopped");
+        assert!(older[0].0 < page[2].0);
+        // A rare filter: the budget ends the page, which says where to go on.
+        let needle = vec![serde_json::to_vec("odd").unwrap()];
+        let (found, read, next) = store.events_before(None, 100, 4, &needle, |_| true).unwrap();
+        assert_eq!((found.len(), read), (2, 4));
+        assert!(found.iter().all(|(_, e)| e.session_id == "odd"));
+        let (rest, _, end) = store.events_before(next, 100, 100, &needle, |_| true).unwrap();
+        assert_eq!((rest.len(), end), (3, None), "to the log's start");
     }
 
     #[test]

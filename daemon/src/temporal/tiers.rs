@@ -18,6 +18,11 @@ const DAY: i64 = 24 * HOUR;
 const MONTH: i64 = 30 * DAY;
 
 /// The tier of something last touched `age_s` seconds ago.
+/// When a memory was last accessed, else created (`None` when neither time parses).
+pub fn touched(m: &Memory) -> Option<OffsetDateTime> {
+    m.now.last_accessed.as_deref().and_then(parse_timestamp).or_else(|| parse_timestamp(&m.created_at))
+}
+
 pub fn of_age(age_s: i64) -> Tier {
     match age_s.max(0) {
         a if a < HOUR => Tier::Active,
@@ -29,8 +34,7 @@ pub fn of_age(age_s: i64) -> Tier {
 
 /// A memory's tier now: from its last access, else its creation.
 pub fn of(m: &Memory, now: OffsetDateTime) -> Tier {
-    let touched = m.now.last_accessed.as_deref().and_then(parse_timestamp).or_else(|| parse_timestamp(&m.created_at));
-    match touched {
+    match touched(m) {
         Some(t) => of_age((now - t).whole_seconds()),
         // A record whose times do not parse has no age to go by: it is kept where it can be seen.
         None => Tier::Active,

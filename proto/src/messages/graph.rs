@@ -79,6 +79,9 @@ pub struct GraphView {
     pub out: Vec<Edge>,
     /// Edges into it, with the situation each comes from when it is one.
     pub into: Vec<(Edge, Option<Situation>)>,
+    /// Whether it is kept out of advice (`cairn mute`).
+    #[serde(default)]
+    pub muted: bool,
 }
 
 /// `cairn graph log`: the newest lines of the adjustment log, of one memory when given.

@@ -7,6 +7,7 @@
 mod advice;
 mod causality;
 mod config;
+mod dashboard;
 mod graph;
 mod memories;
 mod review;
@@ -20,6 +21,7 @@ mod weights;
 pub use advice::*;
 pub use causality::*;
 pub use config::*;
+pub use dashboard::*;
 pub use graph::*;
 pub use memories::*;
 pub use review::*;

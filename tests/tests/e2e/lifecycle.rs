@@ -214,6 +214,12 @@ impl Cairn for OldDaemon {
     async fn recalculate_tiers(self, _: Context) -> Result<std::collections::BTreeMap<String, u64>, RpcError> {
         Err(old())
     }
+    async fn overview(self, _: Context, _: OverviewQuery) -> Result<Overview, RpcError> {
+        Err(old())
+    }
+    async fn advice_page(self, _: Context, _: AdvicePageQuery) -> Result<AdvicePage, RpcError> {
+        Err(old())
+    }
     async fn shutdown(self, _: Context) {}
 }
 

@@ -5,6 +5,7 @@ mod advise;
 mod advisor;
 mod claude;
 mod cold_start;
+mod dashboard;
 mod hook;
 mod learning;
 mod lifecycle;

@@ -1,0 +1,71 @@
+//! The dashboard's state file: where a running `cairn-ui` listens and the secret its URLs carry,
+//! written by `cairn-ui` (0600, in the socket's private folder) and read by `cairn ui` to reuse a
+//! server that is already up.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::paths::Paths;
+
+/// Largest state file read back.
+const MAX_BYTES: u64 = 4096;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UiState {
+    pub pid: u32,
+    pub port: u16,
+    /// The per-start secret every request must carry.
+    pub token: String,
+    /// The daemon socket it serves (a state file of another home is not reused).
+    pub socket: String,
+}
+
+impl UiState {
+    /// The URL that opens the dashboard (the token signs the browser in).
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/?token={}", self.port, self.token)
+    }
+}
+
+/// Where the state file of `paths`'s home lives.
+pub fn state_file(paths: &Paths) -> PathBuf {
+    paths.socket_dir().join("ui.json")
+}
+
+/// Reads a state file (`None` when there is none or it cannot be read as one).
+pub fn read(path: &Path) -> Option<UiState> {
+    let text = crate::files::read_text(path, MAX_BYTES).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Writes a state file readable by its owner only, replacing any other at once.
+pub fn write(path: &Path, state: &UiState) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let tmp = path.with_extension(format!("json.{}", std::process::id()));
+    let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
+    f.write_all(serde_json::to_string(state).map_err(std::io::Error::other)?.as_bytes())?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_round_trips_privately() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ui.json");
+        assert_eq!(read(&path), None);
+        let s = UiState { pid: 7, port: 4321, token: "abc".into(), socket: "/s".into() };
+        write(&path, &s).unwrap();
+        assert_eq!(read(&path), Some(s.clone()));
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(s.url(), "http://127.0.0.1:4321/?token=abc");
+        std::fs::write(&path, "not json").unwrap();
+        assert_eq!(read(&path), None);
+    }
+}
