@@ -171,7 +171,7 @@ impl CairnMcp {
 
     #[tool(description = "Search memories by meaning and words in a project and global; each result says why it ranks where it does.")]
     async fn search_context(&self, Parameters(p): Parameters<SearchContext>) -> Result<CallToolResult, ErrorData> {
-        call!(search, SearchRequest { text: p.query, scope: scope(p.project.as_deref()), k: p.limit })
+        call!(search, SearchRequest { text: p.query, scope: scope(p.project.as_deref()), k: p.limit, browse: false })
     }
 
     #[tool(description = "Reconstruct why a memory exists: its action type, rationale, causes, dependencies, the root of its chain and what descends from it.")]

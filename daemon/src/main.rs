@@ -108,6 +108,8 @@ fn run(args: Args) -> anyhow::Result<()> {
         // write sled's last flush cannot succeed, and nothing acknowledged waits on it: said in
         // the log, not an exit code (a service manager would restart a daemon that was told to
         // stop).
+        // An outcome settled while the daemon stopped counted after stop() wrote the days.
+        daemon.flush_days();
         let restart = daemon.restarting();
         let flushed = match (daemon.store().flush(), daemon.store().failure()) {
             (Err(e), Some(failure)) => {

@@ -28,6 +28,32 @@ impl UiState {
     }
 }
 
+/// How long a sign-in code stays good.
+pub const SIGNIN_SECONDS: u64 = 120;
+
+/// The file that makes `code` a one-time sign-in (beside the socket, in its private folder).
+pub fn signin_file(paths: &Paths, code: &str) -> PathBuf {
+    paths.socket_dir().join(format!("ui-signin-{code}"))
+}
+
+/// Whether `code` has the shape of a sign-in code (so it never names another file).
+pub fn is_signin_code(code: &str) -> bool {
+    code.len() == 32 && code.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+}
+
+/// Makes a one-time sign-in code for the browser `cairn ui` opens, so that the token never
+/// appears on a command line (which other local users can read): the dashboard takes the code
+/// once, within [`SIGNIN_SECONDS`], and answers with its cookie.
+pub fn new_signin(paths: &Paths) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    let code: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(signin_file(paths, &code))?;
+    Ok(code)
+}
+
 /// Where the state file of `paths`'s home lives.
 pub fn state_file(paths: &Paths) -> PathBuf {
     paths.socket_dir().join("ui.json")
@@ -67,5 +93,16 @@ mod tests {
         assert_eq!(s.url(), "http://127.0.0.1:4321/?token=abc");
         std::fs::write(&path, "not json").unwrap();
         assert_eq!(read(&path), None);
+    }
+
+    #[test]
+    fn signin_codes_are_random_hex_files_of_their_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let lookup = |k: &str| (k == "CAIRN_HOME").then(|| dir.path().as_os_str().to_owned());
+        let paths = Paths::resolve(lookup, crate::paths::uid()).unwrap();
+        let (a, b) = (new_signin(&paths).unwrap(), new_signin(&paths).unwrap());
+        assert!(is_signin_code(&a) && a != b);
+        assert!(signin_file(&paths, &a).is_file());
+        assert!(!is_signin_code("../../etc/passwd") && !is_signin_code(&a[..31]) && !is_signin_code(&a.to_uppercase()));
     }
 }

@@ -110,17 +110,51 @@ impl App {
         Ok(client)
     }
 
+    /// The file that makes `code` a one-time sign-in.
+    pub fn signin_file(&self, code: &str) -> std::path::PathBuf {
+        cairn_proto::ui::signin_file(&self.paths, code)
+    }
+
     /// Forgets a connection that broke (the daemon restarted): the next request makes another.
     pub async fn lost(&self) {
         *self.client.lock().await = None;
     }
 }
 
-/// One request to the daemon, `ask!(app, method(args))`, answering the daemon's answer or a
+/// Whether a request that failed on the way may be sent again: a read always; a write only
+/// when it never left (the connection was already closed, or the request was not buffered), so
+/// a write the daemon applied is never applied twice.
+pub fn may_retry(write: bool, e: &tarpc::client::RpcError) -> bool {
+    use tarpc::client::RpcError as E;
+    match e {
+        E::Shutdown | E::Send(_) => true,
+        E::DeadlineExceeded => false,
+        _ => !write,
+    }
+}
+
+/// A read from the daemon, `ask!(app, method(args))`, answering the daemon's answer or a
 /// [`PageError`]; a broken connection is made again once (the arguments are cloned per try).
 #[macro_export]
 macro_rules! ask {
     ($app:expr, $method:ident ( $($arg:expr),* $(,)? )) => {
+        $crate::request!(false, $app, $method($($arg),*))
+    };
+}
+
+/// A write to the daemon, `tell!(app, method(args))`: as [`ask!`], but sent again only when it
+/// never reached the daemon.
+#[macro_export]
+macro_rules! tell {
+    ($app:expr, $method:ident ( $($arg:expr),* $(,)? )) => {
+        $crate::request!(true, $app, $method($($arg),*))
+    };
+}
+
+/// The one loop behind [`ask!`] and [`tell!`].
+#[macro_export]
+macro_rules! request {
+    ($write:expr, $app:expr, $method:ident ( $($arg:expr),* $(,)? )) => {
         async {
             let mut tries = 0;
             loop {
@@ -132,7 +166,7 @@ macro_rules! ask {
                     Err(e) => {
                         $app.lost().await;
                         tries += 1;
-                        if tries == 2 || matches!(e, tarpc::client::RpcError::DeadlineExceeded) {
+                        if tries == 2 || !$crate::app::may_retry($write, &e) {
                             break Err($crate::app::PageError::Transport(e.to_string()));
                         }
                     }

@@ -64,19 +64,53 @@ pub async fn require_token(State(app): State<Arc<App>>, request: Request, next: 
     if request.headers().get(header::HOST).is_some_and(|h| !ours.iter().any(|o| h.as_bytes() == o.as_bytes())) {
         return StatusCode::UNAUTHORIZED.into_response();
     }
+    // The browser `cairn ui` opens signs in with a one-time code instead of the token.
+    if request.uri().path() == "/signin" {
+        return signin(&app, request.uri().query());
+    }
     let from_query = query_token(request.uri().query());
     let given = from_query.clone().or_else(|| cookie_token(request.headers(), app.port));
     if !given.is_some_and(|t| same(&t, &app.secrets.token)) {
         return StatusCode::UNAUTHORIZED.into_response();
     }
-    let mut response = next.run(request).await;
-    if from_query.is_some() {
-        let cookie = format!("{}={}; HttpOnly; SameSite=Strict; Path=/", cookie_name(app.port), app.secrets.token);
-        if let Ok(v) = HeaderValue::from_str(&cookie) {
-            response.headers_mut().append(header::SET_COOKIE, v);
-        }
+    if from_query.is_some() && request.method() == axum::http::Method::GET {
+        // Signed in: the cookie from now on, and the same page without the token in the
+        // address bar and the history.
+        let rest: Vec<(String, String)> = serde_urlencoded::from_str::<Vec<(String, String)>>(request.uri().query().unwrap_or("")).unwrap_or_default().into_iter().filter(|(k, _)| k != "token").collect();
+        let query = if rest.is_empty() { String::new() } else { format!("?{}", serde_urlencoded::to_string(rest).unwrap_or_default()) };
+        return signed_in(&app, &format!("{}{query}", request.uri().path()));
+    }
+    next.run(request).await
+}
+
+/// A redirect to `to` (a path of this server) carrying the session cookie.
+fn signed_in(app: &App, to: &str) -> Response {
+    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, to.to_string())]).into_response();
+    let cookie = format!("{}={}; HttpOnly; SameSite=Strict; Path=/", cookie_name(app.port), app.secrets.token);
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().append(header::SET_COOKIE, v);
     }
     response
+}
+
+/// `/signin?code=...`: a code `cairn ui` left beside the socket, good once and briefly.
+fn signin(app: &App, query: Option<&str>) -> Response {
+    let code = query.and_then(|q| serde_urlencoded::from_str::<Vec<(String, String)>>(q).ok()).and_then(|pairs| pairs.into_iter().find(|(k, _)| k == "code").map(|(_, v)| v));
+    let Some(code) = code.filter(|c| cairn_proto::ui::is_signin_code(c)) else {
+        return StatusCode::UNAUTHORIZED.into_response();
+    };
+    let file = app.signin_file(&code);
+    // Taken at once, whatever follows: a code is good for one sign-in.
+    let fresh = std::fs::symlink_metadata(&file)
+        .ok()
+        .filter(|m| m.is_file())
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age.as_secs() <= cairn_proto::ui::SIGNIN_SECONDS);
+    if std::fs::remove_file(&file).is_err() || !fresh {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    signed_in(app, "/")
 }
 
 /// A write's checks: the form's CSRF token, and where the request says it comes from (a

@@ -14,7 +14,7 @@ pub async fn search(text: Vec<String>, k: Option<u32>, json: bool, args: Project
     if text.trim().is_empty() {
         return Err(Failure::new(2, "give a text to search for"));
     }
-    let found = client().await?.search(ctx(), SearchRequest { text, scope: scope(&args), k }).await??;
+    let found = client().await?.search(ctx(), SearchRequest { text, scope: scope(&args), k, browse: false }).await??;
     if json {
         print_json(&found);
         return Ok(());

@@ -25,10 +25,21 @@ fn listening(port: u16) -> bool {
     std::net::TcpStream::connect_timeout(&(std::net::Ipv4Addr::LOCALHOST, port).into(), Duration::from_millis(500)).is_ok()
 }
 
+/// Whether the server on `port` takes `token` (a stale state file's pid may be another
+/// process's by now): one request for the stylesheet, as a browser would send it.
+fn takes_token(port: u16, token: &str) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect_timeout(&(std::net::Ipv4Addr::LOCALHOST, port).into(), Duration::from_millis(500)) else { return false };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    let request = format!("GET /static/style.css HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: cairn_ui_{port}={token}\r\nConnection: close\r\n\r\n");
+    let mut head = [0u8; 12];
+    s.write_all(request.as_bytes()).is_ok() && s.read_exact(&mut head).is_ok() && &head == b"HTTP/1.1 200"
+}
+
 /// The dashboard serving this home, if one is up.
 fn running(paths: &Paths) -> Option<UiState> {
     let s = ui::read(&ui::state_file(paths))?;
-    (s.socket == paths.socket.display().to_string() && alive(s.pid) && listening(s.port)).then_some(s)
+    (s.socket == paths.socket.display().to_string() && alive(s.pid) && takes_token(s.port, &s.token)).then_some(s)
 }
 
 /// The last lines a dashboard that failed to start wrote.
@@ -38,11 +49,17 @@ fn tail(path: &Path) -> String {
     lines[lines.len().saturating_sub(3)..].join("\n")
 }
 
-/// Opens `url` in the browser, if there is one to open it with.
-fn open_browser(url: &str) -> bool {
+/// Opens the dashboard in the browser, if there is one to open it with, signed in by a
+/// one-time code: the token never appears on a command line (which other local users can read).
+fn open_browser(paths: &Paths, port: u16) -> Result<bool, Failure> {
     let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
-    let Ok(program) = which::which(opener) else { return false };
-    launch::spawn_detached(&program, &[url], None).is_ok()
+    let Ok(program) = which::which(opener) else { return Ok(false) };
+    let code = ui::new_signin(paths).map_err(|e| Failure::new(1, format!("cannot make a sign-in code: {e}")))?;
+    let opened = launch::spawn_detached(&program, &[&format!("http://127.0.0.1:{port}/signin?code={code}")], None).is_ok();
+    if !opened {
+        let _ = std::fs::remove_file(ui::signin_file(paths, &code));
+    }
+    Ok(opened)
 }
 
 pub async fn ui(port: Option<u16>, open: bool, stop: bool) -> Result<(), Failure> {
@@ -93,7 +110,7 @@ pub async fn ui(port: Option<u16>, open: bool, stop: bool) -> Result<(), Failure
     let url = state.url();
     outln!("{url}");
     if open {
-        if open_browser(&url) {
+        if open_browser(&paths, state.port)? {
             errln!("opened in your browser");
         } else {
             errln!("no browser to open here: open the URL above");

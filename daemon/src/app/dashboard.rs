@@ -51,16 +51,22 @@ pub async fn overview(d: &Daemon, q: OverviewQuery) -> Result<Overview> {
     }
     let now = time::OffsetDateTime::now_utc();
     let range = day_range(now.date(), q.days);
-    // The store's records, with the counts not yet written laid over them.
+    // The store's records, with the counts held in memory laid over them.
     let mut records: HashMap<(String, String), DayStats> = HashMap::new();
     for (project, stats) in d.store().days_between(&range[0], &range[range.len() - 1])? {
         records.insert((project, stats.day.clone()), stats);
     }
-    for (project, stats) in d.days().unwritten() {
+    for (project, stats) in d.days().open() {
         records.insert((project, stats.day.clone()), stats);
     }
     let project = q.project.clone();
-    let (days, total) = series(&range, records.into_iter().map(|((p, _), s)| (p, s)), |p| project.as_deref().is_none_or(|want| p == want));
+    let (_, _, misses) = super::status::hook_miss_days(d);
+    let (mut days, mut total) = series(&range, records.into_iter().map(|((p, _), s)| (p, s)), |p| project.as_deref().is_none_or(|want| p == want));
+    // The hook-miss log names no project: its misses show on every project's overview.
+    for day in &mut days {
+        day.hook_misses = misses.get(&day.day).copied().unwrap_or(0);
+        total.hook_misses += day.hook_misses;
+    }
     // A project's memories include the global ones, as its advice does.
     let (counted, mut projects) = d.memories().census(|p| project.as_deref().is_none_or(|want| p == want || p == GLOBAL_PROJECT), now.unix_timestamp());
     projects.extend(d.store().day_projects()?);

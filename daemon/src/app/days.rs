@@ -60,19 +60,29 @@ impl Days {
         }
     }
 
-    /// Feedback given now on a lesson in `project`: `used`, `not_relevant` or `not_useful`.
+    /// Feedback on a lesson, counted on the day and project of the moment it is about (for
+    /// `not_useful`, which has none, now and the lesson's project): `used` (said there),
+    /// `missed` (used where it was not said), `not_relevant` or `not_useful`.
     pub fn feedback(&self, store: &Store, at: &str, project: &str, verb: &str) {
         self.with(store, at, project, |d| match verb {
             "used" => d.used += 1,
+            "missed" => d.missed += 1,
             "not_relevant" => d.not_relevant += 1,
             "not_useful" => d.not_useful += 1,
             _ => {}
         });
     }
 
-    /// The days not yet written (or changed since), to lay over the store's when reading.
-    pub fn unwritten(&self) -> Vec<(String, DayStats)> {
-        self.open.lock().iter().filter(|(_, (_, dirty))| *dirty).map(|((_, p), (s, _))| (p.clone(), s.clone())).collect()
+    /// The days held in memory, written or not: never older than the store's copy, so they are
+    /// laid over it when reading (a write between the two reads loses nothing).
+    pub fn open(&self) -> Vec<(String, DayStats)> {
+        self.open.lock().iter().map(|((_, p), (s, _))| (p.clone(), s.clone())).collect()
+    }
+
+    /// Whether counts wait to be written.
+    #[cfg(test)]
+    fn unwritten(&self) -> usize {
+        self.open.lock().values().filter(|(_, dirty)| *dirty).count()
     }
 
     /// Writes the changed days; keeps only today's in memory afterwards.
@@ -107,16 +117,18 @@ mod tests {
         days.event(&store, &event("2026-11-24T23:59:00.000Z", 2), Some(1.5));
         days.event(&store, &event("2026-11-25T00:01:00.000Z", 0), None);
         days.feedback(&store, "2026-11-25T00:02:00.000Z", "/p", "used");
+        days.feedback(&store, "2026-11-25T00:02:00.000Z", "/p", "missed");
         let rec = |v: &str| OutcomeRecord { at: "2026-11-24T23:59:00.000Z".into(), session_id: "s".into(), event: "PostToolUse".into(), tool_use_id: None, project: "/p".into(), memory: "m".into(), verdict: v.into(), settled: false, evidence: "e".into(), decided_at: "t".into() };
         days.outcome(&store, None, &rec("unknown"));
         days.outcome(&store, Some(&rec("unknown")), &rec("followed"));
-        assert_eq!(days.unwritten().len(), 2);
+        assert_eq!(days.unwritten(), 2);
         days.flush(&store, "2026-11-25").unwrap();
-        assert!(days.unwritten().is_empty());
+        assert_eq!(days.unwritten(), 0);
+        assert_eq!(days.open().len(), 1, "today's stays open after its write");
         let y = store.day_stats("2026-11-24", "/p").unwrap().unwrap();
         assert_eq!((y.events, y.advised, y.said, y.followed, y.unknown, y.hook_requests()), (6, 1, 2, 1, 0, 1));
         let t = store.day_stats("2026-11-25", "/p").unwrap().unwrap();
-        assert_eq!((t.events, t.weighed, t.advised, t.used), (1, 1, 0, 1));
+        assert_eq!((t.events, t.weighed, t.advised, t.used, t.missed), (1, 1, 0, 1, 1));
         // Only today's stay open; a later count of yesterday reads the store again.
         days.event(&store, &event("2026-11-24T23:59:30.000Z", 0), None);
         days.flush(&store, "2026-11-25").unwrap();

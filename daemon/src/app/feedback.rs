@@ -178,7 +178,12 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
             Ok(())
         })?;
     }
-    d.days().feedback(d.store(), &clock::now(), &moment.project, if applies { "used" } else { "not_relevant" });
+    let verb = match (applies, said) {
+        (true, true) => "used",
+        (true, false) => "missed",
+        (false, _) => "not_relevant",
+    };
+    d.days().feedback(d.store(), &moment.at, &moment.project, verb);
     d.store().durable().await?;
     Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(&moment)), said_there: said, situation, changes: lines })
 }

@@ -44,13 +44,20 @@ pub async fn log(d: &Daemon, q: LogQuery) -> Result<Vec<LogEntry>> {
     Ok(entries)
 }
 
-/// An event that carried advice as the log shows it: what became of its tool call (from its
-/// session's events, read once per session into `sessions`) and of each lesson said.
+/// An event that carried advice as the log shows it: what became of its tool call (from the
+/// result itself, or for a PreToolUse from its session's events, read once per session into
+/// `sessions`) and of each lesson said.
 pub fn entry(d: &Daemon, e: SessionEvent, sessions: &mut HashMap<String, Vec<SessionEvent>>) -> Result<LogEntry> {
-    if !sessions.contains_key(&e.session_id) {
-        sessions.insert(e.session_id.clone(), d.store().session_events(&e.session_id)?);
-    }
-    let outcome = outcome::of_tool_call(&e, &sessions[&e.session_id]);
+    // A tool call's result carries its own outcome; only a call advised before it ran
+    // (PreToolUse) needs its session's later events.
+    let outcome = if e.event == "PreToolUse" {
+        if !sessions.contains_key(&e.session_id) {
+            sessions.insert(e.session_id.clone(), d.store().session_events(&e.session_id)?);
+        }
+        outcome::of_tool_call(&e, &sessions[&e.session_id])
+    } else {
+        outcome::of_tool_call(&e, &[])
+    };
     let mut outcomes = Vec::new();
     for item in &e.advised {
         if let Some(r) = d.store().get_outcome(&outcome_key(&e.at, &e.session_id, &e.event, e.tool_use_id.as_deref(), &item.id))? {

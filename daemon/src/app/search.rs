@@ -51,7 +51,7 @@ pub async fn search(d: &Daemon, req: SearchRequest) -> Result<SearchResults> {
         .collect::<Vec<SearchHit>>();
     // Being found is an access (the tier counts from it); a store that refuses writes still
     // answers the search.
-    let found: Vec<String> = results.iter().map(|r: &SearchHit| r.id.clone()).collect();
+    let found: Vec<String> = if req.browse { Vec::new() } else { results.iter().map(|r: &SearchHit| r.id.clone()).collect() };
     if let Err(e) = tokio::task::block_in_place(|| super::tiers::touch(d, &found)) {
         tracing::warn!(error = %e, "cannot record the search's accesses");
     }

@@ -9,6 +9,14 @@ const MISS_LOG_LIMIT: u64 = 1 << 20;
 
 /// Counts the hook's deadline misses (current and rotated log) and reads the last one's time.
 fn hook_misses(d: &Daemon) -> (u64, Option<String>) {
+    let (count, last, _) = hook_miss_days(d);
+    (count, last)
+}
+
+/// The hook's deadline misses: how many, the last one's time, and how many on each day (UTC)
+/// the log still holds (the hook keeps its last 64 KiB and one rotated file).
+pub fn hook_miss_days(d: &Daemon) -> (u64, Option<String>, std::collections::BTreeMap<String, u64>) {
+    let mut days = std::collections::BTreeMap::new();
     let log = d.paths().hook_miss_log();
     let rotated = log.with_extension("log.1");
     let mut count = 0;
@@ -24,10 +32,13 @@ fn hook_misses(d: &Daemon) -> (u64, Option<String>) {
                     .and_then(|secs| secs.parse::<i64>().ok())
                     .and_then(|secs| time::OffsetDateTime::from_unix_timestamp(secs).ok())
                     .map(crate::base::clock::timestamp);
+                if let Some(day) = last.as_deref().and_then(|at| at.get(..10)) {
+                    *days.entry(day.to_string()).or_default() += 1;
+                }
             }
         }
     }
-    (count, last)
+    (count, last, days)
 }
 
 fn index_report(d: &Daemon) -> IndexReport {

@@ -289,7 +289,7 @@ async fn search_finds_by_words_and_by_meaning_within_the_project() {
     let d = &f.daemon;
     let here = add(d, "Validate session tokens on the server", "/p", "security").await;
     add(d, "Validate session tokens on the server of the other team", "/other", "security").await;
-    let found = search::search(d, SearchRequest { text: "session tokens".into(), scope: in_project("/p"), k: Some(5) }).await.unwrap();
+    let found = search::search(d, SearchRequest { text: "session tokens".into(), scope: in_project("/p"), k: Some(5), ..SearchRequest::default() }).await.unwrap();
     assert_eq!(found.mode, "hybrid");
     assert_eq!(found.results.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), vec![here.as_str()], "another project's memory never shows");
     let hit = &found.results[0];
@@ -362,7 +362,7 @@ async fn a_store_that_refuses_writes_fails_them_fast_and_the_daemon_restarts_onc
     let message = refused.unwrap_err().to_string();
     assert!(message.contains("the disk is full") && message.contains(&*d.paths().data_dir.to_string_lossy()), "{message}");
     assert!(status::status(d).await.store_failure.is_some_and(|f| f.contains("the disk is full")));
-    let found = search::search(d, SearchRequest { text: "force-push main".into(), scope: in_project("/p"), k: None }).await.unwrap();
+    let found = search::search(d, SearchRequest { text: "force-push main".into(), scope: in_project("/p"), k: None, ..SearchRequest::default() }).await.unwrap();
     assert!(!found.results.is_empty());
     let reply = hook::event(d, push_event("s9", "t9", "git push --force origin main")).await.unwrap();
     assert!(reply.additional_context.is_some_and(|c| c.contains("force-push")), "advice goes on");

@@ -235,10 +235,10 @@ mod tests {
         // A rare filter: the budget ends the page, which says where to go on.
         let needle = vec![serde_json::to_vec("odd").unwrap()];
         let (found, read, next) = store.events_before(None, 100, 4, &needle, |_| true).unwrap();
-        assert_eq!((found.len(), read), (2, 4));
+        assert_eq!(read, 4);
         assert!(found.iter().all(|(_, e)| e.session_id == "odd"));
         let (rest, _, end) = store.events_before(next, 100, 100, &needle, |_| true).unwrap();
-        assert_eq!((rest.len(), end), (3, None), "to the log's start");
+        assert_eq!((found.len() + rest.len(), end), (5, None), "every odd one, once, to the log's start");
     }
 
     #[test]

@@ -17,12 +17,12 @@ const HOUR: i64 = 3600;
 const DAY: i64 = 24 * HOUR;
 const MONTH: i64 = 30 * DAY;
 
-/// The tier of something last touched `age_s` seconds ago.
 /// When a memory was last accessed, else created (`None` when neither time parses).
 pub fn touched(m: &Memory) -> Option<OffsetDateTime> {
     m.now.last_accessed.as_deref().and_then(parse_timestamp).or_else(|| parse_timestamp(&m.created_at))
 }
 
+/// The tier of something last touched `age_s` seconds ago.
 pub fn of_age(age_s: i64) -> Tier {
     match age_s.max(0) {
         a if a < HOUR => Tier::Active,

@@ -53,13 +53,21 @@ pub struct DayStats {
     pub contradicted: u64,
     #[serde(default)]
     pub unknown: u64,
-    /// Feedback given that day.
+    /// Feedback on that day's moments: `used` where the lesson was said there (a hit the user
+    /// confirmed), `missed` where it was not (a moment that needed it); each counts once per
+    /// verb given.
     #[serde(default)]
     pub used: u64,
+    #[serde(default)]
+    pub missed: u64,
     #[serde(default)]
     pub not_relevant: u64,
     #[serde(default)]
     pub not_useful: u64,
+    /// Hook processes that gave up at their deadline that day, as the hook-miss log still holds
+    /// them (filled when the overview is asked for; the stored record keeps 0).
+    #[serde(default)]
+    pub hook_misses: u64,
     /// The daemon's time per weighed hook request, counted in the buckets of [`HOOK_MS_BOUNDS`]
     /// (one more bucket for slower). Empty before any.
     #[serde(default)]
@@ -111,8 +119,10 @@ impl DayStats {
         self.contradicted += o.contradicted;
         self.unknown += o.unknown;
         self.used += o.used;
+        self.missed += o.missed;
         self.not_relevant += o.not_relevant;
         self.not_useful += o.not_useful;
+        self.hook_misses += o.hook_misses;
         if o.hook_ms.len() > self.hook_ms.len() {
             self.hook_ms.resize(o.hook_ms.len(), 0);
         }
@@ -132,14 +142,16 @@ impl DayStats {
         }
     }
 
-    /// Lessons said that proved right: followed, or marked used.
+    /// Moments known to have needed their lesson where it was said: followed, or marked used.
     pub fn hits(&self) -> u64 {
         self.followed + self.used
     }
 
-    /// Share of the lessons said that were followed or marked used.
+    /// Of the moments known to have needed a lesson (it was followed, or the user marked it
+    /// `used`, said there or not), the share where cairn said it.
     pub fn hit_rate(&self) -> Option<f64> {
-        (self.said > 0).then(|| (self.hits().min(self.said)) as f64 / self.said as f64)
+        let known = self.hits() + self.missed;
+        (known > 0).then(|| self.hits() as f64 / known as f64)
     }
 
     /// Share of the judged lessons (followed, ignored, contradicted) that were followed.
@@ -259,8 +271,8 @@ mod tests {
 
     #[test]
     fn rates_and_merge() {
-        let mut a = DayStats { said: 4, followed: 1, ignored: 1, used: 1, ..Default::default() };
-        assert_eq!(a.hit_rate(), Some(0.5));
+        let mut a = DayStats { said: 4, followed: 1, ignored: 1, used: 1, missed: 2, ..Default::default() };
+        assert_eq!(a.hit_rate(), Some(0.5), "two hits of four moments that needed a lesson");
         assert_eq!(a.followed_rate(), Some(0.5));
         let mut b = DayStats { said: 0, ..Default::default() };
         b.time_hook(3.0);

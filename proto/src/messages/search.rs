@@ -12,6 +12,9 @@ pub struct SearchRequest {
     /// Most results (default 10).
     #[serde(default)]
     pub k: Option<u32>,
+    /// Looking, not using (the dashboard): what is found is not counted as accessed.
+    #[serde(default)]
+    pub browse: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -75,7 +75,7 @@ fn search_latency(home: &Home, runs: usize) -> (Vec<Duration>, Vec<Duration>) {
     rt.block_on(async {
         let stream = tokio::net::UnixStream::connect(home.socket()).await.expect("connect");
         let client = CairnClient::new(tarpc::client::Config::default(), cairn_proto::transport::wrap(stream)).spawn();
-        let ask = |text: String| SearchRequest { text, scope: Scope { project: Some("/tmp".into()), ..Default::default() }, k: Some(10) };
+        let ask = |text: String| SearchRequest { text, scope: Scope { project: Some("/tmp".into()), ..Default::default() }, k: Some(10), browse: false };
         let (mut cold, mut cached) = (Vec::new(), Vec::new());
         for i in 0..runs {
             let t = Instant::now();

@@ -215,12 +215,24 @@ fn every_route_wants_the_token_and_every_write_its_page() {
     // A page of another site rebound to 127.0.0.1 names its own host: refused, cookie or not.
     let rebound = answer(agent().get(ui.url("/")).header("Host", "rebound.example").header("Cookie", ui.cookie()).call());
     assert_eq!((rebound.status, rebound.body.as_str()), (401, ""));
-    // The URL `cairn ui` printed signs in: a cookie for this port, then every page.
-    let signed = answer(agent().get(ui.url(&format!("/?token={}", ui.token))).call());
-    assert_eq!(signed.status, 200);
+    // The URL `cairn ui` printed signs in: a cookie named for this port, and the same page
+    // without the token in the address bar.
+    let signed = answer(agent().get(ui.url(&format!("/advice?token={}&outcome=followed", ui.token))).call());
+    assert_eq!((signed.status, signed.header("location")), (303, Some("/advice?outcome=followed")));
     let cookie = signed.header("set-cookie").unwrap();
     assert!(cookie.starts_with(&ui.cookie()) && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
     assert!(signed.header("content-security-policy").is_some_and(|c| c.contains("default-src 'none'")), "{:?}", signed.headers);
+    // The browser `cairn ui` opens signs in with a one-time code left beside the socket.
+    let code = "0123456789abcdef0123456789abcdef";
+    std::fs::write(home.path().join(format!("ui-signin-{code}")), "").unwrap();
+    let a = ui.get_bare(&format!("/signin?code={code}"));
+    assert_eq!((a.status, a.header("location")), (303, Some("/")));
+    assert!(a.header("set-cookie").unwrap().starts_with(&ui.cookie()));
+    assert!(!home.path().join(format!("ui-signin-{code}")).exists(), "a code is good once");
+    for bad in [code.to_string(), "../cairn.sock".into(), "ffffffffffffffffffffffffffffffff".into(), String::new()] {
+        let a = ui.get_bare(&format!("/signin?code={bad}"));
+        assert_eq!((a.status, a.body.as_str(), a.header("set-cookie")), (401, "", None), "{bad}");
+    }
     for path in &gets[..7] {
         assert_eq!(ui.get(path).status, 200, "{path}");
     }
@@ -291,7 +303,12 @@ fn the_figures_are_those_of_the_history() {
     let project_q = format!("/?project={}", serde_json::to_string(&project).unwrap().trim_matches('"').replace('/', "%2F"));
     let html = ui.get(&project_q).body;
     assert_eq!(card(&html, "Lessons said"), said.to_string(), "{html}");
-    assert_eq!(card(&html, "Hit rate"), pct(count("followed") + 1, said), "followed, or marked used (once)");
+    // Every moment known to need the lesson (followed once, marked used once) had it said.
+    assert_eq!(card(&html, "Hit rate"), pct(count("followed") + 1, count("followed") + 1));
+    // `used` where the lesson was not said is a miss: the hit rate counts it.
+    ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "c1", "--tool-use-id", "t1"]);
+    let missed = ui.get(&project_q).body;
+    assert_eq!(card(&missed, "Hit rate"), pct(count("followed") + 1, count("followed") + 2), "{missed}");
     let judged = count("followed") + count("ignored") + count("contradicted");
     assert_eq!(card(&html, "Followed rate"), pct(count("followed"), judged));
     assert!(card(&html, "Hook time (median)").starts_with('≤'), "hook requests were timed");
@@ -364,8 +381,32 @@ fn a_fresh_home_shows_empty_states_and_the_server_is_reused_and_stopped() {
         assert!(a.body.contains(empty), "{path}: {}", a.body);
     }
     let report = browse(&ui, &screenshots("fresh"), &["/", "/advice", "/lessons", "/review", "/learning"]);
+    // A hook that gave up at its deadline shows on its day, from the hook-miss log.
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    std::fs::write(home.path().join("logs/hook-misses.log"), format!("{now} event=PostToolUse stage=connect deadline_ms=200\n{} event=PostToolUse stage=answer deadline_ms=200\n", now - 3 * 86_400)).unwrap();
+    let html = ui.get("/?days=7").body;
+    assert_eq!(card(&html, "Hook misses"), "2", "{html}");
+    let today = time::OffsetDateTime::now_utc().date().to_string();
+    let row = html.split(&format!("<tr><td>{today}</td>")).nth(1).expect("today's row").split("</tr>").next().unwrap();
+    assert!(row.ends_with("<td>1</td>"), "one miss today: {row}");
+    assert_eq!(card(&ui.get("/?days=1").body, "Hook misses"), "1", "the range counts only its own days");
     assert_eq!(report["pages"].as_array().unwrap().len(), 5);
 
+    // Opening the browser: the opener gets a one-time sign-in URL, never the token.
+    let bin = home.path().join("fake-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let opened = home.path().join("opened.txt");
+    std::fs::write(bin.join("xdg-open"), format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display())).unwrap();
+    std::fs::set_permissions(bin.join("xdg-open"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let out = home.run_in(None, &[("PATH", std::ffi::OsStr::new(&path))], &["ui"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(eventually(Duration::from_secs(10), || opened.exists()), "the opener ran");
+    let url = std::fs::read_to_string(&opened).unwrap();
+    assert!(url.starts_with(&format!("{}/signin?code=", ui.origin())) && !url.contains(&ui.token), "{url}");
+    let a = answer(agent().get(&url).call());
+    assert_eq!((a.status, a.header("location")), (303, Some("/")));
+    assert_eq!(answer(agent().get(&url).call()).status, 401, "used once");
     // Reused while it runs; another port is refused; stopped, its state file and port are gone.
     let again = home.ok(&["ui", "--no-open"]);
     assert_eq!(again.trim(), format!("{}/?token={}", ui.origin(), ui.token));

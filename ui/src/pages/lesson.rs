@@ -248,7 +248,7 @@ pub async fn feedback(State(app): State<Arc<App>>, Path(id): Path<String>, heade
         return Err(PageError::Invalid(format!("{} needs the tool call it is about: use the buttons beside a moment the lesson was said", verb.as_str())));
     }
     let req = FeedbackRequest { verb, memory: id.clone(), session, tool_use_id, scope: Default::default() };
-    let report = crate::ask!(app, feedback(req.clone()))?;
+    let report = crate::tell!(app, feedback(req.clone()))?;
     let done = format!("{}: {}", verb.as_str(), if report.changes.is_empty() { "nothing changed".to_string() } else { report.changes.join("; ") });
     Ok(Redirect::to(&format!("/lesson/{}{}", view::segment(&id), view::query(&[("done", Some(&done))]))))
 }
@@ -266,7 +266,7 @@ pub async fn mute(State(app): State<Arc<App>>, Path(id): Path<String>, headers: 
         "0" | "false" => false,
         other => return Err(PageError::Invalid(format!("muted {other:?} is not 1 or 0"))),
     };
-    crate::ask!(app, mute(id.clone(), muted))?;
+    crate::tell!(app, mute(id.clone(), muted))?;
     let done = if muted { "muted: it is kept out of advice" } else { "unmuted: it may be said again" };
     Ok(Redirect::to(&format!("/lesson/{}{}", view::segment(&id), view::query(&[("done", Some(done))]))))
 }

@@ -54,7 +54,7 @@ pub async fn page(State(app): State<Arc<App>>, Query(p): Query<Params>) -> Resul
     let (project, q, after) = (view::given(&p.project), view::given(&p.q), view::given(&p.after));
     let (rows, heading, next) = match &q {
         Some(text) => {
-            let req = SearchRequest { text: text.clone(), scope: scope(project.as_deref()), k: Some(PAGE) };
+            let req = SearchRequest { text: text.clone(), scope: scope(project.as_deref()), k: Some(PAGE), browse: true };
             let found = crate::ask!(app, search(req.clone()))?;
             let rows = found
                 .results

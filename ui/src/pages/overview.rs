@@ -41,9 +41,11 @@ pub struct DayRow {
     pub contradicted: u64,
     pub unknown: u64,
     pub used: u64,
+    pub missed: u64,
     pub not_relevant: u64,
     pub hit: String,
     pub hook: String,
+    pub misses: u64,
 }
 
 #[derive(Template)]
@@ -90,10 +92,10 @@ pub fn render(o: &Overview, range: u32) -> Result<String, PageError> {
     let cards = vec![
         Card { label: "Memories", value: o.memories.to_string(), note: format!("{} candidates waiting", o.candidates) },
         Card { label: "Lessons said", value: t.said.to_string(), note: format!("at {} of {} moments weighed", t.advised, t.weighed) },
-        Card { label: "Hit rate", value: view::pct(t.hit_rate()), note: format!("{} followed or marked used of {} said", t.hits().min(t.said), t.said) },
+        Card { label: "Hit rate", value: view::pct(t.hit_rate()), note: format!("said at {} of {} moments known to need it ({} marked used where it was not said)", t.hits(), t.hits() + t.missed, t.missed) },
         Card { label: "Followed rate", value: view::pct(t.followed_rate()), note: format!("{} followed of {judged} judged", t.followed) },
         Card { label: "Hook time (median)", value: view::ms_bound(t.hook_quantile(0.5)), note: format!("p95 {} over {} requests", view::ms_bound(t.hook_quantile(0.95)), t.hook_requests()) },
-        Card { label: "Hook misses", value: s.hook_misses.to_string(), note: s.last_hook_miss.as_deref().map_or("never".into(), |m| format!("last {}", view::time(m))) },
+        Card { label: "Hook misses", value: t.hook_misses.to_string(), note: format!("{} in the log; last {}", s.hook_misses, s.last_hook_miss.as_deref().map_or("never".into(), view::time)) },
     ];
     let said_chart = svg::bars("Lessons said per day", &xs, &[Series { name: "lessons said".into(), class: "s-said", values: series(&o.days, |d| Some(d.said as f64)) }], false);
     let outcomes_chart = svg::bars(
@@ -141,7 +143,7 @@ pub fn render(o: &Overview, range: u32) -> Result<String, PageError> {
     let mut projects = vec![Opt { value: String::new(), label: "All projects".into(), selected: o.project.is_none() }];
     projects.extend(o.projects.iter().map(|p| Opt { value: p.clone(), label: view::project(p), selected: o.project.as_deref() == Some(p) }));
     let ranges = RANGES.iter().map(|d| Opt { value: d.to_string(), label: format!("{d} days"), selected: *d == range }).collect();
-    let rows = o.days.iter().rev().filter(|d| d.events + d.said + d.used + d.not_relevant + d.not_useful > 0).map(|d| DayRow {
+    let rows = o.days.iter().rev().filter(|d| d.events + d.said + d.used + d.missed + d.not_relevant + d.not_useful + d.hook_misses > 0).map(|d| DayRow {
         day: d.day.clone(),
         events: d.events,
         said: d.said,
@@ -150,9 +152,11 @@ pub fn render(o: &Overview, range: u32) -> Result<String, PageError> {
         contradicted: d.contradicted,
         unknown: d.unknown,
         used: d.used,
+        missed: d.missed,
         not_relevant: d.not_relevant,
         hit: view::pct(d.hit_rate()),
         hook: view::ms_bound(d.hook_quantile(0.5)),
+        misses: d.hook_misses,
     }).collect::<Vec<_>>();
     let page = Page {
         layout: Layout::new("Overview", "/"),
@@ -160,7 +164,7 @@ pub fn render(o: &Overview, range: u32) -> Result<String, PageError> {
         ranges,
         scope: o.project.as_deref().map_or("every project".into(), |p| format!("{} (and global lessons)", view::project(p))),
         cards,
-        has_activity: t.events > 0 || t.used + t.not_relevant + t.not_useful > 0,
+        has_activity: t.events > 0 || t.used + t.missed + t.not_relevant + t.not_useful + t.hook_misses > 0,
         said_chart,
         outcomes_chart,
         rates_chart,

@@ -88,6 +88,6 @@ pub async fn act(State(app): State<Arc<App>>, Path(id): Path<String>, headers: H
         },
         other => return Err(PageError::Invalid(format!("{other:?} is not accept, reject or edit"))),
     };
-    let outcome = crate::ask!(app, review_act(action.clone()))?;
+    let outcome = crate::tell!(app, review_act(action.clone()))?;
     Ok(Redirect::to(&format!("/review{}", view::query(&[("done", Some(&outcome.message))]))))
 }
