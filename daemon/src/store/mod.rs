@@ -66,6 +66,9 @@ pub struct Store {
     adjustment_count: AtomicU64,
     event_count: AtomicU64,
     prune_lock: parking_lot::Mutex<()>,
+    /// The session log's keys, rising even within a millisecond (`Ulid::new` alone does not:
+    /// its random part would put two events of one millisecond in either order).
+    event_ids: parking_lot::Mutex<ulid::Generator>,
     committer: Arc<Committer>,
 }
 
@@ -126,6 +129,7 @@ impl Store {
             event_count: AtomicU64::new(session_log.len() as u64),
             adjustment_count: AtomicU64::new(db.open_tree("adjustments")?.len() as u64),
             prune_lock: parking_lot::Mutex::new(()),
+            event_ids: parking_lot::Mutex::new(ulid::Generator::new()),
             edges: db.open_tree("edges")?,
             edges_in: db.open_tree("edges_in")?,
             situations: db.open_tree("situations")?,

@@ -65,7 +65,8 @@ impl Store {
 
     pub fn append_event(&self, event: &SessionEvent) -> Result<(), StoreError> {
         self.writable()?;
-        let id = Ulid::new();
+        // In the order they were recorded: attribution reads "what came next" from it.
+        let id = self.event_ids.lock().generate().unwrap_or_else(|_| Ulid::new());
         self.session_log.insert(id.to_bytes(), encode(event))?;
         self.session_index.insert(index_key(&event.session_id, &id), &[])?;
         self.event_count.fetch_add(1, Ordering::Relaxed);
@@ -235,10 +236,21 @@ mod tests {
         // A rare filter: the budget ends the page, which says where to go on.
         let needle = vec![serde_json::to_vec("odd").unwrap()];
         let (found, read, next) = store.events_before(None, 100, 4, &needle, |_| true).unwrap();
-        assert_eq!(read, 4);
+        assert_eq!((found.len(), read), (2, 4), "in the order recorded, even within a millisecond");
         assert!(found.iter().all(|(_, e)| e.session_id == "odd"));
         let (rest, _, end) = store.events_before(next, 100, 100, &needle, |_| true).unwrap();
-        assert_eq!((found.len() + rest.len(), end), (5, None), "every odd one, once, to the log's start");
+        assert_eq!((rest.len(), end), (3, None), "every odd one, once, to the log's start");
+    }
+
+    #[tokio::test]
+    async fn events_of_one_millisecond_keep_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s"), 8 << 20).unwrap();
+        for i in 0..200 {
+            store.append_event(&SessionEvent { intent: Some(i.to_string()), ..event("s") }).unwrap();
+        }
+        let read: Vec<String> = store.session_events("s").unwrap().into_iter().map(|e| e.intent.unwrap()).collect();
+        assert_eq!(read, (0..200).map(|i| i.to_string()).collect::<Vec<_>>());
     }
 
     #[test]
