@@ -1,7 +1,7 @@
 //! Reading a small file safely: only a regular file is read, never more than a limit, and
 //! opening never blocks. A FIFO, a device, a socket or a folder where a file is expected is an
 //! error, not a hang (a FIFO blocks `open` and `read` for ever) or an endless read
-//! (`/dev/zero`).
+//! (`/dev/zero`). And replacing one at once, so no reader sees half of it.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -91,9 +91,34 @@ pub fn open_regular(path: &Path) -> Result<File, ReadError> {
     Ok(file)
 }
 
+/// Replaces `path` with `bytes` at once: written to a temporary file beside it (readable by its
+/// owner only), synced, then renamed over it, so a reader sees the old file or the new, never
+/// half of one.
+pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_replaced_file_is_whole_private_and_leaves_no_temporary() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        std::fs::write(&path, "old").unwrap();
+        replace(&path, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
 
     #[test]
     fn regular_files_within_the_limit_are_read() {

@@ -67,13 +67,7 @@ pub fn read(path: &Path) -> Option<UiState> {
 
 /// Writes a state file readable by its owner only, replacing any other at once.
 pub fn write(path: &Path, state: &UiState) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let tmp = path.with_extension(format!("json.{}", std::process::id()));
-    let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
-    f.write_all(serde_json::to_string(state).map_err(std::io::Error::other)?.as_bytes())?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)
+    crate::files::replace(path, serde_json::to_string(state).map_err(std::io::Error::other)?.as_bytes())
 }
 
 #[cfg(test)]

@@ -87,6 +87,17 @@ pub fn model_dir() -> PathBuf {
     dir
 }
 
+/// The value after `name` on the command line (the benchmarks' options), if any.
+pub fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned()
+}
+
+/// Whether `name` is on the command line.
+pub fn flag(name: &str) -> bool {
+    std::env::args().any(|a| a == name)
+}
+
 /// A private cairn home; kills any daemon still running in it when dropped.
 pub struct Home {
     pub dir: tempfile::TempDir,

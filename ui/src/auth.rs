@@ -40,11 +40,19 @@ fn cookie_name(port: u16) -> String {
     format!("cairn_ui_{port}")
 }
 
-/// The token in the query string (`token=...`), if any.
-fn query_token(query: Option<&str>) -> Option<String> {
-    let q = query?;
-    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(q).ok()?;
-    pairs.into_iter().find(|(k, _)| k == "token").map(|(_, v)| v)
+/// A query string's pairs (none when it is absent or does not parse).
+fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
+    query.and_then(|q| serde_urlencoded::from_str(q).ok()).unwrap_or_default()
+}
+
+/// The value of `key` in a query string, if any.
+fn query_value(query: Option<&str>, key: &str) -> Option<String> {
+    query_pairs(query).into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// The hosts this server answers as (`Host`; an `Origin` is `http://` and one of them).
+fn hosts(port: u16) -> [String; 2] {
+    [format!("127.0.0.1:{port}"), format!("localhost:{port}")]
 }
 
 /// The token in this server's cookie, if any.
@@ -60,15 +68,14 @@ fn cookie_token(headers: &HeaderMap, port: u16) -> Option<String> {
 /// links and forms need not carry it.
 pub async fn require_token(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
     // A page of another site that a DNS rebinding points at 127.0.0.1 names its own host.
-    let ours = [format!("127.0.0.1:{}", app.port), format!("localhost:{}", app.port)];
-    if request.headers().get(header::HOST).is_some_and(|h| !ours.iter().any(|o| h.as_bytes() == o.as_bytes())) {
+    if request.headers().get(header::HOST).is_some_and(|h| !hosts(app.port).iter().any(|o| h.as_bytes() == o.as_bytes())) {
         return StatusCode::UNAUTHORIZED.into_response();
     }
     // The browser `cairn ui` opens signs in with a one-time code instead of the token.
     if request.uri().path() == "/signin" {
         return signin(&app, request.uri().query());
     }
-    let from_query = query_token(request.uri().query());
+    let from_query = query_value(request.uri().query(), "token");
     let given = from_query.clone().or_else(|| cookie_token(request.headers(), app.port));
     if !given.is_some_and(|t| same(&t, &app.secrets.token)) {
         return StatusCode::UNAUTHORIZED.into_response();
@@ -76,7 +83,7 @@ pub async fn require_token(State(app): State<Arc<App>>, request: Request, next: 
     if from_query.is_some() && request.method() == axum::http::Method::GET {
         // Signed in: the cookie from now on, and the same page without the token in the
         // address bar and the history.
-        let rest: Vec<(String, String)> = serde_urlencoded::from_str::<Vec<(String, String)>>(request.uri().query().unwrap_or("")).unwrap_or_default().into_iter().filter(|(k, _)| k != "token").collect();
+        let rest: Vec<(String, String)> = query_pairs(request.uri().query()).into_iter().filter(|(k, _)| k != "token").collect();
         let query = if rest.is_empty() { String::new() } else { format!("?{}", serde_urlencoded::to_string(rest).unwrap_or_default()) };
         return signed_in(&app, &format!("{}{query}", request.uri().path()));
     }
@@ -95,7 +102,7 @@ fn signed_in(app: &App, to: &str) -> Response {
 
 /// `/signin?code=...`: a code `cairn ui` left beside the socket, good once and briefly.
 fn signin(app: &App, query: Option<&str>) -> Response {
-    let code = query.and_then(|q| serde_urlencoded::from_str::<Vec<(String, String)>>(q).ok()).and_then(|pairs| pairs.into_iter().find(|(k, _)| k == "code").map(|(_, v)| v));
+    let code = query_value(query, "code");
     let Some(code) = code.filter(|c| cairn_proto::ui::is_signin_code(c)) else {
         return StatusCode::UNAUTHORIZED.into_response();
     };
@@ -119,7 +126,7 @@ pub fn check_write(app: &App, headers: &HeaderMap, csrf: &str) -> Result<(), Pag
     if !same(csrf, &app.secrets.csrf) {
         return Err(PageError::Forbidden);
     }
-    let ours = [format!("http://127.0.0.1:{}", app.port), format!("http://localhost:{}", app.port)];
+    let ours = hosts(app.port).map(|h| format!("http://{h}"));
     if headers.get(header::ORIGIN).is_some_and(|origin| !ours.iter().any(|o| origin.as_bytes() == o.as_bytes())) {
         return Err(PageError::Forbidden);
     }
@@ -151,9 +158,9 @@ mod tests {
     fn tokens_compare_whole_and_come_from_query_or_cookie() {
         assert!(same("abc", "abc"));
         assert!(!same("abc", "abd") && !same("abc", "ab") && !same("", "a"));
-        assert_eq!(query_token(Some("a=1&token=xyz")), Some("xyz".into()));
-        assert_eq!(query_token(Some("a=1")), None);
-        assert_eq!(query_token(None), None);
+        assert_eq!(query_value(Some("a=1&token=xyz"), "token"), Some("xyz".into()));
+        assert_eq!(query_value(Some("a=1"), "token"), None);
+        assert_eq!(query_value(None, "token"), None);
         let mut h = HeaderMap::new();
         h.insert(header::COOKIE, HeaderValue::from_static("x=1; cairn_ui_8080=tok; cairn_ui_9090=other"));
         assert_eq!(cookie_token(&h, 8080), Some("tok".into()));

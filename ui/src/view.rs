@@ -22,6 +22,13 @@ impl Layout {
     }
 }
 
+/// An option of a select list.
+pub struct Opt {
+    pub value: String,
+    pub label: String,
+    pub selected: bool,
+}
+
 /// A share as a percentage, or a dash when there is nothing to divide.
 pub fn pct(v: Option<f64>) -> String {
     v.map_or("–".to_string(), |v| format!("{:.0}%", v * 100.0))

@@ -81,11 +81,7 @@ pub async fn log(memory: Option<String>, last: u32, json: bool) -> Result<(), Fa
         if json {
             outln!("{l}");
         } else {
-            let what = match (l["edge"].as_array(), l["node"].as_str()) {
-                (Some(e), _) => format!("{} -[{}]-> {}", e[0].as_str().unwrap_or(""), e[2].as_str().unwrap_or(""), e[1].as_str().unwrap_or("")),
-                (_, Some(n)) => format!("{} of {n}", l["field"].as_str().unwrap_or("node")),
-                _ => "?".into(),
-            };
+            let what = cairn_proto::adjustment_what(l);
             let old = l["old"].as_f64().map_or("new".to_string(), |o| format!("{o:.4}"));
             outln!("{}  {}  {what}: {old} -> {:.4}  ({})", l["at"].as_str().unwrap_or(""), l["source"].as_str().unwrap_or(""), l["new"].as_f64().unwrap_or(0.0), l["reason"].as_str().unwrap_or(""));
         }

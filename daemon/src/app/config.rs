@@ -44,9 +44,7 @@ fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
         let stamp = crate::base::clock::now().replace([':', '.'], "-");
         std::fs::copy(path, path.with_file_name(format!("{}.{stamp}.bak", path.file_name().unwrap_or_default().to_string_lossy())))?;
     }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
+    cairn_proto::files::replace(path, text.as_bytes())
 }
 
 pub async fn init(d: &Daemon, force: bool) -> Result<Vec<String>> {

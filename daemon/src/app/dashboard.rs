@@ -60,7 +60,7 @@ pub async fn overview(d: &Daemon, q: OverviewQuery) -> Result<Overview> {
         records.insert((project, stats.day.clone()), stats);
     }
     let project = q.project.clone();
-    let (_, _, misses) = super::status::hook_miss_days(d);
+    let (miss_count, last_miss, misses) = super::status::hook_miss_days(d);
     let (mut days, mut total) = series(&range, records.into_iter().map(|((p, _), s)| (p, s)), |p| project.as_deref().is_none_or(|want| p == want));
     // The hook-miss log names no project: its misses show on every project's overview.
     for day in &mut days {
@@ -84,7 +84,7 @@ pub async fn overview(d: &Daemon, q: OverviewQuery) -> Result<Overview> {
         days,
         total,
         projects,
-        status: super::status::status(d).await,
+        status: super::status::with_misses(d, miss_count, last_miss),
     })
 }
 

@@ -7,14 +7,9 @@ use super::daemon::Daemon;
 /// Largest hook-miss log read back.
 const MISS_LOG_LIMIT: u64 = 1 << 20;
 
-/// Counts the hook's deadline misses (current and rotated log) and reads the last one's time.
-fn hook_misses(d: &Daemon) -> (u64, Option<String>) {
-    let (count, last, _) = hook_miss_days(d);
-    (count, last)
-}
-
 /// The hook's deadline misses: how many, the last one's time, and how many on each day (UTC)
 /// the log still holds (the hook keeps its last 64 KiB and one rotated file).
+/// Read from the current and the rotated log.
 pub fn hook_miss_days(d: &Daemon) -> (u64, Option<String>, std::collections::BTreeMap<String, u64>) {
     let mut days = std::collections::BTreeMap::new();
     let log = d.paths().hook_miss_log();
@@ -50,7 +45,12 @@ fn index_report(d: &Daemon) -> IndexReport {
 }
 
 pub async fn status(d: &Daemon) -> Status {
-    let (hook_misses, last_hook_miss) = hook_misses(d);
+    let (hook_misses, last_hook_miss, _) = hook_miss_days(d);
+    with_misses(d, hook_misses, last_hook_miss)
+}
+
+/// `status`, the hook-miss log already read (the overview reads it once for its days too).
+pub fn with_misses(d: &Daemon, hook_misses: u64, last_hook_miss: Option<String>) -> Status {
     let config = d.config().read();
     let paths = d.paths();
     Status {

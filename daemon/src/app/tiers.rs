@@ -8,7 +8,6 @@
 //! the store, and removed only after the restored memory is durable.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::PathBuf;
 
 use cairn_proto::{ArchiveAction, ArchiveReport, ArchivedView, Memory, PruneReport, Tier};
@@ -115,14 +114,7 @@ fn archive_one(d: &Daemon, m: &Memory, reason: &str, at: &str) -> Result<()> {
     edges.extend(d.store().edges_to(&m.id)?);
     lines.extend(edges.iter().map(exchange::edge_line));
     let path = file(d, &m.id)?;
-    let tmp = path.with_extension("jsonl.tmp");
-    let written = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all((lines.join("\n") + "\n").as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &path)?;
-        std::fs::File::open(folder(d))?.sync_all()
-    })();
+    let written = cairn_proto::files::replace(&path, (lines.join("\n") + "\n").as_bytes()).and_then(|()| std::fs::File::open(folder(d))?.sync_all());
     written.map_err(|e| Error::Invalid(format!("cannot write {}: {e}", path.display())))?;
     w.remove(&m.id)?;
     Ok(())

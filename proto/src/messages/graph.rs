@@ -91,3 +91,27 @@ pub struct GraphLogQuery {
     pub memory: Option<String>,
     pub limit: u32,
 }
+
+/// What a line of the adjustment log (as `graph_log` answers it) changed, in words:
+/// `source -[kind]-> target` for an edge, `field of id` for a node.
+pub fn adjustment_what(line: &serde_json::Value) -> String {
+    let part = |e: &[serde_json::Value], i: usize| e.get(i).and_then(|v| v.as_str()).unwrap_or("").to_string();
+    match (line["edge"].as_array(), line["node"].as_str()) {
+        (Some(e), _) => format!("{} -[{}]-> {}", part(e, 0), part(e, 2), part(e, 1)),
+        (_, Some(n)) => format!("{} of {n}", line["field"].as_str().unwrap_or("node")),
+        _ => "?".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjustment_lines_in_words() {
+        assert_eq!(adjustment_what(&serde_json::json!({"edge": ["s", "m", "applies"]})), "s -[applies]-> m");
+        assert_eq!(adjustment_what(&serde_json::json!({"node": "m", "field": "node_weight"})), "node_weight of m");
+        assert_eq!(adjustment_what(&serde_json::json!({"edge": []})), " -[]-> ", "a short edge is not a panic");
+        assert_eq!(adjustment_what(&serde_json::json!({})), "?");
+    }
+}

@@ -48,17 +48,9 @@ use cairn_daemon::retrieval::vectors::VectorIndex;
 use cairn_daemon::retrieval::{Retrieval, SemanticQuery};
 use cairn_daemon::semantic::embed::{embedding_text, Embedder, ModelSpec};
 use cairn_proto::Memory;
+use cairn_tests::{arg, flag};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned()
-}
-
-fn flag(name: &str) -> bool {
-    std::env::args().any(|a| a == name)
-}
 
 struct Event {
     id: String,

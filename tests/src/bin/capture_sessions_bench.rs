@@ -18,15 +18,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use cairn_tests::claude::{Claude, Route, Turn};
-use cairn_tests::{eventually, model_dir, Home};
+use cairn_tests::{arg, eventually, model_dir, Home};
 use serde_json::{json, Value};
 
 const TOOLS: &[&str] = &["Bash", "Read", "Write", "Edit", "Grep", "Glob"];
-
-fn arg(name: &str) -> Option<String> {
-    let a: Vec<String> = std::env::args().collect();
-    a.iter().position(|x| x == name).and_then(|i| a.get(i + 1)).cloned()
-}
 
 fn write(path: &str, content: &str) -> Turn {
     Turn::tool("Write", json!({"file_path": path, "content": content}))

@@ -22,8 +22,7 @@ use serde_json::{json, Value};
 const CALLS: usize = 30;
 
 fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+    cairn_tests::arg(name).and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 /// A small project for the session to work in.

@@ -23,8 +23,7 @@ use cairn_tests::{cairn_bin, eventually, median, percentile, synthetic_lessons, 
 use serde_json::{json, Value};
 
 fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+    cairn_tests::arg(name).and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 /// Wall time of one process given `payload` on stdin, and whether it printed anything.

@@ -26,7 +26,7 @@ use cairn_daemon::retrieval::hybrid::Fusion;
 use cairn_daemon::retrieval::{Hit, Retrieval, SemanticQuery, CANDIDATES};
 use cairn_daemon::retrieval::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
 use cairn_daemon::retrieval::vectors::VectorIndex;
-use cairn_tests::{median, percentile};
+use cairn_tests::{arg, flag, median, percentile};
 use serde_json::Value;
 
 const DEV: &[&str] = &["26", "30", "41", "42", "43"];
@@ -44,15 +44,6 @@ struct Question {
     conversation: String,
     text: String,
     evidence: HashSet<String>,
-}
-
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned()
-}
-
-fn flag(name: &str) -> bool {
-    std::env::args().any(|a| a == name)
 }
 
 fn data_dir() -> PathBuf {

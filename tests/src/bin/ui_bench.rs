@@ -22,12 +22,11 @@ use cairn_daemon::store::outcomes::{outcome_key, OutcomeRecord};
 use cairn_daemon::store::sessions::SessionEvent;
 use cairn_daemon::store::{daily, Store};
 use cairn_proto::{AdviceItem, DayStats};
-use cairn_tests::{median, percentile, synthetic_lessons, Home};
+use cairn_tests::{arg, flag, median, percentile, synthetic_lessons, Home};
 use serde_json::{json, Value};
 
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(|v| v.parse().expect("a number")).unwrap_or(default)
+fn count(name: &str, default: usize) -> usize {
+    arg(name).map(|v| v.parse().expect("a number")).unwrap_or(default)
 }
 
 const PROJECTS: [&str; 5] = ["/bench/p0", "/bench/p1", "/bench/p2", "/bench/p3", "/bench/p4"];
@@ -60,9 +59,9 @@ fn item(id: &str, rng: &mut u64) -> AdviceItem {
 }
 
 fn main() {
-    let lessons = arg("--lessons", 100_000);
-    let per_day = arg("--per-day", 300);
-    let runs = arg("--runs", 20);
+    let lessons = count("--lessons", 100_000);
+    let per_day = count("--per-day", 300);
+    let runs = count("--runs", 20);
     let home = Home::new();
     std::fs::create_dir_all(home.path().join("config")).unwrap();
     // A year of log kept (a user who raised the retention), and no model.
@@ -207,22 +206,21 @@ fn main() {
         let max = times.iter().max().copied().unwrap_or_default();
         println!("| `{p}` | {:.1} | {:.1} | {:.1} | {size} |", ms(median(&mut times)), ms(percentile(&mut times, 0.95)), ms(max));
     }
-    let args: Vec<String> = std::env::args().collect();
-    if let Some(dir) = args.iter().position(|a| a == "--shots").and_then(|i| args.get(i + 1)) {
-        std::fs::create_dir_all(dir).unwrap();
+    if let Some(dir) = arg("--shots") {
+        std::fs::create_dir_all(&dir).unwrap();
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("browser/dashboard.mjs");
         let out = std::process::Command::new("node")
             .arg(script)
             .arg(std::env::var("CAIRN_PUPPETEER").expect("CAIRN_PUPPETEER"))
             .arg(std::env::var("CAIRN_CHROMIUM").expect("CAIRN_CHROMIUM"))
             .arg(&url)
-            .arg(dir)
+            .arg(&dir)
             .args(["/?days=90", "/advice"])
             .output()
             .expect("node runs");
         println!("{}", String::from_utf8_lossy(&out.stdout));
     }
-    if args.iter().any(|a| a == "--keep") {
+    if flag("--keep") {
         // Leave it up to look around: the URL and the home, until stdin closes.
         eprintln!("serving {url} (CAIRN_HOME={}); close stdin to stop", home.path().display());
         let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut Vec::new());

@@ -10,7 +10,7 @@ use cairn_proto::{AdvicePage, AdvicePageQuery, LogEntry};
 use serde::Deserialize;
 
 use crate::app::{App, PageError};
-use crate::view::{self, Layout};
+use crate::view::{self, Layout, Opt};
 
 /// Rows per page.
 const PAGE: u32 = 50;
@@ -51,11 +51,6 @@ pub struct Row {
     pub decision: String,
     pub tool_outcome: String,
     pub items: Vec<Item>,
-}
-
-pub struct Opt {
-    pub value: &'static str,
-    pub selected: bool,
 }
 
 #[derive(Template)]
@@ -123,7 +118,7 @@ pub fn render(p: &Params, page: &AdvicePage) -> Result<String, PageError> {
         project: p.project.clone().unwrap_or_default(),
         session: p.session.clone().unwrap_or_default(),
         lesson: p.lesson.clone().unwrap_or_default(),
-        outcomes: OUTCOMES.iter().map(|o| Opt { value: o, selected: p.outcome.as_deref().unwrap_or("") == *o }).collect(),
+        outcomes: OUTCOMES.iter().map(|o| Opt { value: o.to_string(), label: if o.is_empty() { "any".into() } else { o.to_string() }, selected: p.outcome.as_deref().unwrap_or("") == *o }).collect(),
         rows: page.rows.iter().map(|r| row(&r.entry)).collect(),
         older: page.next.as_deref().map(|n| format!("/advice{}", filters(Some(n)))),
         newest: p.before.as_ref().map(|_| format!("/advice{}", filters(None))),

@@ -12,17 +12,11 @@ use serde::Deserialize;
 
 use crate::app::{App, PageError};
 use crate::svg::{self, Series};
-use crate::view::{self, Layout};
+use crate::view::{self, Layout, Opt};
 
 #[derive(Deserialize, Default)]
 pub struct Params {
     project: Option<String>,
-}
-
-pub struct Opt {
-    pub value: String,
-    pub label: String,
-    pub selected: bool,
 }
 
 pub struct WeightRow {

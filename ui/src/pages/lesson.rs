@@ -103,11 +103,7 @@ fn history(id: &str, lines: &[Value]) -> Vec<(String, Option<f64>, Option<f64>)>
 }
 
 fn adjustment(l: &Value) -> Adjust {
-    let what = match (l["edge"].as_array(), l["node"].as_str()) {
-        (Some(e), _) => format!("edge {} -[{}]-> {}", e.first().and_then(Value::as_str).unwrap_or("?"), e.get(2).and_then(Value::as_str).unwrap_or("?"), e.get(1).and_then(Value::as_str).unwrap_or("?")),
-        (_, Some(n)) => format!("{} of {n}", l["field"].as_str().unwrap_or("node")),
-        _ => "?".into(),
-    };
+    let what = if l["edge"].is_array() { format!("edge {}", cairn_proto::adjustment_what(l)) } else { cairn_proto::adjustment_what(l) };
     let old = l["old"].as_f64().map_or("new".to_string(), |o| format!("{o:.3}"));
     Adjust {
         at: view::time(l["at"].as_str().unwrap_or_default()),
