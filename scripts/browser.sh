@@ -5,6 +5,8 @@
 # downloads no browser of its own). Run by scripts/test.sh; a tool for the tests only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/npm-fetch.sh
+source scripts/npm-fetch.sh
 
 version="${PUPPETEER_VERSION:-25.16.0}"
 dir="$PWD/target/browser/$version"
@@ -28,9 +30,7 @@ installed() {
   node -e 'const p=require(process.argv[1]); process.exit(p.version===process.argv[2] ? 0 : 1)' "$dir/node_modules/puppeteer-core/package.json" "$version" 2>/dev/null
 }
 if ! installed; then
-  rm -rf "$dir"
-  mkdir -p "$dir"
   echo "fetching puppeteer-core $version for the dashboard's browser test" >&2
-  npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error "puppeteer-core@$version" >&2
+  npm_fetch "$dir" "puppeteer-core@$version"
 fi
 installed || { echo "puppeteer-core $version did not install as expected in $dir" >&2; exit 1; }

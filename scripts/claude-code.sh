@@ -6,6 +6,8 @@
 # reported, since nothing pins them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/npm-fetch.sh
+source scripts/npm-fetch.sh
 
 version="${CLAUDE_CODE_VERSION:-2.1.197}"
 dir="$PWD/target/claude-code/$version"
@@ -21,10 +23,8 @@ reports_version() {
 }
 
 if ! reports_version; then
-  rm -rf "$dir"
-  mkdir -p "$dir"
   echo "fetching the Claude Code CLI $version for the end-to-end tests" >&2
-  npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error "@anthropic-ai/claude-code@$version" >&2
+  npm_fetch "$dir" "@anthropic-ai/claude-code@$version"
 fi
 
 # What npm installed, by its own record.

@@ -4,6 +4,8 @@
 # checks the version npm installed. Run by scripts/test.sh; a tool for the tests only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/npm-fetch.sh
+source scripts/npm-fetch.sh
 
 version="${MCP_INSPECTOR_VERSION:-2.12.0}"
 dir="$PWD/target/mcp-inspector/$version"
@@ -15,9 +17,7 @@ installed() {
 }
 
 if ! installed; then
-  rm -rf "$dir"
-  mkdir -p "$dir"
   echo "fetching the MCP Inspector $version for the end-to-end tests" >&2
-  npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error "@modelcontextprotocol/inspector@$version" >&2
+  npm_fetch "$dir" "@modelcontextprotocol/inspector@$version"
 fi
 installed || { echo "the MCP Inspector $version did not install as expected in $dir" >&2; exit 1; }
