@@ -198,7 +198,7 @@ pub fn answer(d: &Daemon, t: &Tuneables, kind: &EventKind, subject: Subject<'_>,
     };
     let (said, mut not_said) = match kind {
         EventKind::SessionStart => {
-            let (items, short) = brief::session_start(d, t.ranking.recency_half_life_days, project, &source, session, limit);
+            let (items, short) = brief::session_start(d, brief::BriefWeights { half_life: t.ranking.recency_half_life_days, prediction: t.advice.brief_prediction }, project, &source, session, limit);
             (items.into_iter().map(|i| (i, short.to_string(), None)).collect(), Vec::new())
         }
         _ => {

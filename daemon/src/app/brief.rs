@@ -22,9 +22,9 @@ fn brief_item(m: Memory, score: f64, why: String, signals: Signals) -> AdviceIte
 }
 
 /// At startup (and after `/clear`) there is no action yet: the project's own most useful
-/// lessons (not `global`), by effectiveness, recency and the prediction of what it needs next. (How often a lesson was used joins
-/// when the learning loop counts it; until then every count would be 0.)
-fn most_useful(d: &Daemon, half_life: f64, project: &str, quiet: &Quiet, limit: usize) -> Vec<AdviceItem> {
+/// lessons (not `global`), by effectiveness, recency and the prediction of what it needs next
+/// (how lately and how often each was accessed, what rests on it).
+fn most_useful(d: &Daemon, weights: BriefWeights, project: &str, quiet: &Quiet, limit: usize) -> Vec<AdviceItem> {
     if project == GLOBAL_PROJECT {
         return Vec::new();
     }
@@ -36,9 +36,9 @@ fn most_useful(d: &Daemon, half_life: f64, project: &str, quiet: &Quiet, limit: 
     let mut scored: Vec<(f64, f64, Memory)> = memories
         .into_iter()
         .map(|m| {
-            let recency = recency(&m, now, half_life);
+            let recency = recency(&m, now, weights.half_life);
             // What prediction says the project is likely to need next brings a lesson forward.
-            (0.5 * m.worth.effectiveness + 0.3 * recency + 0.2 * m.next.prediction_score, recency, m)
+            (0.5 * m.worth.effectiveness + 0.3 * recency + weights.prediction * m.next.prediction_score, recency, m)
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.2.updated_at.cmp(&a.2.updated_at)));
@@ -46,7 +46,7 @@ fn most_useful(d: &Daemon, half_life: f64, project: &str, quiet: &Quiet, limit: 
         .into_iter()
         .take(limit)
         .map(|(score, recency, m)| {
-            let predicted = if m.next.last_predicted.is_some() { format!(", predicted {:.2} ({})", m.next.prediction_score, m.next.reasons.join(", ")) } else { String::new() };
+            let predicted = if weights.prediction > 0.0 && m.next.last_predicted.is_some() { format!(", predicted {:.2} ({})", m.next.prediction_score, m.next.reasons.join(", ")) } else { String::new() };
             let why = format!("one of this project's most useful lessons: effectiveness {:.2}, recency {recency:.2}{predicted}", m.worth.effectiveness);
             let signals = [("effectiveness".to_string(), m.worth.effectiveness), ("recency".to_string(), recency), ("prediction".to_string(), m.next.prediction_score)].into();
             brief_item(m, score, why, signals)
@@ -96,13 +96,21 @@ fn changed_since_last_seen(d: &Daemon, session: Option<&str>, project: &str, qui
         .collect()
 }
 
+/// What the startup brief weighs besides effectiveness: recency's half-life in days, and how much
+/// prediction counts (`advice.brief_prediction`).
+#[derive(Debug, Clone, Copy)]
+pub struct BriefWeights {
+    pub half_life: f64,
+    pub prediction: f64,
+}
+
 /// The brief for `source` (startup, clear, compact, resume), with the short reason shown beside
-/// each item; recency halves every `half_life` days.
-pub fn session_start(d: &Daemon, half_life: f64, project: &str, source: &str, session: Option<&str>, limit: usize) -> (Vec<AdviceItem>, &'static str) {
+/// each item.
+pub fn session_start(d: &Daemon, weights: BriefWeights, project: &str, source: &str, session: Option<&str>, limit: usize) -> (Vec<AdviceItem>, &'static str) {
     let quiet = d.memories().quiet();
     match source {
         "compact" => (told_in_session(d, session, project, &quiet, limit), "told earlier in this session"),
         "resume" => (changed_since_last_seen(d, session, project, &quiet, limit), "changed since this session was last active"),
-        _ => (most_useful(d, half_life, project, &quiet, limit), "one of this project's most useful lessons"),
+        _ => (most_useful(d, weights, project, &quiet, limit), "one of this project's most useful lessons"),
     }
 }

@@ -81,7 +81,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
                 continue;
             };
             if before.is_none() {
-                tokio::task::block_in_place(|| accessed(d, &item.id, &e.at))?;
+                tokio::task::block_in_place(|| accessed(d, &item.id, &e.at, e.event != "SessionStart"))?;
             }
             // The rule that put the lesson forward, when it is still in force, judges the later
             // calls; else the lesson's words do.
@@ -185,11 +185,18 @@ fn record(e: &SessionEvent, memory: &str, a: &Attribution) -> OutcomeRecord {
     }
 }
 
-/// Saying a lesson is an access: times said, last accessed.
-fn accessed(d: &Daemon, id: &str, at: &str) -> Result<()> {
+/// Saying a lesson counts as said; said at a moment (not in a session-start brief) it is an
+/// access too: access count, last accessed. The startup brief says what prediction brought
+/// forward, so counting its sayings as accesses would make every prediction a hit by itself
+/// (layer 4 would learn from its own echo) and keep the brief's lessons fresh for being in it.
+fn accessed(d: &Daemon, id: &str, at: &str, access: bool) -> Result<()> {
     let w = d.memories().writer();
     let Some(mut m) = w.get(id)? else { return Ok(()) };
     m.worth.times_surfaced += 1;
+    if !access {
+        w.put(&m, &Prepared::default())?;
+        return Ok(());
+    }
     m.now.access_count += 1;
     if m.now.last_accessed.as_deref().is_none_or(|last| last < at) {
         m.now.last_accessed = Some(at.to_string());

@@ -150,6 +150,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!("advice.char_budget_tool", "", Default::Count(600), Check::AtMost(9000), rule "must stay under Claude Code's 10,000-character cap (at most 9000)", "Characters of advice for one tool call (at most 9000)."),
     setting!("advice.char_budget_prompt", "", Default::Count(2400), Check::AtMost(9000), rule "must stay under Claude Code's 10,000-character cap (at most 9000)", "Characters of advice for one prompt (at most 9000)."),
     setting!("advice.char_budget_session_start", "", Default::Count(1800), Check::AtMost(2000), rule "must be at most 2000: the session-start brief stays short", "Characters of the session-start brief (at most 2000)."),
+    setting!("advice.brief_prediction", "", Default::Number(0.2), UNIT, "How much the prediction of what a project needs next weighs in its startup brief, beside effectiveness (0.5) and recency (0.3); 0 leaves prediction out."),
     setting!("advice.cooldown_s", "", Default::Count(900), Check::Any, "Seconds before a lesson may be repeated within one session."),
     setting!("sessions.retention_days", "", Default::Count(30), Check::AtLeast(1), "Days an event is kept."),
     setting!("sessions.max_events", "", Default::Count(100_000), Check::AtLeast(1), "Most events kept; past it, each new event retires the oldest."),

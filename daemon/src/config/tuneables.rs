@@ -110,6 +110,8 @@ pub struct AdviceLimits {
     pub char_budget_tool: usize,
     pub char_budget_prompt: usize,
     pub char_budget_session_start: usize,
+    /// How much prediction weighs in the startup brief (0: not at all).
+    pub brief_prediction: f64,
     pub cooldown_s: u64,
 }
 

@@ -20,6 +20,12 @@
 //!
 //! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-replay-bench -- [--part tune|report|all] [--set FILE] [--set-option KEY=VALUE]... [--implicit]`
 //!
+//! `--brief [--brief-weights 0,0.2]`: prediction precision instead. The stream is played by
+//! days, each repository opening each day's session with a startup brief; it reports the share
+//! of what the brief brought forward that the session then needed (a moment of it labelled to
+//! get the lesson), for each weight of prediction in the brief (`advice.brief_prediction`; 0 is
+//! the brief without prediction).
+//!
 //! `--implicit`: learning on gives no feedback verbs; only what the agent did after a lesson was
 //! said (the outcome families) teaches, through worth and the learned fusion weights.
 
@@ -119,7 +125,16 @@ struct Run {
     sessions_followed: usize,
 }
 
-fn play(fams: &[Family], learning: bool, options: &[String]) -> Run {
+/// A home with the background and the families' lessons, after the first moments and what
+/// happened then.
+struct Prepared {
+    home: Home,
+    dirs: HashMap<String, PathBuf>,
+    lesson: Vec<String>,
+    first_said: Vec<bool>,
+}
+
+fn prepare(fams: &[Family], learning: bool, options: &[String]) -> Prepared {
     model_dir();
     let home = Home::new();
     std::fs::create_dir_all(home.path().join("config")).unwrap();
@@ -195,8 +210,17 @@ fn play(fams: &[Family], learning: bool, options: &[String]) -> Run {
             eprintln!("weights of {repo}: {}", String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or(""));
         }
     }
+    Prepared { home, dirs, lesson, first_said }
+}
+
+fn rounds(fams: &[Family]) -> usize {
+    fams.iter().map(|f| f.later.len()).max().unwrap_or(0)
+}
+
+fn play(fams: &[Family], learning: bool, options: &[String]) -> Run {
+    let Prepared { home, dirs, lesson, first_said } = prepare(fams, learning, options);
     // The later moments, in rounds.
-    let rounds = fams.iter().map(|f| f.later.len()).max().unwrap_or(0);
+    let rounds = rounds(fams);
     let mut later = Vec::new();
     for r in 0..rounds {
         for (n, f) in fams.iter().enumerate() {
@@ -233,6 +257,102 @@ fn play(fams: &[Family], learning: bool, options: &[String]) -> Run {
         }
     }
     Run { later, first_said, sessions_said: said_sessions.len(), sessions_followed: followed_sessions.len() }
+}
+
+/// One session of the brief replay: a repository's day, opened by a startup brief, then the
+/// later moments of its families for that round.
+struct Day {
+    repo: String,
+    round: usize,
+    /// What the startup brief brought forward.
+    brief: Vec<String>,
+    /// The lessons a moment of the session was labelled to get (what the user would mark used).
+    needed: HashSet<String>,
+    /// The repository's own lessons (the brief's pool: it never brings a global one).
+    lessons: usize,
+}
+
+/// `--brief`: the stream played by days. After the first moments and what happened then (as in
+/// the replay, learning on), each round is a day: every repository opens a session with a
+/// startup brief, then plays its families' later moments of that round in it. Predictions are
+/// refreshed and the prediction weights learned at each day's end (the product refreshes a
+/// day-old prediction at a project's first SessionStart, after the brief was given).
+fn play_briefed(fams: &[Family], prediction: f64, options: &[String]) -> Vec<Day> {
+    let mut options = options.to_vec();
+    options.push(format!("advice.brief_prediction={prediction}"));
+    let Prepared { home, dirs, lesson, .. } = prepare(fams, true, &options);
+    let mut repos: Vec<&String> = dirs.keys().collect();
+    repos.sort();
+    let day_ends = || {
+        for repo in &repos {
+            for args in [&["predict", "--refresh", "--json"][..], &["weights", "learn", "--prediction"][..]] {
+                let out = home.run_in(Some(&dirs[*repo]), &[], args);
+                assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+            }
+        }
+    };
+    day_ends();
+    let mut days = Vec::new();
+    for round in 0..rounds(fams) {
+        for repo in &repos {
+            let dir = &dirs[*repo];
+            let session = format!("{repo}-day-{round}");
+            hook(&home, placed(&json!({"hook_event_name": "SessionStart", "source": "startup"}), &session, "", dir));
+            let brief = said_in(&home, &session);
+            let mut needed = HashSet::new();
+            for (n, f) in fams.iter().enumerate().filter(|(_, f)| &f.repo == *repo) {
+                if let Some((payload, expect)) = f.later.get(round) {
+                    hook(&home, placed(payload, &session, &format!("toolu_{}_{round}", f.id), dir));
+                    if *expect {
+                        needed.insert(lesson[n].clone());
+                    }
+                }
+            }
+            let lessons = fams.iter().filter(|f| &f.repo == *repo).count();
+            days.push(Day { repo: repo.to_string(), round, brief, needed, lessons });
+        }
+        day_ends();
+    }
+    days
+}
+
+/// The brief's precision (share of what it brought forward that the session needed), recall
+/// (share of what the session needed that it brought forward) and the base rate (share of the
+/// repositories' lessons the sessions needed: what bringing lessons forward at random scores).
+fn brief_row(name: &str, days: &[&Day]) -> String {
+    let brought: usize = days.iter().map(|d| d.brief.len()).sum();
+    let right: usize = days.iter().map(|d| d.brief.iter().filter(|b| d.needed.contains(*b)).count()).sum();
+    let needed: usize = days.iter().map(|d| d.needed.len()).sum();
+    let lessons: usize = days.iter().map(|d| d.lessons).sum();
+    format!("| {name} | {} | {brought} | {} ({right}/{brought}) | {} ({right}/{needed}) | {} ({needed}/{lessons}) |", days.len(), ratio(right, brought), ratio(right, needed), ratio(needed, lessons))
+}
+
+fn brief_main(all: &[Family], options: &[String]) {
+    let weights: Vec<f64> = arg("--brief-weights").unwrap_or_else(|| "0,0.2".into()).split(',').map(|w| w.trim().parse().expect("--brief-weights W,W,...")).collect();
+    println!("\n| advice.brief_prediction | sessions | brought forward | precision (needed in the session) | recall | base rate |");
+    println!("|---|---|---|---|---|---|");
+    let mut by_round = Vec::new();
+    for w in weights {
+        let started = std::time::Instant::now();
+        let days = play_briefed(all, w, options);
+        eprintln!("brief_prediction {w}: {:.1} s", started.elapsed().as_secs_f64());
+        println!("{}", brief_row(&format!("{w}"), &days.iter().collect::<Vec<_>>()));
+        for round in 0..rounds(all) {
+            by_round.push(brief_row(&format!("{w}, day {}", round + 1), &days.iter().filter(|d| d.round == round).collect::<Vec<_>>()));
+        }
+        if args().iter().any(|a| a == "--verbose") {
+            for d in &days {
+                let marks: Vec<&str> = d.brief.iter().map(|b| if d.needed.contains(b) { "needed" } else { "-" }).collect();
+                println!("  {w}: {} day {}: brief {:?}, needed {} of {}", d.repo, d.round + 1, marks, d.needed.len(), d.lessons);
+            }
+        }
+    }
+    println!("\nBy day (day 1 follows the first moments and their teaching):\n");
+    println!("| advice.brief_prediction, day | sessions | brought forward | precision | recall | base rate |");
+    println!("|---|---|---|---|---|---|");
+    for r in by_round {
+        println!("{r}");
+    }
 }
 
 struct Metrics {
@@ -298,6 +418,11 @@ fn main() {
     // later moments are counted.
     let counted = |f: &Family| part == "all" || f.split == part;
     println!("replay: {} ({} families; part {part}: {}), options {options:?}", set_path.display(), all.len(), all.iter().filter(|f| counted(f)).count());
+    if args().iter().any(|a| a == "--brief") {
+        // Prediction is tuned on nothing here: every family counts.
+        brief_main(&all, &options);
+        return;
+    }
     let mut runs = Vec::new();
     for learning in [false, true] {
         let started = std::time::Instant::now();

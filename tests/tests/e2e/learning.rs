@@ -144,6 +144,17 @@ fn what_happened_next_is_attributed_and_moves_the_lessons_worth() {
     // And the human view says it.
     let text = home.ok(&["log", "--all", "--session", "s5"]);
     assert!(text.contains("outcome: ignored: "), "{text}");
+
+    // A startup brief's saying counts as said, not as an access: prediction chose what it says,
+    // and an access there would prove the prediction by itself.
+    let before: Value = serde_json::from_str(&home.ok(&["show", &lesson, "--json"])).unwrap();
+    let brief = json!({"session_id": "s6", "cwd": project, "hook_event_name": "SessionStart", "source": "startup"}).to_string().into_bytes();
+    assert!(said(&home, &brief).contains("pnpm workspaces"), "the premise: the brief brings the project's lesson");
+    attributed(&home, "s6");
+    let after: Value = serde_json::from_str(&home.ok(&["show", &lesson, "--json"])).unwrap();
+    assert_eq!(after["worth"]["times_surfaced"].as_u64(), before["worth"]["times_surfaced"].as_u64().map(|n| n + 1), "{after}");
+    // One access since: the `show` that read `before` (showing a memory is an access).
+    assert_eq!(after["now"]["access_count"].as_u64(), before["now"]["access_count"].as_u64().map(|n| n + 1), "{after}");
 }
 
 #[test]
