@@ -11,7 +11,7 @@ use super::daemon::Daemon;
 use crate::advisor::lookup::Quiet;
 use crate::temporal::recency::recency;
 
-/// Memories read for the startup brief, newest first.
+/// Memories read for the startup brief, the latest touched first.
 const BRIEF_POOL: usize = 200;
 /// Session events read back for a brief, newest first: enough for a long session, bounded for
 /// the hook's deadline.
@@ -28,9 +28,10 @@ fn most_useful(d: &Daemon, weights: BriefWeights, project: &str, quiet: &Quiet, 
     if project == GLOBAL_PROJECT {
         return Vec::new();
     }
-    // The project's most recently changed lessons (a bounded pool, newest first), never a scan
-    // of the whole project on the hook's path.
-    let ids: Vec<String> = d.memories().newest(project).into_iter().filter(|id| !quiet.silences(id)).take(BRIEF_POOL).collect();
+    // The project's most recently touched lessons (accessed or changed; a bounded pool, latest
+    // first), never a scan of the whole project on the hook's path: what prediction brings
+    // forward was accessed lately or often, so it is among them.
+    let ids: Vec<String> = d.memories().recently_touched(project).into_iter().filter(|id| !quiet.silences(id)).take(BRIEF_POOL).collect();
     let memories: Vec<Memory> = ids.iter().filter_map(|id| d.memories().get(id)).filter(|m| m.project == project && !m.is_candidate()).collect();
     let now = time::OffsetDateTime::now_utc();
     let mut scored: Vec<(f64, f64, Memory)> = memories

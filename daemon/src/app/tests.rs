@@ -93,7 +93,7 @@ async fn a_write_reaches_the_store_every_index_and_every_mirror_and_a_forget_tak
     assert_eq!(d.semantic().graphs().key_of(&id), None);
     assert!(d.store().embedding_record(&id).unwrap().is_none());
     assert!(!m.quiet().silences(&id) && !d.store().muted_ids().unwrap().contains(&id), "the mute went with it");
-    assert!(m.newest("/p").is_empty());
+    assert!(m.newest("/p").is_empty() && m.recently_touched("/p").is_empty());
     assert!(matches!(memories::forget(d, id.clone()).await, Err(Error::NotFound(_))));
     assert!(matches!(quiet::mute(d, id, true).await, Err(Error::NotFound(_))));
 }
@@ -376,4 +376,27 @@ async fn a_store_that_refuses_writes_fails_them_fast_and_the_daemon_restarts_onc
     g.daemon.store().refuse_writes_for_test("the disk refused a write (Input/output error)");
     periodic::recover_store(&g.daemon);
     assert!(!g.daemon.restarting() && !g.daemon.shutdown().is_cancelled());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_startup_brief_reads_the_lessons_touched_lately_however_long_ago_written() {
+    use super::brief::{session_start, BriefWeights};
+    let f = daemon().await;
+    let d = &f.daemon;
+    let old = add(d, "Deploy the billing service with the blue-green script", "/p", "deployment").await;
+    {
+        // Proven useful: the brief's first pick, when it is in the pool at all.
+        let w = d.memories().writer();
+        let mut m = w.get(&old).unwrap().unwrap();
+        (m.worth.helpful, m.worth.effectiveness) = (5, 6.0 / 7.0);
+        w.put(&m, &crate::semantic::Prepared::default()).unwrap();
+    }
+    for i in 0..crate::retrieval::recent::KEPT {
+        add(d, &format!("Lesson {i} of the project"), "/p", "code").await;
+    }
+    let brief = || session_start(d, BriefWeights { half_life: 30.0, prediction: 0.2 }, "/p", "startup", None, 3).0.into_iter().map(|i| i.id).collect::<Vec<_>>();
+    assert!(!d.memories().newest("/p").contains(&old) && !brief().contains(&old), "the premise: {} lessons written since", crate::retrieval::recent::KEPT);
+    super::tiers::touch(d, std::slice::from_ref(&old)).unwrap();
+    assert_eq!(d.memories().recently_touched("/p")[0], old);
+    assert_eq!(brief()[0], old, "accessed lately and proven useful: the brief brings it first");
 }

@@ -31,8 +31,11 @@ pub struct Memories {
     lexical: RwLock<LexicalIndex>,
     /// What is kept out of advice (muted memories, the seed pack's state), mirrored from the store.
     quiet: RwLock<Quiet>,
-    /// Each project's most recently changed memories, for the session-start brief.
+    /// Each project's most recently changed memories, for `resume`'s brief.
     recent: Mutex<RecentChanges>,
+    /// Each project's most recently touched memories (accessed or changed), the startup brief's
+    /// pool: a lesson in daily use stays in it however long ago it was written.
+    touched: Mutex<RecentChanges>,
     /// Paused projects, mirrored from the store for the hook's quick check.
     paused: RwLock<HashSet<String>>,
     /// The memory graph's situations and their links, for the hook.
@@ -112,6 +115,15 @@ impl Captured {
     }
 }
 
+/// When a memory was last touched: accessed or changed, whichever is later (both RFC 3339 in
+/// UTC, which sort as text).
+fn last_touch(m: &Memory) -> &str {
+    match m.now.last_accessed.as_deref() {
+        Some(a) if a > m.updated_at.as_str() => a,
+        _ => &m.updated_at,
+    }
+}
+
 fn doc(m: &Memory) -> LexicalDoc<'_> {
     LexicalDoc { id: &m.id, project: &m.project, text: &m.text, context: &m.context, tags: &m.tags, category: &m.category }
 }
@@ -123,6 +135,7 @@ impl Memories {
         let mut seeds = HashSet::new();
         let mut outcomes = 0;
         let mut recent = RecentChanges::default();
+        let mut touched = RecentChanges::default();
         let mut captured = Captured::default();
         let mut census = Census::default();
         for memory in store.memories_after(None) {
@@ -135,6 +148,7 @@ impl Memories {
             }
             outcomes += outcome_count(&memory);
             recent.note(&memory.project, &memory.id, &memory.updated_at);
+            touched.note(&memory.project, &memory.id, last_touch(&memory));
         }
         let quiet = Quiet { muted: store.muted_ids()?, seeds_off: store.seeds_off()?, pack_on: store.seed_pack()?.unwrap_or(false), seeds };
         let paused = store.paused_projects()?.into_iter().collect();
@@ -145,6 +159,7 @@ impl Memories {
             lexical: RwLock::new(lexical),
             quiet: RwLock::new(quiet),
             recent: Mutex::new(recent),
+            touched: Mutex::new(touched),
             paused: RwLock::new(paused),
             situations: RwLock::new(situations),
             outcomes: AtomicUsize::new(outcomes),
@@ -202,6 +217,12 @@ impl Memories {
     /// Ids of `project`'s most recently changed memories, newest first (a bounded pool).
     pub fn newest(&self, project: &str) -> Vec<String> {
         self.recent.lock().newest(project).iter().map(|(_, id)| id.clone()).collect()
+    }
+
+    /// Ids of `project`'s most recently touched memories (accessed or changed), latest first (a
+    /// bounded pool).
+    pub fn recently_touched(&self, project: &str) -> Vec<String> {
+        self.touched.lock().newest(project).iter().map(|(_, id)| id.clone()).collect()
     }
 
     /// Ids of `project`'s memories changed after `since`, newest first.
@@ -277,6 +298,7 @@ impl Writer<'_> {
             }
         }
         m.recent.lock().note(&memory.project, &memory.id, &memory.updated_at);
+        m.touched.lock().note(&memory.project, &memory.id, last_touch(memory));
         m.captured.lock().note(memory);
         m.census.lock().note(memory);
         let (after, before) = (outcome_count(memory), previous.as_ref().map_or(0, outcome_count));
@@ -296,6 +318,7 @@ impl Writer<'_> {
             quiet.muted.remove(id);
             quiet.seeds.remove(id);
             m.recent.lock().forget(id);
+            m.touched.lock().forget(id);
             m.captured.lock().forget(id);
             m.census.lock().forget(id);
             m.situations.write().unlink_lesson(id);

@@ -1,8 +1,14 @@
-//! The clock as cairn records it: RFC 3339 timestamps in UTC with millisecond precision, which
-//! sort as text. Every time stored or shown comes from here.
+//! The clock as cairn records it: RFC 3339 timestamps in UTC with exactly three digits of
+//! milliseconds, which sort as text. Every time stored or shown comes from here.
 
 use time::format_description::well_known::Rfc3339;
-use time::OffsetDateTime;
+use time::format_description::BorrowedFormatItem;
+use time::macros::format_description;
+use time::{OffsetDateTime, UtcOffset};
+
+/// Always three digits of milliseconds: RFC 3339's own formatting drops trailing zeros
+/// (`12Z`, `12.26Z`), and `12Z` sorts after `12.597Z` as text though it is earlier.
+const STORED: &[BorrowedFormatItem<'static>] = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
 
 /// Now, as stored.
 pub fn now() -> String {
@@ -11,8 +17,8 @@ pub fn now() -> String {
 
 /// `t` as stored: RFC 3339, UTC, milliseconds.
 pub fn timestamp(t: OffsetDateTime) -> String {
-    let t = t.replace_nanosecond(t.millisecond() as u32 * 1_000_000).unwrap_or(t);
-    t.format(&Rfc3339).unwrap_or_else(|_| t.unix_timestamp().to_string())
+    let t = t.to_offset(UtcOffset::UTC);
+    t.format(STORED).unwrap_or_else(|_| t.unix_timestamp().to_string())
 }
 
 pub fn parse_timestamp(s: &str) -> Option<OffsetDateTime> {
@@ -36,5 +42,15 @@ mod tests {
         assert_eq!(timestamp(parsed), t);
         let exact = time::macros::datetime!(2026-11-24 10:11:12.123456789 UTC);
         assert_eq!(timestamp(exact), "2026-11-24T10:11:12.123Z");
+        // Three digits always, so that text order is time order within a second too.
+        let whole = time::macros::datetime!(2026-11-24 10:11:12 UTC);
+        let tenths = time::macros::datetime!(2026-11-24 10:11:12.26 UTC);
+        let later = time::macros::datetime!(2026-11-24 10:11:12.597 UTC);
+        assert_eq!((timestamp(whole).as_str(), timestamp(tenths).as_str()), ("2026-11-24T10:11:12.000Z", "2026-11-24T10:11:12.260Z"));
+        assert!(timestamp(whole) < timestamp(tenths) && timestamp(tenths) < timestamp(later));
+        assert_eq!(parse_timestamp(&timestamp(whole)), Some(whole));
+        // Another offset is stored as the same instant in UTC.
+        let east = time::macros::datetime!(2026-11-24 12:11:12.5 +02:00);
+        assert_eq!(timestamp(east), "2026-11-24T10:11:12.500Z");
     }
 }

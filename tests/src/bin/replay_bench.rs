@@ -125,6 +125,20 @@ struct Run {
     sessions_followed: usize,
 }
 
+fn verbose() -> bool {
+    args().iter().any(|a| a == "--verbose")
+}
+
+/// The signals the decision gave `lesson` at the moment `payload` (a dry run of `advise
+/// --explain`), null when it was not among those weighed.
+fn signals_of(home: &Home, payload: &Value, dir: &Path, lesson: &str) -> Value {
+    let file = home.path().join("moment.json");
+    std::fs::write(&file, placed(payload, "dry-run", "toolu_dry", dir)).unwrap();
+    let v: Value = serde_json::from_str(&home.ok(&["advise", "--explain", "--json", "--hook-input", file.to_str().unwrap()])).unwrap();
+    let item = v["advice"].as_array().into_iter().chain(v["considered"].as_array()).flatten().find(|i| i["id"] == lesson).cloned().unwrap_or(Value::Null);
+    item["signals"].clone()
+}
+
 /// A home with the background and the families' lessons, after the first moments and what
 /// happened then.
 struct Prepared {
@@ -132,6 +146,8 @@ struct Prepared {
     dirs: HashMap<String, PathBuf>,
     lesson: Vec<String>,
     first_said: Vec<bool>,
+    /// With `--verbose`, each first moment's cosine with its lesson (before any teaching).
+    first_cos: Vec<f64>,
 }
 
 fn prepare(fams: &[Family], learning: bool, options: &[String]) -> Prepared {
@@ -172,12 +188,13 @@ fn prepare(fams: &[Family], learning: bool, options: &[String]) -> Prepared {
         lesson.push(String::from_utf8_lossy(&out.stdout).trim().to_string());
     }
     // The first moments and what happened then.
-    let mut first_said = Vec::new();
+    let (mut first_said, mut first_cos) = (Vec::new(), Vec::new());
     for (n, f) in fams.iter().enumerate() {
         let dir = &dirs[&f.repo];
         let session = format!("{}-first", f.id);
         hook(&home, placed(&f.first, &session, "toolu_first", dir));
         first_said.push(said_in(&home, &session).contains(&lesson[n]));
+        first_cos.push(if verbose() { signals_of(&home, &f.first, dir, &lesson[n])["similarity"].as_f64().unwrap_or(f64::NAN) } else { f64::NAN });
         let feedback = |verb: &str| {
             let out = home.run_in(Some(dir), &[], &["feedback", verb, &lesson[n], "--session", &session, "--tool-use-id", "toolu_first"]);
             assert!(out.status.success(), "{}: {}", f.id, String::from_utf8_lossy(&out.stderr));
@@ -210,7 +227,7 @@ fn prepare(fams: &[Family], learning: bool, options: &[String]) -> Prepared {
             eprintln!("weights of {repo}: {}", String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or(""));
         }
     }
-    Prepared { home, dirs, lesson, first_said }
+    Prepared { home, dirs, lesson, first_said, first_cos }
 }
 
 fn rounds(fams: &[Family]) -> usize {
@@ -218,7 +235,7 @@ fn rounds(fams: &[Family]) -> usize {
 }
 
 fn play(fams: &[Family], learning: bool, options: &[String]) -> Run {
-    let Prepared { home, dirs, lesson, first_said } = prepare(fams, learning, options);
+    let Prepared { home, dirs, lesson, first_said, first_cos } = prepare(fams, learning, options);
     // The later moments, in rounds.
     let rounds = rounds(fams);
     let mut later = Vec::new();
@@ -229,13 +246,10 @@ fn play(fams: &[Family], learning: bool, options: &[String]) -> Run {
             hook(&home, placed(payload, &session, &format!("toolu_later_{r}"), &dirs[&f.repo]));
             let said = said_in(&home, &session);
             // With --verbose, what the decision made of the family's lesson there (a dry run).
-            let weighed = if args().iter().any(|a| a == "--verbose") {
-                let file = home.path().join("moment.json");
-                std::fs::write(&file, placed(payload, "dry-run", "toolu_dry", &dirs[&f.repo])).unwrap();
-                let v: Value = serde_json::from_str(&home.ok(&["advise", "--explain", "--json", "--hook-input", file.to_str().unwrap()])).unwrap();
-                let item = v["advice"].as_array().into_iter().chain(v["considered"].as_array()).flatten().find(|i| i["id"] == lesson[n].as_str()).cloned().unwrap_or(Value::Null);
-                let s = &item["signals"];
-                format!("p {:.2} cos {:.2} learned {:.2} link {:.3} not {:.2}", s["probability"].as_f64().unwrap_or(f64::NAN), s["similarity"].as_f64().unwrap_or(f64::NAN), s["learned"].as_f64().unwrap_or(f64::NAN), s["learned_link"].as_f64().unwrap_or(f64::NAN), s["learned_not"].as_f64().unwrap_or(f64::NAN))
+            let weighed = if verbose() {
+                let s = signals_of(&home, payload, &dirs[&f.repo], &lesson[n]);
+                let num = |k: &str| s[k].as_f64().unwrap_or(f64::NAN);
+                format!("p {:.2} cos {:.2} (first {:.2}) learned {:.2} link {:.3} not {:.2}", num("probability"), num("similarity"), first_cos[n], num("learned"), num("learned_link"), num("learned_not"))
             } else {
                 String::new()
             };
@@ -340,7 +354,7 @@ fn brief_main(all: &[Family], options: &[String]) {
         for round in 0..rounds(all) {
             by_round.push(brief_row(&format!("{w}, day {}", round + 1), &days.iter().filter(|d| d.round == round).collect::<Vec<_>>()));
         }
-        if args().iter().any(|a| a == "--verbose") {
+        if verbose() {
             for d in &days {
                 let marks: Vec<&str> = d.brief.iter().map(|b| if d.needed.contains(b) { "needed" } else { "-" }).collect();
                 println!("  {w}: {} day {}: brief {:?}, needed {} of {}", d.repo, d.round + 1, marks, d.needed.len(), d.lessons);
@@ -455,7 +469,7 @@ fn main() {
             ratio(on.harmful, on.negatives)
         );
     }
-    if args().iter().any(|a| a == "--verbose") {
+    if verbose() {
         println!("\nEach later moment (expect / said off / said on):");
         for (off, on) in runs[0].1.later.iter().zip(&runs[1].1.later).filter(|(l, _)| counted(&all[l.family])) {
             let f = &all[off.family];
