@@ -49,10 +49,20 @@ pub fn prune_sessions(d: &Daemon) {
         Ok(n) => tracing::info!(dropped = n, "session log pruned"),
         Err(e) => tracing::error!(error = %e, "session log pruning failed"),
     }
-    // The outcomes of lessons said go with their moments.
-    let at = time::OffsetDateTime::from_unix_timestamp_nanos(cutoff as i128 * 1_000_000).map(crate::base::clock::timestamp).unwrap_or_default();
-    if let Err(e) = d.store().prune_outcomes(&at, s.max_events) {
-        tracing::error!(error = %e, "pruning the outcomes failed");
+    // The outcomes of lessons said go with their moments, and only then: those older than the
+    // oldest moment the log still holds (with the log empty, those past the retention).
+    let before = match d.store().oldest_event() {
+        Ok(Some(at)) => Some(at),
+        Ok(None) => time::OffsetDateTime::from_unix_timestamp_nanos(cutoff as i128 * 1_000_000).map(crate::base::clock::timestamp).ok(),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the session log's oldest moment; outcomes not pruned");
+            None
+        }
+    };
+    if let Some(before) = before {
+        if let Err(e) = d.store().prune_outcomes(&before) {
+            tracing::error!(error = %e, "pruning the outcomes failed");
+        }
     }
     // The day counts are small and outlive the log, within bounds.
     let oldest = time::OffsetDateTime::now_utc() - time::Duration::days(super::days::KEEP_DAYS);

@@ -400,3 +400,33 @@ async fn the_startup_brief_reads_the_lessons_touched_lately_however_long_ago_wri
     assert_eq!(d.memories().recently_touched("/p")[0], old);
     assert_eq!(brief()[0], old, "accessed lately and proven useful: the brief brings it first");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_outcomes_of_a_moment_live_as_long_as_the_moment() {
+    use crate::store::outcomes::{outcome_key, OutcomeRecord};
+    use crate::store::sessions::SessionEvent;
+    let f = daemon_with(false, Some(r#"{"sessions": {"max_events": 2}}"#)).await;
+    let d = &f.daemon;
+    // Three moments with two lessons said at each: more records (6) than moments kept (2).
+    let mut keys = Vec::new();
+    for i in 0..3 {
+        let at = crate::base::clock::now();
+        let tool_use_id = format!("toolu_{i}");
+        let event = SessionEvent { at: at.clone(), session_id: "s".into(), event: "PostToolUse".into(), project: "/p".into(), tool_name: Some("Bash".into()), tool_use_id: Some(tool_use_id.clone()), intent: None, meaning: None, payload: json!({}), advised: vec![], decision: None, shadow: vec![] };
+        d.store().append_event(&event).unwrap();
+        for memory in ["a", "b"] {
+            let record = OutcomeRecord { at: at.clone(), session_id: "s".into(), event: "PostToolUse".into(), tool_use_id: Some(tool_use_id.clone()), project: "/p".into(), memory: memory.into(), verdict: "followed".into(), settled: true, evidence: "e".into(), decided_at: at.clone() };
+            let key = outcome_key(&at, "s", "PostToolUse", Some(&tool_use_id), memory);
+            d.store().put_outcome(&key, &record).unwrap();
+            keys.push((i, key));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(3));
+    }
+    periodic::prune_sessions(d);
+    assert_eq!(d.store().event_count(), 2, "the oldest moment retired");
+    for (i, key) in &keys {
+        // A record outliving its moment is harmless; a moment outliving its records would be
+        // attributed, and its lessons counted, again.
+        assert_eq!(d.store().get_outcome(key).unwrap().is_some(), *i > 0, "moment {i}'s record");
+    }
+}

@@ -161,18 +161,31 @@ impl Store {
     pub fn append_adjustment(&self, line: &Value, max: usize) -> Result<(), StoreError> {
         // sled's ids rise across restarts, so the log stays in the order it was written.
         let id = self.db.generate_id()?.to_be_bytes();
-        self.adjustments.insert(id, encode(line))?;
-        // Each line is also found by what it is about (a lesson's page reads its own lines).
-        for subject in adjustment_subjects(line) {
-            self.adjustments_by.insert(adjustment_index_key(subject, &id), &[])?;
-        }
+        // Each line is also found by what it is about (a lesson's page reads its own lines): the
+        // line and its index entries go in one transaction, so that a crash between them never
+        // leaves a line its lesson's page cannot find.
+        let index: Vec<Vec<u8>> = adjustment_subjects(line).into_iter().map(|subject| adjustment_index_key(subject, &id)).collect();
+        let bytes = encode(line);
+        (&self.adjustments, &self.adjustments_by).transaction(|(log, by)| -> ConflictableTransactionResult<(), ()> {
+            log.insert(&id, bytes.as_slice())?;
+            for key in &index {
+                by.insert(key.as_slice(), &[] as &[u8])?;
+            }
+            Ok(())
+        })?;
         let mut count = self.adjustment_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         while count > max as u64 {
-            let Some((old_id, old)) = self.adjustments.pop_min()? else { break };
+            let Some((old_id, old)) = self.adjustments.first()? else { break };
             let old: Value = decode(&old_id, &old)?;
-            for subject in adjustment_subjects(&old) {
-                self.adjustments_by.remove(adjustment_index_key(subject, &old_id))?;
-            }
+            let index: Vec<Vec<u8>> = adjustment_subjects(&old).into_iter().map(|subject| adjustment_index_key(subject, &old_id)).collect();
+            // The oldest line and its index entries leave together too.
+            (&self.adjustments, &self.adjustments_by).transaction(|(log, by)| -> ConflictableTransactionResult<(), ()> {
+                log.remove(&old_id)?;
+                for key in &index {
+                    by.remove(key.as_slice())?;
+                }
+                Ok(())
+            })?;
             count = self.adjustment_count.fetch_sub(1, std::sync::atomic::Ordering::Relaxed) - 1;
         }
         Ok(())

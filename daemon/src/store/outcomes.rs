@@ -39,18 +39,19 @@ impl Store {
         Ok(())
     }
 
-    /// Drops the records of moments older than `cutoff` (a stored timestamp, which sorts as
-    /// text) and the oldest beyond `max`. Returns how many were dropped.
-    pub fn prune_outcomes(&self, cutoff: &str, max: u64) -> Result<u64, StoreError> {
-        let mut over = (self.outcomes.len() as u64).saturating_sub(max);
+    /// Drops the records of moments older than `before` (a stored timestamp, which sorts as
+    /// text). Returns how many were dropped. The caller passes the oldest moment still in the
+    /// session log: a record must live as long as its moment, or the outcome worker, reading that
+    /// session again (a resumed session), would find a moment without its record and count its
+    /// lessons once more.
+    pub fn prune_outcomes(&self, before: &str) -> Result<u64, StoreError> {
         let mut dropped = 0;
         for item in self.outcomes.iter() {
             let (key, _) = item?;
-            if over == 0 && key.as_ref() >= cutoff.as_bytes() {
+            if key.as_ref() >= before.as_bytes() {
                 break;
             }
             self.outcomes.remove(&key)?;
-            over = over.saturating_sub(1);
             dropped += 1;
         }
         Ok(dropped)
@@ -82,8 +83,11 @@ mod tests {
         }
         let key = outcome_key("2026-01-02T00:00:01.000Z", "s", "PostToolUse", Some("t"), "m");
         assert_eq!(store.get_outcome(&key).unwrap(), Some(rec("2026-01-02T00:00:01.000Z")));
-        assert_eq!(store.prune_outcomes("2026-01-02T00:00:00.000Z", 100).unwrap(), 1);
-        assert_eq!(store.prune_outcomes("2000-01-01T00:00:00.000Z", 1).unwrap(), 1);
+        assert_eq!(store.prune_outcomes("2026-01-02T00:00:00.000Z").unwrap(), 1);
+        assert_eq!(store.prune_outcomes("2026-01-02T00:00:00.000Z").unwrap(), 0, "what is not older stays");
+        assert!(store.get_outcome(&key).unwrap().is_some());
+        assert_eq!(store.prune_outcomes("2026-01-02T00:00:01.000Z").unwrap(), 0, "a record of the oldest moment kept stays");
+        assert_eq!(store.prune_outcomes("2026-01-03T00:00:00.000Z").unwrap(), 1);
         assert!(store.get_outcome(&key).unwrap().is_none());
     }
 }
