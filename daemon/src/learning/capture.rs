@@ -22,6 +22,7 @@ use cairn_proto::{Memory, Promotion};
 use serde_json::Value;
 
 use super::attribution::{acted, failed, field, is_correction, is_result, kind, millis};
+use super::gate::LOOKS;
 use crate::store::sessions::SessionEvent;
 
 /// Longest lesson text capture makes.
@@ -279,8 +280,6 @@ pub fn why_nothing(prompt: &str) -> &'static str {
     }
 }
 
-/// Programs whose failure teaches nothing lasting: looking around.
-const LOOKS: &[&str] = &["ls", "cat", "head", "tail", "grep", "rg", "find", "fd", "pwd", "which", "echo", "less", "more", "tree", "stat", "file", "wc", "type", "whoami", "env", "printenv", "du", "df"];
 
 /// The words of a command, without environment assignments and `sudo`.
 fn command_words(command: &str) -> Vec<&str> {

@@ -170,8 +170,9 @@ static NUMBERS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| 
         .expect("a valid pattern")
 });
 
-/// Programs that only look around: a recovery between two of their calls teaches nothing.
-const LOOKS: &[&str] = &["ls", "cat", "head", "tail", "grep", "rg", "find", "fd", "pwd", "which", "echo", "less", "tree", "stat", "wc"];
+/// Programs that only look around: a recovery between two of their calls teaches nothing, and
+/// neither does their failure (capture reads the same list).
+pub const LOOKS: &[&str] = &["ls", "cat", "head", "tail", "grep", "rg", "find", "fd", "pwd", "which", "echo", "less", "more", "tree", "stat", "file", "wc", "type", "whoami", "env", "printenv", "du", "df"];
 
 /// The two calls of a recovery's text ("`X` fails ...; `Y` works").
 fn recovery_calls(text: &str) -> Option<(String, String)> {
