@@ -59,10 +59,8 @@ pub fn prune_sessions(d: &Daemon) {
             None
         }
     };
-    if let Some(before) = before {
-        if let Err(e) = d.store().prune_outcomes(&before) {
-            tracing::error!(error = %e, "pruning the outcomes failed");
-        }
+    if let Some(Err(e)) = before.map(|b| d.store().prune_outcomes(&b)) {
+        tracing::error!(error = %e, "pruning the outcomes failed");
     }
     // The day counts are small and outlive the log, within bounds.
     let oldest = time::OffsetDateTime::now_utc() - time::Duration::days(super::days::KEEP_DAYS);
