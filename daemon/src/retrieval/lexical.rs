@@ -126,6 +126,13 @@ impl LexicalIndex {
         projects.iter().filter_map(|p| self.project_ids.get(*p)).any(|&p| self.projects[slot] == p)
     }
 
+    /// Whether the memory `id`'s words (text, context, tags, category) hold the index term
+    /// `term` (as [`text::terms`] makes them).
+    pub fn holds_term(&self, id: &str, term: &str) -> bool {
+        let (Some(&slot), Some(&t)) = (self.slots.get(id), self.term_ids.get(term)) else { return false };
+        self.docs[slot].as_ref().is_some_and(|d| d.terms.iter().any(|(x, _)| *x == t))
+    }
+
     /// The category of the memory `id`.
     pub fn category_of(&self, id: &str) -> Option<&str> {
         let slot = *self.slots.get(id)?;

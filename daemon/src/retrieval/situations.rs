@@ -59,6 +59,11 @@ pub struct LearnedMoment {
     /// The closeness is a cosine under the model in use (else shared words, which are not
     /// compared with cosines).
     pub by_meaning: bool,
+    /// The situation's words that the lesson also has (its anchors: why the lesson applied
+    /// there), and how many of them the current moment has. The closeness above is already
+    /// scaled by `shared / anchors` (see [`Situations::evidence`]).
+    pub anchors: usize,
+    pub shared: usize,
 }
 
 /// The closest learned moment for a lesson and the closest against it.
@@ -359,11 +364,21 @@ impl Situations {
     }
 
     /// What the situations of `moment`'s project say about `lesson`: the closest that applies and
-    /// the closest that does not, each at least `floor` close.
-    pub fn evidence(&self, lesson: &str, moment: &Moment<'_>, floor: f64) -> Learned {
+    /// the closest that does not, each at least `floor` close. `lesson_has(term)` tells whether
+    /// the lesson's own words hold an index term.
+    ///
+    /// A situation where the lesson applies lends its closeness only as far as the moment shares
+    /// the situation's anchors: the words it has in common with the lesson, which are why the
+    /// lesson applied there (`analytics.prod_weekly` beside "never write to prod tables from
+    /// ad-hoc queries"). A moment as close in meaning without them (`scratch.daily`) is the same
+    /// kind of action on something the lesson does not govern; its closeness is scaled by the
+    /// share of anchors it has. A situation sharing no word with its lesson has no anchors and
+    /// counts in full; a situation where the lesson does not apply counts in full either way (a
+    /// wrong silence costs less than a wrong word).
+    pub fn evidence(&self, lesson: &str, moment: &Moment<'_>, floor: f64, lesson_has: &dyn Fn(&str) -> bool) -> Learned {
         // The best on each side, by reference: only the two winners are copied out (this runs
         // for every candidate of every hook event, over all of a lesson's links).
-        type Best<'s> = Option<(f64, &'s str, f64, bool)>;
+        type Best<'s> = Option<(f64, &'s str, f64, bool, (usize, usize))>;
         let (mut applies, mut not): (Best<'_>, Best<'_>) = (None, None);
         for (sid, strength) in self.links.get(lesson).into_iter().flatten() {
             // A prepared moment knows its close situations, all of its project: a link to any
@@ -382,6 +397,21 @@ impl Situations {
             if !c.is_finite() || c < floor {
                 continue;
             }
+            let (c, anchored) = if *strength > NEUTRAL {
+                let anchored = self.by_id.get(sid).map_or((0, 0), |e| {
+                    let anchors: Vec<&String> = e.terms.iter().filter(|t| lesson_has(t)).collect();
+                    (anchors.len(), anchors.iter().filter(|t| moment.terms.contains(t.as_str())).count())
+                });
+                match anchored {
+                    (0, _) => (c, anchored),
+                    (all, shared) => (c * shared as f64 / all as f64, anchored),
+                }
+            } else {
+                (c, (0, 0))
+            };
+            if c < floor {
+                continue;
+            }
             let slot = if *strength > NEUTRAL {
                 &mut applies
             } else if *strength < NEUTRAL {
@@ -389,13 +419,13 @@ impl Situations {
             } else {
                 continue;
             };
-            if slot.is_none_or(|(bc, bs, _, _)| c > bc || (c == bc && sid.as_str() < bs)) {
-                *slot = Some((c, sid.as_str(), *strength, by_meaning));
+            if slot.is_none_or(|(bc, bs, _, _, _)| c > bc || (c == bc && sid.as_str() < bs)) {
+                *slot = Some((c, sid.as_str(), *strength, by_meaning, anchored));
             }
         }
         let moment_of = |best: Best<'_>| {
-            best.and_then(|(closeness, sid, strength, by_meaning)| {
-                self.by_id.get(sid).map(|e| LearnedMoment { situation: sid.to_string(), text: e.text.clone(), closeness, strength, by_meaning })
+            best.and_then(|(closeness, sid, strength, by_meaning, (anchors, shared))| {
+                self.by_id.get(sid).map(|e| LearnedMoment { situation: sid.to_string(), text: e.text.clone(), closeness, strength, by_meaning, anchors, shared })
             })
         };
         Learned { applies: moment_of(applies), not: moment_of(not) }
@@ -485,6 +515,36 @@ mod tests {
     }
 
     #[test]
+    fn a_situation_lends_its_closeness_as_far_as_the_moment_shares_its_anchors() {
+        let mut s = Situations::default();
+        let (taught, same) = ([1.0f32, 0.0], [1.0f32, 0.0]);
+        s.upsert("prod", "/p", "bq query --destination_table analytics.prod_weekly", v(&taught), 0.0);
+        s.link("prod", "lesson", Some(0.6));
+        s.upsert("dont", "/p", "bq query --destination_table analytics.prod_monthly --dry_run", v(&[0.0, 1.0]), 0.0);
+        s.link("dont", "lesson", Some(0.4));
+        // The lesson: "never write to analytics.prod_* tables from ad-hoc queries".
+        let lesson_terms: Vec<String> = text::terms("never write to analytics.prod_* tables from ad-hoc queries");
+        let has = |t: &str| lesson_terms.iter().any(|l| l == t);
+        let anchors = text::terms("bq query --destination_table analytics.prod_weekly").into_iter().filter(|t| has(t)).count();
+        assert!(anchors >= 2, "the premise: the situation shares words with its lesson");
+        let said = |words: &str, lesson_has: &dyn Fn(&str) -> bool| s.evidence("lesson", &moment("/p", words, Some(&same)), 0.0, lesson_has).applies.unwrap();
+        // The same kind of write into prod: every anchor, the closeness in full.
+        let to_prod = said("bq query --destination_table analytics.prod_daily", &has);
+        assert_eq!((to_prod.anchors, to_prod.shared), (anchors, anchors));
+        assert!((to_prod.closeness - 1.0).abs() < 1e-6, "{to_prod:?}");
+        // As close in meaning, into a scratch table: only the share of anchors it has.
+        let scratch = said("bq query --destination_table scratch.daily", &has);
+        assert!(scratch.shared < anchors && (scratch.closeness - scratch.shared as f64 / anchors as f64).abs() < 1e-6, "{scratch:?}");
+        // A lesson that shares no word with its situation: no anchors, the closeness in full.
+        let unrelated = said("bq query --destination_table scratch.daily", &|_| false);
+        assert_eq!((unrelated.anchors, unrelated.closeness), (0, 1.0));
+        // Under the floor once scaled, it says nothing; the side against is never scaled.
+        assert!(s.evidence("lesson", &moment("/p", "make scratch.daily", Some(&same)), 0.5, &has).applies.is_none());
+        let against = s.evidence("lesson", &moment("/p", "make scratch.daily", Some(&[0.0, 1.0])), 0.5, &has).not.unwrap();
+        assert!((against.closeness - 1.0).abs() < 1e-6, "{against:?}");
+    }
+
+    #[test]
     fn evidence_stays_in_its_project_and_takes_each_side() {
         let mut s = Situations::default();
         s.upsert("sit_a", "/p", "format customer name into sql string", v(&[1.0, 0.0]), 0.0);
@@ -494,22 +554,22 @@ mod tests {
         s.link("sit_b", "lesson", Some(0.49));
         s.link("sit_c", "other", Some(0.9));
         let v = [0.8f32, 0.6];
-        let e = s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0);
+        let e = s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0, &|_| false);
         assert_eq!(e.applies.as_ref().map(|m| m.situation.as_str()), Some("sit_a"));
         assert!((e.applies.unwrap().closeness - 0.8).abs() < 1e-6);
         assert!((e.not.unwrap().closeness - 0.6).abs() < 1e-6);
         // Another project's situations say nothing here.
-        assert_eq!(s.evidence("other", &moment("/p", "x", Some(&v)), 0.0), Learned::default());
+        assert_eq!(s.evidence("other", &moment("/p", "x", Some(&v)), 0.0, &|_| false), Learned::default());
         assert_eq!(s.lessons_near(&moment("/p", "x", Some(&v)), 5, 0.5), vec![("lesson".to_string(), 0.800000011920929)]);
         assert!(s.lessons_near(&moment("/q", "x", Some(&[0.0, 1.0])), 5, 0.5).is_empty(), "under the floor");
         // A neutral link says nothing; a removed situation neither.
         s.link("sit_b", "lesson", Some(NEUTRAL));
-        assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0).not.is_none());
+        assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0, &|_| false).not.is_none());
         s.unlink_lesson("other");
         assert!(s.links_of("other").is_empty());
         assert!(s.remove("sit_a") && !s.remove("sit_a"));
         assert!(s.links_of("lesson").iter().all(|(sid, _)| sid != "sit_a"));
-        assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0).applies.is_none());
+        assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0, &|_| false).applies.is_none());
         assert_eq!(s.in_project("/p"), 1);
     }
 
@@ -526,7 +586,7 @@ mod tests {
         let plain = moment("/p", "q", Some(&q));
         let prepared = s.prepare(moment("/p", "q", Some(&q)), 0.5);
         for lesson in ["x", "y"] {
-            assert_eq!(s.evidence(lesson, &plain, 0.5), s.evidence(lesson, &prepared, 0.5), "{lesson}");
+            assert_eq!(s.evidence(lesson, &plain, 0.5, &|_| false), s.evidence(lesson, &prepared, 0.5, &|_| false), "{lesson}");
         }
         assert_eq!(s.lessons_near(&plain, 5, 0.5), s.lessons_near(&prepared, 5, 0.5));
         assert_eq!(s.lessons_near(&prepared, 5, 0.5).len(), 2);
@@ -541,13 +601,13 @@ mod tests {
         let m = moment("/p", "npm install lodash", Some(&[1.0, 0.0]));
         assert_eq!(s.same(&m, 0.99).map(|(id, _)| id), Some("sit_a".to_string()), "no vector on the situation: words");
         let near = moment("/p", "npm install express", None);
-        let e = s.evidence("pnpm", &near, 0.0).applies.unwrap();
+        let e = s.evidence("pnpm", &near, 0.0, &|_| false).applies.unwrap();
         assert!((e.closeness - 0.5).abs() < 1e-9 && !e.by_meaning, "2 shared of 4 words: {}", e.closeness);
         assert!(s.same(&near, 0.9).is_none());
         // A vector another model made is not compared with this one's.
         s.upsert("sit_b", "/p", "yarn add lodash", Some(("other-model".into(), vec![1.0, 0.0])), 0.0);
         s.link("sit_b", "yarn", Some(0.6));
-        let c = s.evidence("yarn", &moment("/p", "npm install lodash", Some(&[1.0, 0.0])), 0.0).applies.unwrap().closeness;
+        let c = s.evidence("yarn", &moment("/p", "npm install lodash", Some(&[1.0, 0.0])), 0.0, &|_| false).applies.unwrap().closeness;
         assert!((c - 0.2).abs() < 1e-9, "1 shared of 5 words, not cosine 1: {c}");
     }
 
@@ -557,7 +617,7 @@ mod tests {
         let day = 86_400.0;
         s.upsert("sit_a", "/p", "npm install lodash", v(&[1.0, 0.0]), 10.0 * day);
         s.link("sit_a", "pnpm", Some(0.6));
-        let at = |now: f64, floor: f64| s.evidence("pnpm", &moment("/p", "x", Some(&[1.0, 0.0])).fading(now, 90.0 * day), floor).applies.map(|m| m.closeness);
+        let at = |now: f64, floor: f64| s.evidence("pnpm", &moment("/p", "x", Some(&[1.0, 0.0])).fading(now, 90.0 * day), floor, &|_| false).applies.map(|m| m.closeness);
         assert_eq!(at(10.0 * day, 0.0), Some(1.0), "just judged");
         assert!((at(100.0 * day, 0.0).unwrap() - 0.5).abs() < 1e-9, "one half-life unused");
         assert_eq!(at(280.0 * day, 0.2), None, "faded under the floor");
