@@ -193,13 +193,11 @@ fn accessed(d: &Daemon, id: &str, at: &str, access: bool) -> Result<()> {
     let w = d.memories().writer();
     let Some(mut m) = w.get(id)? else { return Ok(()) };
     m.worth.times_surfaced += 1;
-    if !access {
-        w.put(&m, &Prepared::default())?;
-        return Ok(());
-    }
-    m.now.access_count += 1;
-    if m.now.last_accessed.as_deref().is_none_or(|last| last < at) {
-        m.now.last_accessed = Some(at.to_string());
+    if access {
+        m.now.access_count += 1;
+        if m.now.last_accessed.as_deref().is_none_or(|last| last < at) {
+            m.now.last_accessed = Some(at.to_string());
+        }
     }
     w.put(&m, &Prepared::default())?;
     Ok(())

@@ -397,28 +397,20 @@ impl Situations {
             if !c.is_finite() || c < floor {
                 continue;
             }
-            let (c, anchored) = if *strength > NEUTRAL {
-                let anchored = self.by_id.get(sid).map_or((0, 0), |e| {
-                    let anchors: Vec<&String> = e.terms.iter().filter(|t| lesson_has(t)).collect();
-                    (anchors.len(), anchors.iter().filter(|t| moment.terms.contains(t.as_str())).count())
-                });
-                match anchored {
-                    (0, _) => (c, anchored),
-                    (all, shared) => (c * shared as f64 / all as f64, anchored),
-                }
+            let (slot, anchored) = if *strength > NEUTRAL {
+                (&mut applies, self.anchors(sid, moment, lesson_has))
+            } else if *strength < NEUTRAL {
+                (&mut not, (0, 0))
             } else {
-                (c, (0, 0))
+                continue;
+            };
+            let c = match anchored {
+                (0, _) => c,
+                (all, shared) => c * shared as f64 / all as f64,
             };
             if c < floor {
                 continue;
             }
-            let slot = if *strength > NEUTRAL {
-                &mut applies
-            } else if *strength < NEUTRAL {
-                &mut not
-            } else {
-                continue;
-            };
             if slot.is_none_or(|(bc, bs, _, _, _)| c > bc || (c == bc && sid.as_str() < bs)) {
                 *slot = Some((c, sid.as_str(), *strength, by_meaning, anchored));
             }
@@ -429,6 +421,13 @@ impl Situations {
             })
         };
         Learned { applies: moment_of(applies), not: moment_of(not) }
+    }
+
+    /// The situation's anchors (its words that the lesson has, by `lesson_has`) and how many of
+    /// them `moment` has.
+    fn anchors(&self, situation: &str, moment: &Moment<'_>, lesson_has: &dyn Fn(&str) -> bool) -> (usize, usize) {
+        let Some(e) = self.by_id.get(situation) else { return (0, 0) };
+        e.terms.iter().filter(|t| lesson_has(t)).fold((0, 0), |(all, shared), t| (all + 1, shared + usize::from(moment.terms.contains(t.as_str()))))
     }
 
     /// The lessons that the situations of `moment`'s project closest to it say apply, each with

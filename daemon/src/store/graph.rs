@@ -161,33 +161,35 @@ impl Store {
     pub fn append_adjustment(&self, line: &Value, max: usize) -> Result<(), StoreError> {
         // sled's ids rise across restarts, so the log stays in the order it was written.
         let id = self.db.generate_id()?.to_be_bytes();
-        // Each line is also found by what it is about (a lesson's page reads its own lines): the
-        // line and its index entries go in one transaction, so that a crash between them never
-        // leaves a line its lesson's page cannot find.
-        let index: Vec<Vec<u8>> = adjustment_subjects(line).into_iter().map(|subject| adjustment_index_key(subject, &id)).collect();
-        let bytes = encode(line);
-        (&self.adjustments, &self.adjustments_by).transaction(|(log, by)| -> ConflictableTransactionResult<(), ()> {
-            log.insert(&id, bytes.as_slice())?;
-            for key in &index {
-                by.insert(key.as_slice(), &[] as &[u8])?;
-            }
-            Ok(())
-        })?;
+        // Each line is also found by what it is about (a lesson's page reads its own lines).
+        self.adjustment_indexed(&id, line, Some(&encode(line)))?;
         let mut count = self.adjustment_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         while count > max as u64 {
             let Some((old_id, old)) = self.adjustments.first()? else { break };
-            let old: Value = decode(&old_id, &old)?;
-            let index: Vec<Vec<u8>> = adjustment_subjects(&old).into_iter().map(|subject| adjustment_index_key(subject, &old_id)).collect();
-            // The oldest line and its index entries leave together too.
-            (&self.adjustments, &self.adjustments_by).transaction(|(log, by)| -> ConflictableTransactionResult<(), ()> {
-                log.remove(&old_id)?;
-                for key in &index {
-                    by.remove(key.as_slice())?;
-                }
-                Ok(())
-            })?;
+            self.adjustment_indexed(&old_id, &decode(&old_id, &old)?, None)?;
             count = self.adjustment_count.fetch_sub(1, std::sync::atomic::Ordering::Relaxed) - 1;
         }
+        Ok(())
+    }
+
+    /// Writes the adjustment line `id` (`bytes`, the encoded `line`) with its index entries, or
+    /// with `None` removes both, in one transaction: a crash between them never leaves a line its
+    /// lesson's page cannot find, nor an entry for a line gone.
+    fn adjustment_indexed(&self, id: &[u8], line: &Value, bytes: Option<&[u8]>) -> Result<(), StoreError> {
+        let index: Vec<Vec<u8>> = adjustment_subjects(line).into_iter().map(|subject| adjustment_index_key(subject, id)).collect();
+        (&self.adjustments, &self.adjustments_by).transaction(|(log, by)| -> ConflictableTransactionResult<(), ()> {
+            match bytes {
+                Some(b) => log.insert(id, b).map(drop)?,
+                None => log.remove(id).map(drop)?,
+            }
+            for key in &index {
+                match bytes {
+                    Some(_) => by.insert(key.as_slice(), &[] as &[u8]).map(drop)?,
+                    None => by.remove(key.as_slice()).map(drop)?,
+                }
+            }
+            Ok(())
+        })?;
         Ok(())
     }
 

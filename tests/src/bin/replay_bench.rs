@@ -33,21 +33,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use cairn_tests::{eventually, model_dir, Home};
+use cairn_tests::{arg, eventually, flag, model_dir, Home};
 use serde_json::{json, Value};
-
-fn args() -> Vec<String> {
-    std::env::args().collect()
-}
-
-fn arg(name: &str) -> Option<String> {
-    let a = args();
-    a.iter().position(|x| x == name).and_then(|i| a.get(i + 1)).cloned()
-}
 
 /// Every value given to a repeated option.
 fn arg_all(name: &str) -> Vec<String> {
-    let a = args();
+    let a: Vec<String> = std::env::args().collect();
     a.iter().enumerate().filter(|(_, x)| *x == name).filter_map(|(i, _)| a.get(i + 1).cloned()).collect()
 }
 
@@ -125,10 +116,6 @@ struct Run {
     sessions_followed: usize,
 }
 
-fn verbose() -> bool {
-    args().iter().any(|a| a == "--verbose")
-}
-
 /// The signals the decision gave `lesson` at the moment `payload` (a dry run of `advise
 /// --explain`), null when it was not among those weighed.
 fn signals_of(home: &Home, payload: &Value, dir: &Path, lesson: &str) -> Value {
@@ -194,13 +181,13 @@ fn prepare(fams: &[Family], learning: bool, options: &[String]) -> Prepared {
         let session = format!("{}-first", f.id);
         hook(&home, placed(&f.first, &session, "toolu_first", dir));
         first_said.push(said_in(&home, &session).contains(&lesson[n]));
-        first_cos.push(if verbose() { signals_of(&home, &f.first, dir, &lesson[n])["similarity"].as_f64().unwrap_or(f64::NAN) } else { f64::NAN });
+        first_cos.push(if flag("--verbose") { signals_of(&home, &f.first, dir, &lesson[n])["similarity"].as_f64().unwrap_or(f64::NAN) } else { f64::NAN });
         let feedback = |verb: &str| {
             let out = home.run_in(Some(dir), &[], &["feedback", verb, &lesson[n], "--session", &session, "--tool-use-id", "toolu_first"]);
             assert!(out.status.success(), "{}: {}", f.id, String::from_utf8_lossy(&out.stderr));
         };
         // `--implicit`: what the agent did is the only teacher (no feedback verbs).
-        let verbs = learning && !args().iter().any(|a| a == "--implicit");
+        let verbs = learning && !flag("--implicit");
         match f.teach.as_str() {
             "used" | "mistaken-used" if verbs => feedback("used"),
             "not-relevant" if verbs => feedback("not-relevant"),
@@ -246,7 +233,7 @@ fn play(fams: &[Family], learning: bool, options: &[String]) -> Run {
             hook(&home, placed(payload, &session, &format!("toolu_later_{r}"), &dirs[&f.repo]));
             let said = said_in(&home, &session);
             // With --verbose, what the decision made of the family's lesson there (a dry run).
-            let weighed = if verbose() {
+            let weighed = if flag("--verbose") {
                 let s = signals_of(&home, payload, &dirs[&f.repo], &lesson[n]);
                 let num = |k: &str| s[k].as_f64().unwrap_or(f64::NAN);
                 format!("p {:.2} cos {:.2} (first {:.2}) learned {:.2} link {:.3} not {:.2}", num("probability"), num("similarity"), first_cos[n], num("learned"), num("learned_link"), num("learned_not"))
@@ -354,7 +341,7 @@ fn brief_main(all: &[Family], options: &[String]) {
         for round in 0..rounds(all) {
             by_round.push(brief_row(&format!("{w}, day {}", round + 1), &days.iter().filter(|d| d.round == round).collect::<Vec<_>>()));
         }
-        if verbose() {
+        if flag("--verbose") {
             for d in &days {
                 let marks: Vec<&str> = d.brief.iter().map(|b| if d.needed.contains(b) { "needed" } else { "-" }).collect();
                 println!("  {w}: {} day {}: brief {:?}, needed {} of {}", d.repo, d.round + 1, marks, d.needed.len(), d.lessons);
@@ -432,7 +419,7 @@ fn main() {
     // later moments are counted.
     let counted = |f: &Family| part == "all" || f.split == part;
     println!("replay: {} ({} families; part {part}: {}), options {options:?}", set_path.display(), all.len(), all.iter().filter(|f| counted(f)).count());
-    if args().iter().any(|a| a == "--brief") {
+    if flag("--brief") {
         // Prediction is tuned on nothing here: every family counts.
         brief_main(&all, &options);
         return;
@@ -469,7 +456,7 @@ fn main() {
             ratio(on.harmful, on.negatives)
         );
     }
-    if verbose() {
+    if flag("--verbose") {
         println!("\nEach later moment (expect / said off / said on):");
         for (off, on) in runs[0].1.later.iter().zip(&runs[1].1.later).filter(|(l, _)| counted(&all[l.family])) {
             let f = &all[off.family];
