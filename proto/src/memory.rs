@@ -316,6 +316,11 @@ pub struct Situation {
     /// same way).
     #[serde(default)]
     pub meaning: String,
+    /// For a shell command, its shape: the program and what it was asked to do (`npm install`),
+    /// without the arguments; a moment running a command of the same shape is near it where its
+    /// lesson applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<String>,
     pub created_at: String,
     /// Last time a judgement or a match touched it: unused situations fade from here.
     pub last_seen: String,

@@ -307,7 +307,7 @@ mod tests {
     fn run(index: &LexicalIndex, lookup: &HashMap<String, Memory>, words: &str, raw: &str, rules: &[TriggerRule], salience: Salience) -> Considered {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: index, semantic: None, fusion, learned: None };
-        let intent = Intent { words: words.into(), meaning: words.into() };
+        let intent = Intent { words: words.into(), meaning: words.into(), command: None };
         let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules: &[rules], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         choose(gather(&retrieval, lookup, &ask, None, now, 30.0), &salience, false, &policy(2), |_| false)
@@ -380,7 +380,7 @@ mod tests {
         ]);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
-        let intent = Intent { words: "force push to main".into(), meaning: String::new() };
+        let intent = Intent { words: "force push to main".into(), meaning: String::new(), command: None };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let mut p = policy(2);
@@ -419,7 +419,7 @@ mod tests {
         let (index, lookup) = setup(&mems);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
-        let intent = Intent { words: "rotate the vault api tokens monthly".into(), meaning: String::new() };
+        let intent = Intent { words: "rotate the vault api tokens monthly".into(), meaning: String::new(), command: None };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let quiet = Muting { memories: &lookup, muted: &["m0", "m1", "m2", "m3", "m4"] };
@@ -435,7 +435,7 @@ mod tests {
         let (index, lookup) = setup(&mems);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
-        let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new() };
+        let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new(), command: None };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let gathered = gather(&retrieval, &lookup, &ask, None, now, 30.0);
@@ -469,7 +469,7 @@ mod tests {
         let words = "git push --force origin main";
         let moment = situations.prepare(Moment::new("/p", words, None), 0.5);
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: Some(LearnedQuery { situations: &situations, moment, floor: 0.5 }) };
-        let intent = Intent { words: words.into(), meaning: words.into() };
+        let intent = Intent { words: words.into(), meaning: words.into(), command: None };
         let spread = Spread { decay: 0.5, floor: 0.1, hops: 2 };
         let ask = Ask { intent: &intent, salience: PUSH, raw: words, projects: &["/p", "global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: Some(spread) };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);

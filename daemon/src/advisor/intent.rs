@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::base::event::{EventKind, HookEvent};
+use crate::retrieval::command;
 
 /// Longest intent kept, in characters.
 const MAX_INTENT_CHARS: usize = 400;
@@ -21,17 +22,19 @@ pub struct Intent {
     pub words: String,
     /// For the embedding model.
     pub meaning: String,
+    /// A shell command's shape (`npm install`), for situations that ran one like it.
+    pub command: Option<String>,
 }
 
 impl Intent {
     fn same(text: String) -> Intent {
         let meaning = clip(&text, MAX_MEANING_CHARS).trim().to_string();
-        Intent { words: text, meaning }
+        Intent { words: text, meaning, command: None }
     }
 
     fn of(words: String, meaning: String) -> Intent {
         let meaning = if meaning.trim().is_empty() { words.clone() } else { meaning };
-        Intent { meaning: clip(&meaning, MAX_MEANING_CHARS).trim().to_string(), words }
+        Intent { meaning: clip(&meaning, MAX_MEANING_CHARS).trim().to_string(), words, command: None }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -145,7 +148,7 @@ pub fn intent(event: &HookEvent) -> Intent {
             // of the command keeps what it acts on (a trigger's category pick needs it: "Clean"
             // alone says nothing of a recursive delete).
             let meaning = if description.is_empty() { gist.clone() } else { format!("{description}: {}", clip(&gist, 60)) };
-            Intent::of(join(&[&description, &gist]), meaning)
+            Intent { command: command::shape(field(input, "command")), ..Intent::of(join(&[&description, &gist]), meaning) }
         }
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => {
             let path = [field(input, "file_path"), field(input, "notebook_path")].concat();

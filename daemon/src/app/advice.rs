@@ -62,7 +62,7 @@ impl Subject<'_> {
             Subject::Event(e) => (intent::intent(e), salience::salience(e), intent::raw_input(e, RAW_INPUT_CHARS)),
             Subject::Text(t) => {
                 let text = t.trim().to_string();
-                (Intent { words: text.clone(), meaning: text.chars().take(160).collect() }, Salience { score: 0.8, reason: "a request in words" }, text)
+                (Intent { words: text.clone(), meaning: text.chars().take(160).collect(), command: None }, Salience { score: 0.8, reason: "a request in words" }, text)
             }
         }
     }
@@ -143,7 +143,7 @@ fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), 
     let lookup = Audible { lookup: d.store(), quiet: &quiet };
     // Advice reads relevance on its own calibration (the category picks of trigger rules); search
     // keeps the one the settings give it.
-    let moment = AtMoment { project, words: &intent.words };
+    let moment = AtMoment { project, words: &intent.words, command: intent.command.as_deref() };
     let started = Instant::now();
     with_retrieval(d, t, &intent.meaning, patience, Fusion::ADVICE, Some(moment), |retrieval| {
         let ready = started.elapsed();

@@ -22,6 +22,7 @@ use crate::base::clock;
 use crate::config::Tuneables;
 use crate::learning::capture;
 use crate::learning::graph::{self, Adjustment, Tier};
+use crate::retrieval::command;
 use crate::retrieval::situations::Moment;
 use crate::semantic::Prepared;
 use crate::store::sessions::SessionEvent;
@@ -211,6 +212,15 @@ pub(super) async fn embed_moment(d: &Daemon, moment: &SessionEvent) -> Result<Op
     })
 }
 
+/// The shape of the shell command a moment ran (`npm install` for `npm install lodash`), from
+/// its recorded (redacted) payload.
+pub(super) fn command_shape(moment: &SessionEvent) -> Option<String> {
+    if moment.tool_name.as_deref() != Some("Bash") {
+        return None;
+    }
+    moment.payload.get("tool_input")?.get("command")?.as_str().and_then(command::shape)
+}
+
 /// A judgement on a lesson at a moment: a feedback verb's, or what happened after it was said.
 pub(super) struct Judgement {
     pub applies: bool,
@@ -247,6 +257,8 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
         Some(mut s) => {
             s.seen += 1;
             s.last_seen = now.clone();
+            // A situation kept before shapes were (or seen first as another tool) learns it.
+            s.shape = s.shape.or_else(|| command_shape(moment));
             w.keep_situation(&s, None)?;
             Some(s)
         }
@@ -259,6 +271,7 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
                 tool: moment.tool_name.clone(),
                 text: words.clone(),
                 meaning: moment.meaning.clone().unwrap_or_default(),
+                shape: command_shape(moment),
                 created_at: now.clone(),
                 last_seen: now.clone(),
                 seen: 1,

@@ -81,7 +81,7 @@ fn load_situations(store: &Store) -> Result<Situations, StoreError> {
     for s in store.all_situations() {
         let s = s?;
         let vector = store.situation_vector(&s.id)?;
-        out.upsert(&s.id, &s.project, &s.text, vector, unix_seconds(&s.last_seen));
+        out.upsert(&s.id, &s.project, &s.text, s.shape.as_deref(), vector, unix_seconds(&s.last_seen));
         for e in store.edges_from(&s.id)?.into_iter().filter(|e| e.kind == EdgeKind::Applies) {
             out.link(&e.source, &e.target, Some(e.strength));
         }
@@ -365,7 +365,7 @@ impl Writer<'_> {
             Some((fingerprint, v)) => Some((fingerprint.to_string(), v.to_vec())),
             None => self.m.store.situation_vector(&situation.id)?,
         };
-        self.m.situations.write().upsert(&situation.id, &situation.project, &situation.text, vector, unix_seconds(&situation.last_seen));
+        self.m.situations.write().upsert(&situation.id, &situation.project, &situation.text, situation.shape.as_deref(), vector, unix_seconds(&situation.last_seen));
         Ok(())
     }
 

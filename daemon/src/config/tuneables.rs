@@ -153,6 +153,7 @@ pub struct Learning {
     pub node_step: f64,
     pub situation_floor: f64,
     pub same_moment: f64,
+    pub same_command: f64,
     pub same_situation: f64,
     pub max_situations_per_project: usize,
     pub max_situations_per_lesson: usize,

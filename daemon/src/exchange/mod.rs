@@ -437,7 +437,7 @@ fn validate_situation(s: &Situation) -> Result<(), String> {
     if s.project.trim().is_empty() {
         return Err("a situation needs its project".to_string());
     }
-    for (what, text) in [("text", &s.text), ("meaning", &s.meaning)] {
+    for (what, text) in [("text", s.text.as_str()), ("meaning", s.meaning.as_str()), ("shape", s.shape.as_deref().unwrap_or(""))] {
         if text.chars().count() > MAX_TEXT_CHARS {
             return Err(format!("situation {what} longer than {MAX_TEXT_CHARS} characters"));
         }
@@ -542,7 +542,7 @@ mod tests {
 
     #[test]
     fn situations_round_trip_and_bad_ones_are_refused() {
-        let s = Situation { id: "sit_01ABC".into(), project: "/p".into(), event: "PostToolUse".into(), tool: Some("Bash".into()), text: "npm install left-pad".into(), meaning: "Install left-pad".into(), created_at: now(), last_seen: now(), seen: 2 };
+        let s = Situation { id: "sit_01ABC".into(), project: "/p".into(), event: "PostToolUse".into(), tool: Some("Bash".into()), text: "npm install left-pad".into(), meaning: "Install left-pad".into(), shape: Some("npm install".into()), created_at: now(), last_seen: now(), seen: 2 };
         let line = situation_line(&s);
         let ImportItem::Situation(back) = parse_import_line(&line, "global").unwrap() else { panic!("not a situation") };
         assert_eq!(situation_line(&back), line);

@@ -9,6 +9,7 @@ pub mod hybrid;
 pub mod lexical;
 pub mod recent;
 pub mod similarity;
+pub mod command;
 pub mod situations;
 pub mod vectors;
 

@@ -36,6 +36,9 @@ struct Block {
     model: Vec<Option<usize>>,
     /// When a judgement last touched each row (Unix seconds).
     last_seen: Vec<f64>,
+    /// Each row's command shape ([`super::command::shape`]) as [`shape_key`], 0 for none: read
+    /// beside the embeddings, without a lookup per row.
+    shape: Vec<u64>,
     /// The embeddings' length: the first one's; one of another length is kept as none.
     dim: usize,
 }
@@ -59,6 +62,9 @@ pub struct LearnedMoment {
     /// The closeness is a cosine under the model in use (else shared words, which are not
     /// compared with cosines).
     pub by_meaning: bool,
+    /// The closeness is the moment's running the situation's command on other arguments
+    /// (`learning.same_command`), which is more than its meaning or words say.
+    pub by_command: bool,
     /// The situation's words that the lesson also has (its anchors: why the lesson applied
     /// there), and how many of them the current moment has. The closeness above is already
     /// scaled by `shared / anchors` (see [`Situations::evidence`]).
@@ -79,18 +85,48 @@ pub struct Moment<'a> {
     pub project: &'a str,
     pub vector: Option<(&'a str, &'a [f32])>,
     pub terms: HashSet<String>,
+    /// The shape of the command the moment runs ([`shape_key`]), and the closeness a situation
+    /// that ran one of the same shape has on the side where the lesson applies
+    /// (`learning.same_command`).
+    pub command: Option<(u64, f64)>,
     /// Now (Unix seconds), and the half-life of an unused situation's say, in seconds (0: none).
     pub now: f64,
     pub half_life: f64,
     /// The project's situations at least the floor close, computed once for the moment
     /// ([`Situations::prepare`]): every lesson's evidence reads them instead of comparing again.
-    near: Option<HashMap<&'a str, (f64, bool)>>,
+    near: Option<HashMap<&'a str, Compared>>,
+}
+
+/// A situation compared with a moment: its closeness by meaning (or words), whether that was by
+/// meaning, and whether it ran the moment's command (its shape).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Compared {
+    closeness: f64,
+    by_meaning: bool,
+    /// `same_command`, faded as the closeness is, when the situation ran a command of the
+    /// moment's shape; else 0.
+    command: f64,
+}
+
+impl Compared {
+    /// The closeness on the side where the lesson applies (the command counts), and whether it
+    /// is the command's.
+    fn applies(&self) -> (f64, bool) {
+        if self.command > self.closeness { (self.command, true) } else { (self.closeness, false) }
+    }
 }
 
 impl<'a> Moment<'a> {
     /// A moment with no fading (for finding the same situation again).
     pub fn new(project: &'a str, words: &str, vector: Option<(&'a str, &'a [f32])>) -> Moment<'a> {
-        Moment { project, vector, terms: text::terms(words).into_iter().collect(), now: 0.0, half_life: 0.0, near: None }
+        Moment { project, vector, terms: text::terms(words).into_iter().collect(), command: None, now: 0.0, half_life: 0.0, near: None }
+    }
+
+    /// The same, running a command of `shape`: a situation that ran one of that shape is
+    /// `closeness` close on the side where its lesson applies (0: commands are not compared).
+    pub fn running(mut self, shape: Option<&str>, closeness: f64) -> Moment<'a> {
+        self.command = shape.filter(|_| closeness > 0.0).map(|s| (shape_key(s), closeness));
+        self
     }
 
     /// How many situations `prepare` kept (0 before it ran).
@@ -117,6 +153,15 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
         }
     }
     lanes.iter().sum::<f32>() + tail
+}
+
+/// A command shape as a number (never 0, which stands for none); one process's rows and
+/// moments are compared, nothing is stored.
+fn shape_key(shape: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    shape.hash(&mut h);
+    h.finish().max(1)
 }
 
 fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
@@ -155,7 +200,7 @@ impl Situations {
     }
 
     /// Adds or replaces a situation (its links stay).
-    pub fn upsert(&mut self, id: &str, project: &str, words: &str, vector: Option<(String, Vec<f32>)>, last_seen: f64) {
+    pub fn upsert(&mut self, id: &str, project: &str, words: &str, shape: Option<&str>, vector: Option<(String, Vec<f32>)>, last_seen: f64) {
         if self.by_id.get(id).is_some_and(|old| old.project != project) {
             self.take_row(id);
         }
@@ -180,6 +225,7 @@ impl Situations {
                 block.data.resize(block.data.len() + block.dim, 0.0);
                 block.model.push(None);
                 block.last_seen.push(0.0);
+                block.shape.push(0);
                 block.ids.len() - 1
             }
         };
@@ -195,6 +241,7 @@ impl Situations {
             }
         }
         block.last_seen[row] = last_seen;
+        block.shape[row] = shape.map_or(0, shape_key);
         let entry = Entry { project: project.to_string(), text: words.to_string(), terms: text::terms(words).into_iter().collect(), row };
         self.by_id.insert(id.to_string(), entry);
     }
@@ -211,6 +258,7 @@ impl Situations {
             block.ids.swap(row, last);
             block.model.swap(row, last);
             block.last_seen.swap(row, last);
+            block.shape.swap(row, last);
             if let Some(moved) = self.by_id.get_mut(&block.ids[row]) {
                 moved.row = row;
             }
@@ -218,6 +266,7 @@ impl Situations {
         block.ids.pop();
         block.model.pop();
         block.last_seen.pop();
+        block.shape.pop();
         block.data.truncate(last * dim);
         if block.ids.is_empty() {
             self.by_project.remove(&project);
@@ -308,16 +357,15 @@ impl Situations {
         }
     }
 
-    /// The closeness of a situation (its entry) to the moment, and whether it is a cosine under
-    /// the moment's model.
-    fn compared(&self, entry: &Entry, moment: &Moment<'_>) -> (f64, bool) {
-        let Some(block) = self.by_project.get(&entry.project) else { return (f64::NEG_INFINITY, false) };
+    /// A situation (its entry) compared with the moment.
+    fn compared(&self, entry: &Entry, moment: &Moment<'_>) -> Compared {
+        let Some(block) = self.by_project.get(&entry.project) else { return Compared { closeness: f64::NEG_INFINITY, by_meaning: false, command: 0.0 } };
         let model = moment.vector.and_then(|(fp, q)| self.models.iter().position(|m| m == fp).map(|m| (m, q)));
         self.compared_row(block, entry.row, model, moment)
     }
 
     /// The same for row `row` of `block`, the moment's model already looked up.
-    fn compared_row(&self, block: &Block, row: usize, model: Option<(usize, &[f32])>, moment: &Moment<'_>) -> (f64, bool) {
+    fn compared_row(&self, block: &Block, row: usize, model: Option<(usize, &[f32])>, moment: &Moment<'_>) -> Compared {
         let (c, by_meaning) = match (model, block.vector(row)) {
             (Some((m, q)), Some((made_by, v))) if m == made_by && q.len() == v.len() => (dot(q, v) as f64, true),
             _ => match self.by_id.get(&block.ids[row]) {
@@ -325,24 +373,26 @@ impl Situations {
                 None => (f64::NEG_INFINITY, false),
             },
         };
+        let command = match moment.command {
+            Some((shape, closeness)) if block.shape[row] == shape => closeness,
+            _ => 0.0,
+        };
         let last_seen = block.last_seen[row];
-        if moment.half_life > 0.0 && moment.now > last_seen {
-            (c * 0.5f64.powf((moment.now - last_seen) / moment.half_life), by_meaning)
-        } else {
-            (c, by_meaning)
-        }
+        let fade = if moment.half_life > 0.0 && moment.now > last_seen { 0.5f64.powf((moment.now - last_seen) / moment.half_life) } else { 1.0 };
+        Compared { closeness: c * fade, by_meaning, command: command * fade }
     }
 
-    /// The moment with its project's situations at least `floor` close compared once: what the
-    /// hook does before asking for every candidate's evidence.
+    /// The moment with its project's situations at least `floor` close (by meaning or words, or
+    /// by the command they ran) compared once: what the hook does before asking for every
+    /// candidate's evidence.
     pub fn prepare<'a>(&'a self, mut moment: Moment<'a>, floor: f64) -> Moment<'a> {
         let mut near = HashMap::default();
         if let Some(block) = self.by_project.get(moment.project) {
             let model = moment.vector.and_then(|(fp, q)| self.models.iter().position(|m| m == fp).map(|m| (m, q)));
             for row in 0..block.ids.len() {
-                let (c, by_meaning) = self.compared_row(block, row, model, &moment);
-                if c.is_finite() && c >= floor {
-                    near.insert(block.ids[row].as_str(), (c, by_meaning));
+                let c = self.compared_row(block, row, model, &moment);
+                if c.closeness.is_finite() && (c.closeness >= floor || c.command >= floor) {
+                    near.insert(block.ids[row].as_str(), c);
                 }
             }
         }
@@ -351,13 +401,14 @@ impl Situations {
     }
 
     /// The situation of `moment`'s project closest to it, if any is at least `threshold` close:
-    /// where a near-identical moment is counted again instead of added.
+    /// where a near-identical moment is counted again instead of added. Only meaning or words
+    /// count here: the same command on other arguments is another situation.
     pub fn same(&self, moment: &Moment<'_>, threshold: f64) -> Option<(String, f64)> {
         self.by_project
             .get(moment.project)?
             .ids
             .iter()
-            .filter_map(|id| self.by_id.get(id).map(|e| (id, self.compared(e, moment).0)))
+            .filter_map(|id| self.by_id.get(id).map(|e| (id, self.compared(e, moment).closeness)))
             .filter(|(_, c)| c.is_finite() && *c >= threshold)
             .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(a.0)))
             .map(|(id, c)| (id.clone(), c))
@@ -375,16 +426,22 @@ impl Situations {
     /// share of anchors it has. A situation sharing no word with its lesson has no anchors and
     /// counts in full; a situation where the lesson does not apply counts in full either way (a
     /// wrong silence costs less than a wrong word).
+    ///
+    /// On the side where the lesson applies, a situation that ran the moment's command (its
+    /// shape: `npm install` for `npm install lodash` after `npm install left-pad`) is at least
+    /// `same_command` close, anchors still taken into account. On the other side the command
+    /// does not count: one `not-relevant` on a plain `git push` must not silence a lesson on
+    /// every push, forced ones included.
     pub fn evidence(&self, lesson: &str, moment: &Moment<'_>, floor: f64, lesson_has: &dyn Fn(&str) -> bool) -> Learned {
         // The best on each side, by reference: only the two winners are copied out (this runs
         // for every candidate of every hook event, over all of a lesson's links).
-        type Best<'s> = Option<(f64, &'s str, f64, bool, (usize, usize))>;
+        type Best<'s> = Option<(f64, &'s str, f64, (bool, bool), (usize, usize))>;
         let (mut applies, mut not): (Best<'_>, Best<'_>) = (None, None);
         for (sid, strength) in self.links.get(lesson).into_iter().flatten() {
             // A prepared moment knows its close situations, all of its project: a link to any
             // other is passed over without reading the situation (a lesson may have many links
             // in other projects).
-            let (c, by_meaning) = match &moment.near {
+            let compared = match &moment.near {
                 Some(near) => match near.get(sid.as_str()) {
                     Some(found) => *found,
                     None => continue,
@@ -394,6 +451,7 @@ impl Situations {
                     None => continue,
                 },
             };
+            let (c, by_command) = if *strength > NEUTRAL { compared.applies() } else { (compared.closeness, false) };
             if !c.is_finite() || c < floor {
                 continue;
             }
@@ -412,12 +470,12 @@ impl Situations {
                 continue;
             }
             if slot.is_none_or(|(bc, bs, _, _, _)| c > bc || (c == bc && sid.as_str() < bs)) {
-                *slot = Some((c, sid.as_str(), *strength, by_meaning, anchored));
+                *slot = Some((c, sid.as_str(), *strength, (compared.by_meaning && !by_command, by_command), anchored));
             }
         }
         let moment_of = |best: Best<'_>| {
-            best.and_then(|(closeness, sid, strength, by_meaning, (anchors, shared))| {
-                self.by_id.get(sid).map(|e| LearnedMoment { situation: sid.to_string(), text: e.text.clone(), closeness, strength, by_meaning, anchors, shared })
+            best.and_then(|(closeness, sid, strength, (by_meaning, by_command), (anchors, shared))| {
+                self.by_id.get(sid).map(|e| LearnedMoment { situation: sid.to_string(), text: e.text.clone(), closeness, strength, by_meaning, by_command, anchors, shared })
             })
         };
         Learned { applies: moment_of(applies), not: moment_of(not) }
@@ -431,17 +489,18 @@ impl Situations {
     }
 
     /// The lessons that the situations of `moment`'s project closest to it say apply, each with
-    /// its closest such situation's closeness, best first, at most `k`, at least `floor` close.
+    /// its closest such situation's closeness (the command's counting), best first, at most `k`,
+    /// at least `floor` close.
     pub fn lessons_near(&self, moment: &Moment<'_>, k: usize, floor: f64) -> Vec<(String, f64)> {
         // The close situations: those `prepare` kept, else every one of the project compared.
         let close: Vec<(&str, f64)> = match &moment.near {
-            Some(near) => near.iter().map(|(id, (c, _))| (*id, *c)).collect(),
+            Some(near) => near.iter().map(|(id, c)| (*id, c.applies().0)).collect(),
             None => self
                 .by_project
                 .get(moment.project)
                 .into_iter()
                 .flat_map(|b| b.ids.iter())
-                .filter_map(|id| self.by_id.get(id).map(|e| (id.as_str(), self.compared(e, moment).0)))
+                .filter_map(|id| self.by_id.get(id).map(|e| (id.as_str(), self.compared(e, moment).applies().0)))
                 .collect(),
         };
         let mut best: HashMap<&str, f64> = HashMap::default();
@@ -489,9 +548,9 @@ mod tests {
     #[test]
     fn rows_stay_right_as_situations_come_move_and_go() {
         let mut s = Situations::default();
-        s.upsert("a", "/p", "alpha words", None, 0.0);
-        s.upsert("b", "/p", "beta words", v(&[1.0, 0.0]), 0.0);
-        s.upsert("c", "/p", "gamma words", v(&[0.0, 1.0]), 0.0);
+        s.upsert("a", "/p", "alpha words", None, None, 0.0);
+        s.upsert("b", "/p", "beta words", None, v(&[1.0, 0.0]), 0.0);
+        s.upsert("c", "/p", "gamma words", None, v(&[0.0, 1.0]), 0.0);
         let near = |s: &Situations, q: &[f32]| {
             let m = s.prepare(moment("/p", "nothing shared", Some(q)), 0.5);
             let mut ids: Vec<String> = m.near.unwrap().keys().map(|k| k.to_string()).collect();
@@ -503,12 +562,12 @@ mod tests {
         assert!(s.remove("a"));
         assert_eq!((near(&s, &[1.0, 0.0]), near(&s, &[0.0, 1.0])), (vec!["b".to_string()], vec!["c".to_string()]));
         // A situation that changes project leaves its old block.
-        s.upsert("b", "/q", "beta words", v(&[1.0, 0.0]), 0.0);
+        s.upsert("b", "/q", "beta words", None, v(&[1.0, 0.0]), 0.0);
         assert_eq!((near(&s, &[1.0, 0.0]), s.in_project("/p"), s.in_project("/q")), (Vec::<String>::new(), 1, 1));
         // Updated in place: a new vector, and a vector of another length counts as none.
-        s.upsert("c", "/p", "gamma words", v(&[1.0, 0.0]), 0.0);
+        s.upsert("c", "/p", "gamma words", None, v(&[1.0, 0.0]), 0.0);
         assert_eq!(near(&s, &[1.0, 0.0]), vec!["c"]);
-        s.upsert("c", "/p", "gamma words", v(&[1.0, 0.0, 0.0]), 0.0);
+        s.upsert("c", "/p", "gamma words", None, v(&[1.0, 0.0, 0.0]), 0.0);
         assert!(near(&s, &[1.0, 0.0]).is_empty());
         assert!(s.remove("c") && s.remove("b") && s.is_empty() && !s.remove("b"));
     }
@@ -517,9 +576,9 @@ mod tests {
     fn a_situation_lends_its_closeness_as_far_as_the_moment_shares_its_anchors() {
         let mut s = Situations::default();
         let (taught, same) = ([1.0f32, 0.0], [1.0f32, 0.0]);
-        s.upsert("prod", "/p", "bq query --destination_table analytics.prod_weekly", v(&taught), 0.0);
+        s.upsert("prod", "/p", "bq query --destination_table analytics.prod_weekly", None, v(&taught), 0.0);
         s.link("prod", "lesson", Some(0.6));
-        s.upsert("dont", "/p", "bq query --destination_table analytics.prod_monthly --dry_run", v(&[0.0, 1.0]), 0.0);
+        s.upsert("dont", "/p", "bq query --destination_table analytics.prod_monthly --dry_run", None, v(&[0.0, 1.0]), 0.0);
         s.link("dont", "lesson", Some(0.4));
         // The lesson: "never write to analytics.prod_* tables from ad-hoc queries".
         let lesson_terms: Vec<String> = text::terms("never write to analytics.prod_* tables from ad-hoc queries");
@@ -544,11 +603,39 @@ mod tests {
     }
 
     #[test]
+    fn the_same_command_on_other_arguments_counts_where_the_lesson_applies_only() {
+        let mut s = Situations::default();
+        // Far apart in meaning: the package names outweigh the action.
+        s.upsert("yes", "/p", "Install left-pad npm install left-pad", Some("npm install"), v(&[1.0, 0.0]), 0.0);
+        s.link("yes", "pnpm", Some(0.51));
+        s.upsert("no", "/p", "Push the branch git push origin feature", Some("git push"), v(&[1.0, 0.0]), 0.0);
+        s.link("no", "force", Some(0.49));
+        let lesson_terms = text::terms("use pnpm add, never npm or yarn");
+        let has = |t: &str| lesson_terms.iter().any(|l| l == t);
+        let at = |words: &str, shape: &str| moment("/p", words, Some(&[0.0, 1.0])).running(Some(shape), 0.9);
+        // The same command on another package: as close as `same_command`, by the command.
+        let lodash = s.evidence("pnpm", &at("Install lodash npm install lodash", "npm install"), 0.5, &has).applies.unwrap();
+        assert!((lodash.closeness - 0.9).abs() < 1e-9 && lodash.by_command && !lodash.by_meaning, "{lodash:?}");
+        // Prepared once, the same answer; and the lesson is near the moment for gathering.
+        let prepared = s.prepare(at("Install lodash npm install lodash", "npm install"), 0.5);
+        assert_eq!(s.evidence("pnpm", &prepared, 0.5, &has).applies.unwrap(), lodash);
+        assert_eq!(s.lessons_near(&prepared, 5, 0.5), vec![("pnpm".to_string(), 0.9)]);
+        // Another command of the same program, or commands not compared: nothing.
+        assert!(s.evidence("pnpm", &at("Build it npm run build", "npm run"), 0.5, &has).applies.is_none());
+        assert!(s.evidence("pnpm", &moment("/p", "npm install lodash", Some(&[0.0, 1.0])).running(Some("npm install"), 0.0), 0.5, &has).applies.is_none());
+        // Anchors still count: the situation's words the lesson has (npm), which the moment lacks.
+        assert!(s.evidence("pnpm", &at("Install lodash with the other tool", "npm install"), 0.5, &has).applies.is_none());
+        // The side against: the command does not count, and it is never the same situation.
+        assert!(s.evidence("force", &at("Force it git push --force origin main", "git push"), 0.5, &|_| false).not.is_none());
+        assert!(s.same(&at("Install lodash npm install lodash", "npm install"), 0.5).is_none());
+    }
+
+    #[test]
     fn evidence_stays_in_its_project_and_takes_each_side() {
         let mut s = Situations::default();
-        s.upsert("sit_a", "/p", "format customer name into sql string", v(&[1.0, 0.0]), 0.0);
-        s.upsert("sit_b", "/p", "read the sql docs", v(&[0.0, 1.0]), 0.0);
-        s.upsert("sit_c", "/q", "format customer name into sql string", v(&[1.0, 0.0]), 0.0);
+        s.upsert("sit_a", "/p", "format customer name into sql string", None, v(&[1.0, 0.0]), 0.0);
+        s.upsert("sit_b", "/p", "read the sql docs", None, v(&[0.0, 1.0]), 0.0);
+        s.upsert("sit_c", "/q", "format customer name into sql string", None, v(&[1.0, 0.0]), 0.0);
         s.link("sit_a", "lesson", Some(0.51));
         s.link("sit_b", "lesson", Some(0.49));
         s.link("sit_c", "other", Some(0.9));
@@ -575,9 +662,9 @@ mod tests {
     #[test]
     fn a_prepared_moment_answers_as_one_compared_each_time() {
         let mut s = Situations::default();
-        s.upsert("sit_a", "/p", "a", v(&[1.0, 0.0]), 0.0);
-        s.upsert("sit_b", "/p", "b", v(&[0.6, 0.8]), 0.0);
-        s.upsert("sit_c", "/p", "c", v(&[0.0, 1.0]), 0.0);
+        s.upsert("sit_a", "/p", "a", None, v(&[1.0, 0.0]), 0.0);
+        s.upsert("sit_b", "/p", "b", None, v(&[0.6, 0.8]), 0.0);
+        s.upsert("sit_c", "/p", "c", None, v(&[0.0, 1.0]), 0.0);
         s.link("sit_a", "x", Some(0.6));
         s.link("sit_b", "x", Some(0.4));
         s.link("sit_c", "y", Some(0.6));
@@ -595,7 +682,7 @@ mod tests {
     #[test]
     fn without_embeddings_words_decide() {
         let mut s = Situations::default();
-        s.upsert("sit_a", "/p", "npm install lodash", None, 0.0);
+        s.upsert("sit_a", "/p", "npm install lodash", None, None, 0.0);
         s.link("sit_a", "pnpm", Some(0.6));
         let m = moment("/p", "npm install lodash", Some(&[1.0, 0.0]));
         assert_eq!(s.same(&m, 0.99).map(|(id, _)| id), Some("sit_a".to_string()), "no vector on the situation: words");
@@ -604,7 +691,7 @@ mod tests {
         assert!((e.closeness - 0.5).abs() < 1e-9 && !e.by_meaning, "2 shared of 4 words: {}", e.closeness);
         assert!(s.same(&near, 0.9).is_none());
         // A vector another model made is not compared with this one's.
-        s.upsert("sit_b", "/p", "yarn add lodash", Some(("other-model".into(), vec![1.0, 0.0])), 0.0);
+        s.upsert("sit_b", "/p", "yarn add lodash", None, Some(("other-model".into(), vec![1.0, 0.0])), 0.0);
         s.link("sit_b", "yarn", Some(0.6));
         let c = s.evidence("yarn", &moment("/p", "npm install lodash", Some(&[1.0, 0.0])), 0.0, &|_| false).applies.unwrap().closeness;
         assert!((c - 0.2).abs() < 1e-9, "1 shared of 5 words, not cosine 1: {c}");
@@ -614,7 +701,7 @@ mod tests {
     fn an_unused_situation_fades() {
         let mut s = Situations::default();
         let day = 86_400.0;
-        s.upsert("sit_a", "/p", "npm install lodash", v(&[1.0, 0.0]), 10.0 * day);
+        s.upsert("sit_a", "/p", "npm install lodash", None, v(&[1.0, 0.0]), 10.0 * day);
         s.link("sit_a", "pnpm", Some(0.6));
         let at = |now: f64, floor: f64| s.evidence("pnpm", &moment("/p", "x", Some(&[1.0, 0.0])).fading(now, 90.0 * day), floor, &|_| false).applies.map(|m| m.closeness);
         assert_eq!(at(10.0 * day, 0.0), Some(1.0), "just judged");
@@ -625,10 +712,10 @@ mod tests {
     #[test]
     fn upsert_moves_a_situation_between_projects_once() {
         let mut s = Situations::default();
-        s.upsert("sit_a", "/p", "a b", None, 0.0);
-        s.upsert("sit_a", "/p", "a b c", None, 0.0);
+        s.upsert("sit_a", "/p", "a b", None, None, 0.0);
+        s.upsert("sit_a", "/p", "a b c", None, None, 0.0);
         assert_eq!(s.in_project("/p"), 1);
-        s.upsert("sit_a", "/q", "a b c", None, 0.0);
+        s.upsert("sit_a", "/q", "a b c", None, None, 0.0);
         assert_eq!((s.in_project("/p"), s.in_project("/q")), (0, 1));
     }
 }

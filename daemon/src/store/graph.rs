@@ -258,7 +258,7 @@ mod tests {
     async fn a_situation_goes_with_its_vector_and_links() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), 1 << 20).unwrap();
-        let s = Situation { id: "sit_1".into(), project: "/p".into(), event: "PostToolUse".into(), tool: Some("Bash".into()), text: "npm install lodash".into(), meaning: "Install lodash".into(), created_at: "t".into(), last_seen: "t".into(), seen: 1 };
+        let s = Situation { id: "sit_1".into(), project: "/p".into(), event: "PostToolUse".into(), tool: Some("Bash".into()), text: "npm install lodash".into(), meaning: "Install lodash".into(), shape: Some("npm install".into()), created_at: "t".into(), last_seen: "t".into(), seen: 1 };
         store.put_situation(&s).unwrap();
         store.put_situation_vector("sit_1", "model-x", &[0.5, -0.25]).unwrap();
         store.put_edge(&edge("sit_1", "m1", EdgeKind::Applies, 0.51)).unwrap();

@@ -221,6 +221,14 @@ fn used_on_a_missed_moment_makes_it_speak_on_a_near_identical_one() {
     assert!(again.contains("pnpm workspaces") && again.contains("learned"), "said after one `used`: {again}");
     let near = said(&home, &bash("s3", "toolu_3", &project, "npm install left-pad --save", "Install the left-pad package"));
     assert!(near.contains("pnpm workspaces"), "said on a near-identical moment: {near}");
+    // The same command on another package: near by its shape, although the names make the two
+    // far apart in meaning; another subcommand of the same program is not.
+    let lodash = said(&home, &bash("s3a", "toolu_3a", &project, "npm install lodash", "Install lodash"));
+    assert!(lodash.contains("pnpm workspaces"), "said on the same command for another package: {lodash}");
+    let why = ok_in(&home, &project, &["log", "--json", "--session", "s3a"]);
+    assert!(why.contains("the same command"), "why says so: {why}");
+    let build = said(&home, &bash("s3b", "toolu_3b", &project, "npm run build", "Build the project"));
+    assert!(!build.contains("pnpm workspaces"), "not said on another subcommand: {build}");
 
     // The advice log records the path that reached it: the situation, then the lesson.
     let log: Value = serde_json::from_str(&ok_in(&home, &project, &["log", "--json", "--session", "s2"])).unwrap();
