@@ -187,6 +187,9 @@ fn recovery_calls(text: &str) -> Option<(String, String)> {
     Some((spans[1].to_string(), worked))
 }
 
+/// Claude Code's own tools, which a recovery between says nothing of the project.
+const AGENT_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "Read", "NotebookEdit", "Grep", "Glob", "Bash", "WebFetch", "Task"];
+
 /// Characters that differ between two strings (Levenshtein distance, for short ones).
 pub fn distance(a: &str, b: &str) -> usize {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
@@ -209,6 +212,9 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
     if ws.len() < 4 {
         return Some("a fragment: fewer than four words".into());
     }
+    if text.trim_end().ends_with('?') {
+        return Some("a question, not a lesson".into());
+    }
     if let Some((failed, worked)) = recovery_calls(text) {
         let program = |c: &str| c.split_whitespace().find(|w| !w.contains('=')).unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
         if failed.trim() == worked.trim() {
@@ -219,6 +225,18 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
         }
         if program(&failed) == program(&worked) && distance(&failed, &worked) <= 2 {
             return Some("a typo fixed, not a lesson".into());
+        }
+        // A mistyped program (`terrafrom fmt` -> `terraform fmt`, "command not found"): capture
+        // never proposes one, but a text given to the gate may say it. Another program of the
+        // same name (`python` -> `python3`) is a fact of the machine, as capture has it.
+        let rest = |c: &str| c.split_whitespace().skip_while(|w| w.contains('=')).skip(1).collect::<Vec<_>>().join(" ");
+        let (pf, pw) = (program(&failed), program(&worked));
+        if lower.contains("not found") && pf != pw && !pw.starts_with(&pf) && distance(&pf, &pw) <= 2 && rest(&failed) == rest(&worked) {
+            return Some("a typo fixed, not a lesson".into());
+        }
+        // The agent's own tools (`Edit` failing, `Write` working) say nothing of the project.
+        if [&failed, &worked].iter().all(|c| AGENT_TOOLS.contains(&program(c).as_str())) {
+            return Some("the agent's own tools, not the project's".into());
         }
         // Only a name completed ("pod api-7d9f" -> "pod api-7d9f8c6b5-x2kqp").
         let (a, b): (Vec<&str>, Vec<&str>) = (failed.split_whitespace().collect(), worked.split_whitespace().collect());
@@ -375,11 +393,13 @@ mod tests {
         assert_eq!(v("In this project, `npm test` fails (npm ERR! This project uses pnpm); `pnpm test` works.", "recovery"), Verdict::Quality);
         assert_eq!(v("Do not touch the generated files in src/gen.", "prompt"), Verdict::Quality);
         assert_eq!(v("Never mock the database in integration tests, because the mocks hid a broken migration.", "prompt"), Verdict::Quality);
+        // Another program of the same name is a fact of the machine, not a typo.
+        assert_eq!(v("In this project, `node scripts/seed.js` fails (command not found); `nodejs scripts/seed.js` works.", "recovery"), Verdict::Quality);
     }
 
     #[test]
     fn primitives_are_never_kept() {
-        for t in ["Bash was used 14 times in this session.", "cargo build took 41s.", "Ran git status.", "the config", "Tests should pass.", "Make sure the code works.", "Be careful with changes."] {
+        for t in ["Bash was used 14 times in this session.", "cargo build took 41s.", "Ran git status.", "the config", "Tests should pass.", "Make sure the code works.", "Be careful with changes.", "Should we always run cargo test with --release?", "In this project, `kubeclt get pods -n shop` fails (command not found); `kubectl get pods -n shop` works.", "In this project, `Read` fails (File does not exist.); `Glob` works."] {
             let j = judge(&Input { text: t, source: "prompt", nearest: Vec::new() }, &Bars::default());
             assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
             assert!(!j.verdict.keeps());
