@@ -257,8 +257,8 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
         Some(mut s) => {
             s.seen += 1;
             s.last_seen = now.clone();
-            // A situation kept before shapes were (or seen first as another tool) learns it.
-            s.shape = s.shape.or_else(|| command_shape(moment));
+            // The latest moment's command shape (one kept before shapes were learns it).
+            s.shape = command_shape(moment).or(s.shape.take());
             w.keep_situation(&s, None)?;
             Some(s)
         }

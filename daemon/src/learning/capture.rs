@@ -384,8 +384,9 @@ fn changed(failed_call: &SessionEvent, worked: &SessionEvent, gist: &str) -> Opt
             }
             let (wa, wb) = if wa == wb { (ea, eb) } else { (wa, wb) };
             // A mistyped program fixed (`gti` -> `git`, "command not found") is a typo; another
-            // program of the same name (`python` -> `python3`) is a fact of the machine.
-            if wa[0] != wb[0] && gist.contains("not found") && !wb[0].starts_with(wa[0]) && super::gate::distance(wa[0], wb[0]) <= 2 {
+            // program (`python` -> `python3`, `npm` -> `pnpm`) is a fact of the machine or the
+            // project.
+            if gist.contains("not found") && super::gate::mistyped(wa[0], wb[0]) {
                 return None;
             }
             let same_program = wa[0] == wb[0] || command_words(&a)[0] == command_words(&b)[0];
@@ -602,6 +603,9 @@ mod tests {
         assert!(recoveries(&look, 5, 10.0).is_empty());
         let typo = vec![bash(1, "gti log -3", Some("Exit code 127\n/bin/bash: line 1: gti: command not found")), bash(2, "git log -3", None)];
         assert!(recoveries(&typo, 5, 10.0).is_empty(), "a mistyped program fixed");
+        // Another tool that is not there is a fact of the project, however few letters apart.
+        let missing = vec![bash(1, "npm test", Some("Exit code 127\n/bin/bash: line 1: npm: command not found")), bash(2, "pnpm test", None)];
+        assert_eq!(recoveries(&missing, 5, 10.0).len(), 1, "npm -> pnpm is not a typo");
         let other = vec![bash(1, "npm test", Some("failed")), bash(2, "git status", None)];
         assert!(recoveries(&other, 5, 10.0).is_empty(), "an unrelated command");
         let late = vec![bash(1, "npm test", Some("failed")), bash(60 * 20, "pnpm test", None)];

@@ -190,6 +190,13 @@ fn recovery_calls(text: &str) -> Option<(String, String)> {
 /// Claude Code's own tools, which a recovery between says nothing of the project.
 const AGENT_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "Read", "NotebookEdit", "Grep", "Glob", "Bash", "WebFetch", "Task"];
 
+/// Whether `b` is `a` mistyped or mistyped back (`gti`/`git`, `terrafrom`/`terraform`): as
+/// long, at most two letters apart. Another program of another length is a fact of the machine
+/// or the project (`python` -> `python3`, `npm` -> `pnpm`), not a typo.
+pub fn mistyped(a: &str, b: &str) -> bool {
+    a != b && a.chars().count() == b.chars().count() && distance(a, b) <= 2
+}
+
 /// Characters that differ between two strings (Levenshtein distance, for short ones).
 pub fn distance(a: &str, b: &str) -> usize {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
@@ -227,11 +234,9 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
             return Some("a typo fixed, not a lesson".into());
         }
         // A mistyped program (`terrafrom fmt` -> `terraform fmt`, "command not found"): capture
-        // never proposes one, but a text given to the gate may say it. Another program of the
-        // same name (`python` -> `python3`) is a fact of the machine, as capture has it.
+        // never proposes one, but a text given to the gate may say it.
         let rest = |c: &str| c.split_whitespace().skip_while(|w| w.contains('=')).skip(1).collect::<Vec<_>>().join(" ");
-        let (pf, pw) = (program(&failed), program(&worked));
-        if lower.contains("not found") && pf != pw && !pw.starts_with(&pf) && distance(&pf, &pw) <= 2 && rest(&failed) == rest(&worked) {
+        if lower.contains("not found") && mistyped(&program(&failed), &program(&worked)) && rest(&failed) == rest(&worked) {
             return Some("a typo fixed, not a lesson".into());
         }
         // The agent's own tools (`Edit` failing, `Write` working) say nothing of the project.
@@ -393,8 +398,9 @@ mod tests {
         assert_eq!(v("In this project, `npm test` fails (npm ERR! This project uses pnpm); `pnpm test` works.", "recovery"), Verdict::Quality);
         assert_eq!(v("Do not touch the generated files in src/gen.", "prompt"), Verdict::Quality);
         assert_eq!(v("Never mock the database in integration tests, because the mocks hid a broken migration.", "prompt"), Verdict::Quality);
-        // Another program of the same name is a fact of the machine, not a typo.
+        // Another program of the same name, or another tool, is not a typo.
         assert_eq!(v("In this project, `node scripts/seed.js` fails (command not found); `nodejs scripts/seed.js` works.", "recovery"), Verdict::Quality);
+        assert_eq!(v("In this project, `npm test` fails (npm: command not found); `pnpm test` works.", "recovery"), Verdict::Quality);
     }
 
     #[test]

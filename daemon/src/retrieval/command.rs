@@ -22,12 +22,14 @@ fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// Longest shape kept: a longer one is not a command's name and what it does.
+const MAX_SHAPE_CHARS: usize = 120;
+
 /// The command's first line split as the shell would (on whitespace when its quotes do not
-/// balance, as in a command cut short), without leading environment assignments and `sudo`.
+/// balance, as in a command cut short).
 pub fn words(command: &str) -> Vec<String> {
     let line = command.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    let split = shlex::split(line).unwrap_or_else(|| line.split_whitespace().map(str::to_string).collect());
-    split.into_iter().skip_while(|w| is_assignment(w)).filter(|w| w != "sudo").collect()
+    shlex::split(line).unwrap_or_else(|| line.split_whitespace().map(str::to_string).collect())
 }
 
 /// A word that can name what a program does: letters first, no path.
@@ -36,32 +38,39 @@ fn word_like(w: &str) -> bool {
 }
 
 /// The shape of one simple command (its words): the program's name and its first argument that
-/// is not a flag (a flag before it without `=` takes the word after it as its value: `git -C
-/// repo push`, `kubectl --context prod get`); a script's name (`manage.py`) brings the word after
-/// it. `None` when there is no such word (`ls`, `pytest -x`) or it is a path.
+/// is not a flag; a script's name (`manage.py`) brings the word after it. A flag before that
+/// argument may be a switch (`--no-pager`) or take the next word as its value (`-C repo`,
+/// `--context prod`, `-m black`): which, only the program knows, so the words before it are
+/// kept as they are (`git -c repo push`) and only the same ones match. `None` when there is no
+/// such word (`ls`, `pytest -x`), it is a path, or the program is not a name (`sudo -u www`).
 fn shape_of(words: &[String]) -> Option<String> {
     let program = basename(words.first()?);
+    if !word_like(program) {
+        return None;
+    }
     let mut rest = words[1..].iter();
-    let mut head = None;
-    while let Some(w) = rest.next() {
+    let mut shape = vec![program];
+    let mut swallowed = false;
+    let head = loop {
+        let w = rest.next()?;
         if w.starts_with('-') {
-            if !w.contains('=') && w.len() > 1 {
-                rest.next();
-            }
-            continue;
+            swallowed = !w.contains('=') && w.len() > 1;
+            shape.push(w);
+        } else if std::mem::take(&mut swallowed) {
+            shape.push(w);
+        } else {
+            break w.as_str();
         }
-        head = Some(w.as_str());
-        break;
+    };
+    if !word_like(head) {
+        return None;
     }
-    let head = head.filter(|h| word_like(h))?;
-    let mut shape = format!("{program} {head}");
-    if head.contains('.') {
-        if let Some(next) = rest.find(|w| !w.starts_with('-')).filter(|w| word_like(w)) {
-            shape.push(' ');
-            shape.push_str(next);
-        }
+    shape.push(head);
+    if head.contains('.') && let Some(next) = rest.find(|w| !w.starts_with('-')).filter(|w| word_like(w)) {
+        shape.push(next);
     }
-    Some(shape.to_lowercase())
+    let shape = shape.join(" ").to_lowercase();
+    (shape.chars().count() <= MAX_SHAPE_CHARS).then_some(shape)
 }
 
 /// The shape of a command line: that of its first simple command past any that only set the
@@ -110,16 +119,23 @@ mod tests {
     }
 
     #[test]
-    fn flags_before_the_subcommand_take_their_values() {
-        assert_eq!(s("git -C services/api push origin main"), Some("git push".into()));
-        assert_eq!(s("kubectl --context prod-admin rollout restart deploy/api"), Some("kubectl rollout".into()));
-        assert_eq!(s("terraform -chdir=infra apply"), Some("terraform apply".into()));
+    fn words_before_the_subcommand_are_kept_as_they_are() {
+        assert_eq!(s("git -C services/api push origin main"), Some("git -c services/api push".into()));
+        assert_eq!(s("kubectl --context prod-admin rollout restart deploy/api"), Some("kubectl --context prod-admin rollout".into()));
+        assert_eq!(s("terraform -chdir=infra apply"), Some("terraform -chdir=infra apply".into()));
+        // A switch or a flag's value: either way, only the same words match.
+        assert_ne!(s("python -m black src"), s("python -m mypy src"));
+        assert_ne!(s("git --no-pager diff main"), s("git --no-pager show main"));
+        assert_ne!(s("git -C a push"), s("git -C b push"));
     }
 
     #[test]
     fn staging_wrappers_and_assignments_are_passed_over() {
         assert_eq!(s("cd apps/web && npm install zod"), Some("npm install".into()));
         assert_eq!(s("sudo npm install -g pnpm"), Some("npm install".into()));
+        // A wrapper's own options leave no program's name.
+        assert_eq!(s("sudo -u www-data php artisan migrate"), None);
+        assert_eq!(s("sudo -E npm run build"), None);
         assert_eq!(s("NODE_ENV=test env time npx jest src"), Some("npx jest".into()));
         assert_eq!(s("export A=1; cargo test -p billing"), Some("cargo test".into()));
         assert_eq!(s("/usr/local/bin/Python3 manage.py migrate --plan"), Some("python3 manage.py migrate".into()));
@@ -132,6 +148,8 @@ mod tests {
         assert_eq!(s("pytest -x"), None);
         assert_eq!(s("python tests/test_refund.py"), None);
         assert_eq!(s("cd somewhere"), None);
+        assert_eq!(s("'/opt/my tools' build"), None);
+        assert_eq!(s(&format!("make {}", "x".repeat(200))), None);
         // Quotes that do not balance (a command cut short) are split on whitespace.
         assert_eq!(s("git commit -m 'half a message"), Some("git commit".into()));
     }

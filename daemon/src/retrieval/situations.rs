@@ -112,7 +112,7 @@ impl Compared {
     /// The closeness on the side where the lesson applies (the command counts), and whether it
     /// is the command's.
     fn applies(&self) -> (f64, bool) {
-        if self.command > self.closeness { (self.command, true) } else { (self.closeness, false) }
+        if self.command > 0.0 && self.command > self.closeness { (self.command, true) } else { (self.closeness, false) }
     }
 }
 
@@ -428,8 +428,9 @@ impl Situations {
     /// wrong silence costs less than a wrong word).
     ///
     /// On the side where the lesson applies, a situation that ran the moment's command (its
-    /// shape: `npm install` for `npm install lodash` after `npm install left-pad`) is at least
-    /// `same_command` close, anchors still taken into account. On the other side the command
+    /// shape: `npm install` for `npm install lodash` after `npm install left-pad`) is as close
+    /// as `same_command` (fading as any closeness does) when its meaning is less close; the
+    /// anchors then scale it as above. On the other side the command
     /// does not count: one `not-relevant` on a plain `git push` must not silence a lesson on
     /// every push, forced ones included.
     pub fn evidence(&self, lesson: &str, moment: &Moment<'_>, floor: f64, lesson_has: &dyn Fn(&str) -> bool) -> Learned {

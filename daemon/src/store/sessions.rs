@@ -9,6 +9,8 @@ use std::sync::atomic::Ordering;
 use cairn_proto::AdviceItem;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sled::transaction::ConflictableTransactionResult;
+use sled::Transactional;
 use ulid::Ulid;
 
 use super::codec::{decode, encode, StoreError};
@@ -67,8 +69,14 @@ impl Store {
         self.writable()?;
         // In the order they were recorded: attribution reads "what came next" from it.
         let id = self.event_ids.lock().generate().unwrap_or_else(|_| Ulid::new());
-        self.session_log.insert(id.to_bytes(), encode(event))?;
-        self.session_index.insert(index_key(&event.session_id, &id), &[])?;
+        let (key, bytes, index) = (id.to_bytes(), encode(event), index_key(&event.session_id, &id));
+        // The line and its session's index entry together: a crash between the two would leave
+        // an event its session never finds (feedback and attribution read it through the index).
+        (&self.session_log, &self.session_index).transaction(|(log, by)| -> ConflictableTransactionResult<(), ()> {
+            log.insert(&key[..], bytes.as_slice())?;
+            by.insert(index.as_slice(), &[] as &[u8])?;
+            Ok(())
+        })?;
         self.event_count.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
