@@ -20,7 +20,7 @@ use super::error::{Error, Result};
 use super::writer::Writer;
 use crate::base::clock;
 use crate::config::Tuneables;
-use crate::learning::capture;
+use crate::learning::{attribution, capture};
 use crate::learning::graph::{self, Adjustment, Tier};
 use crate::retrieval::command;
 use crate::retrieval::situations::Moment;
@@ -218,7 +218,7 @@ pub(super) fn command_shape(moment: &SessionEvent) -> Option<String> {
     if moment.tool_name.as_deref() != Some("Bash") {
         return None;
     }
-    moment.payload.get("tool_input")?.get("command")?.as_str().and_then(command::shape)
+    command::shape(&attribution::acted(moment))
 }
 
 /// A judgement on a lesson at a moment: a feedback verb's, or what happened after it was said.

@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use super::attribution::{acted, failed, field, is_correction, is_result, kind, millis};
 use super::gate::LOOKS;
+use crate::retrieval::command::basename;
 use crate::store::sessions::SessionEvent;
 
 /// Longest lesson text capture makes.
@@ -320,10 +321,6 @@ fn error_of(e: &SessionEvent) -> String {
 fn file_of(e: &SessionEvent) -> Option<&str> {
     let input = e.payload.get("tool_input")?;
     [field(input, "file_path"), field(input, "notebook_path"), field(input, "path")].into_iter().find(|p| !p.is_empty())
-}
-
-fn basename(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// A failed call's signature: its kind, its program and subcommand, and the error's gist with

@@ -18,7 +18,8 @@ fn is_assignment(word: &str) -> bool {
     !word.starts_with('-') && word.split_once('=').is_some_and(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
-fn basename(path: &str) -> &str {
+/// A path's last part: a program's name (`./node_modules/.bin/jest` is `jest`).
+pub fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
@@ -27,7 +28,7 @@ const MAX_SHAPE_CHARS: usize = 120;
 
 /// The command's first line split as the shell would (on whitespace when its quotes do not
 /// balance, as in a command cut short).
-pub fn words(command: &str) -> Vec<String> {
+fn words(command: &str) -> Vec<String> {
     let line = command.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
     shlex::split(line).unwrap_or_else(|| line.split_whitespace().map(str::to_string).collect())
 }
