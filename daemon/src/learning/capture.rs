@@ -57,11 +57,14 @@ const RULE_OPENERS: &[&str] = &[
     "always", "never", "don't", "do not", "dont", "avoid", "stop", "only ever", "make sure to always", "make sure you always", "we use", "we don't",
     "we do not", "we never", "we always", "we prefer", "this project uses", "this repo uses", "this project", "this repo", "in this repo",
     "in this project", "in this codebase", "here we", "prefer", "no more", "must", "remember to", "be sure to always", "you must", "you should always",
-    "you should never",
+    "you should never", "whenever", "every time", "each time", "any time", "anytime",
 ];
 
 /// Words that make an instruction a contrast ("X, not Y", "X instead of Y"): a correction.
 const CONTRASTS: &[&str] = &[", not ", " not ", " instead of ", " instead", " rather than ", " over ", " is read-only", " are read-only", " only "];
+
+/// Words that say something fails, in the part after a directive.
+const FAILS: &[&str] = &[" chokes", " breaks", " fails", " doesn't work", " does not work", " won't work", " is broken", " skips ", " crashes", " hangs"];
 
 /// Phrases that open chatter, never a lesson.
 const CHATTER: &[&str] = &[
@@ -125,7 +128,12 @@ fn clauses(prompt: &str) -> Vec<String> {
         // ", and from now on ..." / ", and never ...": a second instruction joined to a request.
         let mut rest = c.as_str();
         let mut lower_rest = lower.as_str();
-        while let Some(i) = [", and ", " and then ", ", but ", " but ", " - ", " — ", ": "].iter().filter_map(|sep| lower_rest.find(sep).map(|i| (i, sep.len()))).min() {
+        while let Some(i) = [", and ", " and then ", ", but ", " but ", " - ", " — ", ": "]
+            .iter()
+            .filter_map(|sep| lower_rest.find(sep).map(|i| (i, sep.len())))
+            .chain(and_then_rule(lower_rest).map(|i| (i, " and ".len())))
+            .min()
+        {
             let (i, n) = i;
             if !rest.is_char_boundary(i) || !rest.is_char_boundary(i + n) {
                 break;
@@ -142,6 +150,15 @@ fn clauses(prompt: &str) -> Vec<String> {
         parts.push(rest.to_string());
     }
     parts.into_iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()
+}
+
+/// Where " and " joins a request to a standing instruction or a rule ("fix the lint and going
+/// forward keep ..."), so the two are apart.
+fn and_then_rule(lower: &str) -> Option<usize> {
+    lower.match_indices(" and ").map(|(i, _)| i).find(|&i| {
+        let next = &lower[i + " and ".len()..];
+        STANDING.iter().chain(["always", "never", "whenever", "every time"].iter()).any(|p| starts_with_word(next, p.trim_end_matches([',', ':'])))
+    })
 }
 
 fn is_question(lower: &str) -> bool {
@@ -175,12 +192,18 @@ fn instruction(clause: &str, corrected_before: bool) -> Option<String> {
         rest = rest.trim_end_matches(['.', '!', ' ']);
         rest = rest[..rest.len() - e.len()].trim_end_matches([',', ' ', '-', ';']);
     }
-    if ONE_OFF.iter().any(|o| format!(" {rest} ").contains(o)) {
+    // "not yet" ties the instruction to now; a "yet" in the reason after it ("..., the
+    // symlinks aren't ignored yet") does not.
+    let head = rest.split([',', ';']).next().unwrap_or(rest);
+    if ONE_OFF.iter().any(|o| if *o == " yet" { format!(" {head} ").contains(o) } else { format!(" {rest} ").contains(o) }) {
         return None;
     }
     let padded = format!(" {rest} ");
     let ruled = RULE_OPENERS.iter().any(|o| starts_with_word(rest, o));
-    let contrast = CONTRASTS.iter().any(|c| padded.contains(c));
+    // "use tsx, ts-node chokes on our esm config": what fails, said after the directive, is the
+    // other side of a contrast.
+    let fails_after = rest.split_once(',').is_some_and(|(_, after)| FAILS.iter().any(|f| format!(" {after} ").contains(f)));
+    let contrast = CONTRASTS.iter().any(|c| padded.contains(c)) || fails_after;
     // A correction teaches with a directive ("no, use pnpm"), a plain request does not.
     let directive = ["use ", "run ", "put ", "keep ", "call ", "write ", "add ", "import ", "pin ", "set ", "go through ", "check ", "ask ", "stage ", "edit ", "register "]
         .iter()
@@ -234,18 +257,24 @@ fn instruction(clause: &str, corrected_before: bool) -> Option<String> {
 /// "otherwise ...") stays with it.
 pub fn from_prompt(prompt: &str) -> Vec<String> {
     let prompt: String = prompt.chars().take(4_000).collect();
-    let corrected = is_correction(&prompt);
     let parts = clauses(&prompt);
+    // "ugh, you did it again." opens a correction as "no, ..." does.
+    let corrected = is_correction(&prompt) || parts.first().is_some_and(|c| strip_fillers(c.to_lowercase().trim()).1);
     let mut out: Vec<String> = Vec::new();
     let mut last_was_lesson = false;
-    for (i, c) in parts.iter().enumerate() {
-        match instruction(c, corrected && i == 0) {
+    // A correction reaches past its opening complaint ("ugh you did it again. rubocop -a, NOT
+    // -A"): to the first clause that states something.
+    let mut complaint = true;
+    for c in parts.iter() {
+        match instruction(c, corrected && complaint) {
             Some(lesson) => {
                 out.push(lesson);
                 last_was_lesson = true;
+                complaint = false;
             }
             None => {
                 let lower = c.to_lowercase();
+                complaint &= out.is_empty() && c.split_whitespace().count() <= 6 && !is_question(&lower);
                 if let Some(prev) = out.last_mut().filter(|_| last_was_lesson && !is_question(&lower) && BECAUSE.iter().any(|b| lower.starts_with(b))) {
                     {
                         prev.pop();
@@ -507,6 +536,26 @@ mod tests {
         );
         assert_eq!(one("never force-push to main, because the deploy bot tags from it").as_deref(), Some("Never force-push to main, because the deploy bot tags from it."));
         assert_eq!(one("Never edit vendor/. Otherwise the next sync wipes it").as_deref(), Some("Never edit vendor/: Otherwise the next sync wipes it."));
+    }
+
+    #[test]
+    fn rules_said_in_passing_after_a_complaint_or_a_request_are_heard() {
+        // "whenever" and "every time" open a rule that lasts.
+        assert_eq!(one("whenever you add an env var, add it to .env.example too").as_deref(), Some("Whenever you add an env var, add it to .env.example too."));
+        // A "yet" in the reason does not make the rule a one-off; in the rule it does.
+        assert_eq!(
+            one("Don't use `git add -A` in this repo, the bazel-* symlinks aren't in .gitignore yet").as_deref(),
+            Some("Do not use `git add -A` in this repo, the bazel-* symlinks aren't in .gitignore yet.")
+        );
+        assert_eq!(one("don't merge it yet, the review isn't done"), None);
+        // The correction reaches past a short complaint.
+        assert_eq!(one("ugh you did it again. rubocop -a, NOT -A").as_deref(), Some("Rubocop -a, NOT -A."));
+        // A rule joined to a request by " and ".
+        assert_eq!(one("fix the lint and going forward keep sql keywords uppercase in db/queries").as_deref(), Some("Keep sql keywords uppercase in db/queries."));
+        // A directive, then what fails without it.
+        assert_eq!(one("use tsx to run the scripts in scripts/, ts-node chokes on our esm config").as_deref(), Some("Use tsx to run the scripts in scripts/, ts-node chokes on our esm config."));
+        // A long request before a statement is not a complaint the correction reaches past.
+        assert_eq!(from_prompt("no. please rewrite the importer so it streams the rows. the parser is in src/parse"), Vec::<String>::new());
     }
 
     #[test]
