@@ -82,6 +82,21 @@ const QUESTION_OPENERS: &[&str] = &[
 /// Reason words that attach a following sentence to the instruction before it.
 const BECAUSE: &[&str] = &["because", "since", "otherwise", "as ", "so that", "so ", "or else", "it ", "they ", "that ", "this "];
 
+/// Words after "no" that do not make it a prohibition ("no idea", "no the tests are in ...").
+const NOT_PROHIBITED: &[&str] = &[
+    "i", "you", "we", "it", "its", "it's", "that", "that's", "thats", "this", "the", "a", "an", "not", "wait", "idea", "worries", "rush", "problem",
+    "need", "thanks", "way", "just", "luck", "clue", "one", "change", "changes", "difference", "longer", "matter", "doubt", "big", "sorry", "ok",
+    "okay", "yes", "i'm", "im", "don't", "dont", "more", "there", "what", "why", "how", "actually", "still", "then", "so", "problems", "issue",
+];
+
+/// Whether a lowercased clause opens with a prohibition ("no lombok in new code", "no
+/// hardcoded english in Text() widgets") rather than with "no" answering or correcting.
+fn prohibition(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix("no ") else { return false };
+    let next = rest.split(|c: char| c.is_whitespace() || c == ',').next().unwrap_or("");
+    next.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_') && !next.is_empty() && !NOT_PROHIBITED.contains(&next) && !super::gate::DIRECTIVES.contains(&next)
+}
+
 fn starts_with_word(s: &str, w: &str) -> bool {
     s.starts_with(w) && s[w.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric() && c != '\'')
 }
@@ -93,6 +108,10 @@ fn strip_fillers(mut s: &str) -> (&str, bool) {
     loop {
         let before = s;
         for f in FILLERS {
+            // "no lombok in new code" is the rule itself, not an opener.
+            if *f == "no" && prohibition(s) {
+                continue;
+            }
             if starts_with_word(s, f) {
                 corrected |= matches!(*f, "no" | "nope" | "nah" | "i said" | "i told you" | "like i said" | "as i said" | "as i told you" | "thats wrong" | "that's wrong" | "that is wrong" | "wrong" | "you did it again" | "ugh");
                 s = s[f.len()..].trim_start_matches(|c: char| c == ',' || c == ':' || c == '-' || c == '!' || c == '.' || c == '—' || c.is_whitespace());
@@ -195,27 +214,32 @@ fn instruction(clause: &str, corrected_before: bool) -> Option<String> {
     // "not yet" ties the instruction to now; a "yet" in the reason after it ("..., the
     // symlinks aren't ignored yet") does not.
     let head = rest.split([',', ';']).next().unwrap_or(rest);
-    if ONE_OFF.iter().any(|o| if *o == " yet" { format!(" {head} ").contains(o) } else { format!(" {rest} ").contains(o) }) {
+    if ONE_OFF.iter().any(|o| if *o == " yet" { format!(" {head} ").contains(o) } else { format!(" {rest} ").contains(o) }) || super::gate::time_bound(rest) {
         return None;
     }
     let padded = format!(" {rest} ");
-    let ruled = RULE_OPENERS.iter().any(|o| starts_with_word(rest, o));
+    let names = rest.split_whitespace().any(|w| w.contains(['/', '_', '`']) || w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(|c| c.is_alphanumeric()));
+    // A prohibition said plainly counts when it is asked for politely, names something, or
+    // corrects ("ugh no lombok in new code please").
+    let polite = [" please", " pls", " plz"].iter().any(|p| padded.contains(&format!("{p} ")) || padded.contains(&format!("{p},")));
+    let ruled = RULE_OPENERS.iter().any(|o| starts_with_word(rest, o)) || (prohibition(rest) && (polite || names || corrected));
     // "use tsx, ts-node chokes on our esm config": what fails, said after the directive, is the
     // other side of a contrast.
     let fails_after = rest.split_once(',').is_some_and(|(_, after)| FAILS.iter().any(|f| format!(" {after} ").contains(f)));
     let contrast = CONTRASTS.iter().any(|c| padded.contains(c)) || fails_after;
     // A correction teaches with a directive ("no, use pnpm"), a plain request does not.
-    let directive = ["use ", "run ", "put ", "keep ", "call ", "write ", "add ", "import ", "pin ", "set ", "go through ", "check ", "ask ", "stage ", "edit ", "register "]
+    let directive = ["use ", "run ", "put ", "keep ", "call ", "write ", "add ", "import ", "pin ", "set ", "go through ", "check ", "ask ", "stage ", "edit ", "register ", "configure ", "install "]
         .iter()
         .any(|v| rest.starts_with(v));
     // "that's not quite right" is a complaint, not a lesson: a correction without a directive
     // must name something ("pnpm, not npm"), not open on a pronoun.
     let pronoun = ["that", "that's", "this", "it", "it's", "you", "i", "i'm", "we're", "thats", "its", "we'll", "we need", "we should", "we can"].iter().any(|p| starts_with_word(rest, p));
     // A rule word inside the clause ("dates are always RFC3339", "dont fetch them").
-    let rule_inside = !pronoun && [" always ", " never ", " dont ", " don't ", " do not ", " must "].iter().any(|m| padded.contains(m));
+    let rule_inside = !pronoun
+        && [" always ", " never ", " dont ", " don't ", " do not ", " must ", " off limits", " off-limits", " not allowed", " forbidden"].iter().any(|m| padded.contains(m))
+        && !super::gate::reports_a_bug(rest);
     // A fact of the project that names something ("frontend code is in apps/web").
     let fact = [" is ", " are ", " live ", " lives ", " runs ", " goes ", " go "].iter().any(|m| padded.contains(m));
-    let names = rest.split_whitespace().any(|w| w.contains(['/', '_', '`']) || w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(|c| c.is_alphanumeric()));
     let we = starts_with_word(rest, "we") && !pronoun;
     if !(standing || ruled || rule_inside || we || (directive && (contrast || corrected)) || (contrast && corrected && !pronoun) || (fact && names && (contrast || corrected || padded.contains(" no ")))) {
         return None;
@@ -266,6 +290,18 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
     // -A"): to the first clause that states something.
     let mut complaint = true;
     for c in parts.iter() {
+        // "always... no wait, scratch that. just rerun it": what came before is taken back;
+        // what follows in the clause is heard on its own.
+        let mut c = c.as_str();
+        if let Some(end) = super::gate::retracted_at(&c.to_lowercase()) {
+            out.clear();
+            last_was_lesson = false;
+            complaint = false;
+            c = c.get(end..).unwrap_or("").trim_start_matches([',', '.', ';', ':', '!', ' ', '-']);
+            if c.is_empty() {
+                continue;
+            }
+        }
         match instruction(c, corrected && complaint) {
             Some(lesson) => {
                 out.push(lesson);
@@ -274,7 +310,12 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
             }
             None => {
                 let lower = c.to_lowercase();
-                complaint &= out.is_empty() && c.split_whitespace().count() <= 6 && !is_question(&lower);
+                // What the wrong way does ("plain `cmake -B build` wont find the deps") is part
+                // of the complaint too.
+                let says_it_fails = [" wont ", " won't ", " doesn't ", " doesnt ", " does not ", " can't ", " cant ", " cannot ", " fails", " breaks", " isn't ", " isnt "]
+                    .iter()
+                    .any(|f| format!(" {lower} ").contains(f));
+                complaint &= out.is_empty() && (c.split_whitespace().count() <= 6 || says_it_fails) && !is_question(&lower);
                 if let Some(prev) = out.last_mut().filter(|_| last_was_lesson && !is_question(&lower) && BECAUSE.iter().any(|b| lower.starts_with(b))) {
                     {
                         prev.pop();
@@ -556,6 +597,27 @@ mod tests {
         assert_eq!(one("use tsx to run the scripts in scripts/, ts-node chokes on our esm config").as_deref(), Some("Use tsx to run the scripts in scripts/, ts-node chokes on our esm config."));
         // A long request before a statement is not a complaint the correction reaches past.
         assert_eq!(from_prompt("no. please rewrite the importer so it streams the rows. the parser is in src/parse"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn prohibitions_boundaries_and_what_the_wrong_way_does_are_heard_retractions_and_reports_are_not() {
+        // "no X in Y" is a prohibition when asked politely, when it names something or corrects.
+        assert_eq!(one("ugh no mocks of the db layer in tests/integration please").as_deref(), Some("No mocks of the db layer in tests/integration."));
+        assert_eq!(one("no inline styles in the svelte components pls, tailwind classes only").as_deref(), Some("No inline styles in the svelte components pls, tailwind classes only."));
+        assert_eq!(one("no idea what went wrong there, please look again"), None);
+        // A boundary said as a fact.
+        assert!(one("`terraform apply` and `terraform destroy` are off limits for you, i run those myself").is_some());
+        // What the wrong way does is part of the complaint the correction reaches past.
+        assert_eq!(
+            one("nah, plain `go test ./...` wont see the build tags. configure with `make test-env` first, it exports GOFLAGS").as_deref(),
+            Some("Configure with `make test-env` first, it exports GOFLAGS.")
+        );
+        // Taken back, dated, or a bug report: nothing, or only what follows the retraction.
+        assert_eq!(from_prompt("always rebase onto develop... actually no, forget that. just push it"), Vec::<String>::new());
+        assert_eq!(one("never use sudo with pip. wait, scratch that, use pipx for tools instead").as_deref(), Some("Use pipx for tools instead."));
+        assert!(from_prompt("don't forget it: never commit the .env.local file").contains(&"Never commit the .env.local file.".to_string()));
+        assert_eq!(from_prompt("pin the sdk to 4.2 until the vendor fixes it next month"), Vec::<String>::new());
+        assert_eq!(from_prompt("the worker never finishes when the queue has more than 10k jobs, can you have a look"), Vec::<String>::new());
     }
 
     #[test]

@@ -116,7 +116,7 @@ const GENERIC: &[&str] = &[
 ];
 
 /// Verbs that open a directive.
-const DIRECTIVES: &[&str] = &[
+pub const DIRECTIVES: &[&str] = &[
     "always", "never", "don't", "do", "avoid", "use", "run", "prefer", "keep", "put", "add", "pin", "set", "call", "check", "ship", "build", "pass",
     "read", "write", "ask", "wrap", "import", "export", "install", "commit", "push", "rebase", "merge", "test", "mock", "bump", "tag", "deploy",
     "restart", "start", "stop", "make", "ensure", "only", "leave", "go", "prefix", "name", "store", "log", "validate", "escape", "quote", "lock",
@@ -225,7 +225,7 @@ const ONLY_FAILED: &[&str] = &[
     "m", "s", "ms", "sec", "secs", "min", "mins", "exit", "code", "status", "with", "did", "not", "complete", "successfully", "linted", "lint", "chart",
     "charts", "chart(s)", "suite", "suites", "check", "checks", "job", "jobs", "step", "steps", "task", "tasks", "total", "run", "ran", "warning",
     "warnings", "skipped", "ignored", "result", "fatal", "command", "process", "returned", "non", "zero", "nonzero", "exited", "the", "a",
-    "example", "examples", "spec", "specs",
+    "example", "examples", "spec", "specs", "some", "succeeded", "deselected", "did", "errored", "across", "file", "files",
 ];
 
 /// Whether a failure's error is only a count, a timing or "build failed": `3 tests, 1
@@ -238,6 +238,60 @@ fn says_only_it_failed(text: &str) -> bool {
         .filter(|w| !w.is_empty())
         .collect();
     !words.is_empty() && words.iter().all(|w| ONLY_FAILED.contains(&w.as_str()) || w.chars().all(|c| c.is_ascii_digit()) || w.trim_end_matches(['m', 's', 'h']).chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Phrases that take back what was just said ("always rebase... no wait, scratch that").
+const RETRACTIONS: &[&str] = &["scratch that", "scrap that", "forget it", "forget that", "ignore that", "never mind", "nevermind", "no wait", "actually no"];
+
+/// Where a lowercased text takes back what came before it: the end of its last retraction,
+/// as a whole phrase and not negated ("don't forget it" takes nothing back).
+pub fn retracted_at(lower: &str) -> Option<usize> {
+    RETRACTIONS
+        .iter()
+        .flat_map(|r| lower.match_indices(r).map(move |(i, _)| (i, i + r.len())))
+        .filter(|&(i, end)| {
+            let before = &lower[..i];
+            (i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric())
+                && lower.as_bytes().get(end).is_none_or(|c| !c.is_ascii_alphanumeric())
+                && !["don't ", "dont ", "do not ", "not ", "never "].iter().any(|n| before.ends_with(n))
+        })
+        .map(|(_, end)| end)
+        .max()
+}
+
+/// Words naming a near moment: "until" one of them bounds an instruction in time.
+const NEAR_TIMES: &[&str] = &[
+    "next", "tomorrow", "tonight", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "sprint", "eod", "eow", "week",
+    "weekend", "month", "quarter", "later", "lunch",
+];
+
+/// Whether an instruction holds only until a near moment ("until next sprint", "until the
+/// mobile release on Friday"); "until the tests pass" is a condition, not a date.
+pub fn time_bound(lower: &str) -> bool {
+    lower.match_indices("until ").any(|(i, _)| {
+        (i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric())
+            && lower[i + "until ".len()..].split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(7).any(|w| NEAR_TIMES.contains(&w))
+    })
+}
+
+/// Verbs of something going wrong.
+const GOES_WRONG: &[&str] = &["crash", "crashes", "fail", "fails", "break", "breaks", "hang", "hangs", "freeze", "freezes", "errors", "dies", "segfaults", "throws", "explodes", "stalls"];
+
+/// Whether "always" or "never" reports a bug rather than sets a rule: "the app always crashes
+/// when I rotate it", "always the same error", what a thing does followed by a call for help; a condition or a way out ("... unless", "use
+/// ...") makes it a fact to act on, and a clause opened by them ("Never fail silently") is a
+/// directive.
+pub fn reports_a_bug(lower: &str) -> bool {
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).collect();
+    let way_out = words.iter().any(|w| matches!(*w, "unless" | "if" | "without" | "because" | "so" | "otherwise" | "use" | "run" | "instead" | "don't" | "dont"));
+    // "the worker never finishes ..., can you have a look": what a thing does, and a call for help.
+    let help = ["can you", "could you", "look into", "take a look", "have a look", "figure out", "investigate", "debug"].iter().any(|h| lower.contains(h));
+    !way_out
+        && (1..words.len()).any(|i| {
+            matches!(words[i], "always" | "never")
+                && (words.get(i + 1).is_some_and(|w| GOES_WRONG.contains(w) || (help && w.len() > 3 && w.ends_with('s')))
+                    || words.get(i + 1..i + 3) == Some(&["the", "same"][..]))
+        })
 }
 
 /// Errors of a port or lock another process holds for the moment: the fix (another port, a
@@ -307,6 +361,18 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
         if a.len() == b.len() && a.len() > 1 && a[..a.len() - 1] == b[..b.len() - 1] && b[b.len() - 1].starts_with(a[a.len() - 1]) {
             return Some("a name completed, not a lesson".into());
         }
+        // A run that failed with nothing but a count, then a narrower one (`sbt test` "failed
+        // 2" -> `sbt "testOnly *SessionSpec"`, `//...` -> `//app/...`, a test file or a `-k`
+        // added): no cause is named, and running less is not a fix. A call that only adds a
+        // switch to the failed one (`cargo test` -> `cargo test -- --test-threads=1`) may be.
+        let added: Vec<&&str> = b.iter().filter(|w| !a.contains(w)).collect();
+        let selects = |w: &str| {
+            let flag = w.split('=').next().unwrap_or(w);
+            (!w.starts_with('-') && !w.chars().all(|c| c.is_ascii_digit())) || ["-k", "-t", "-m", "-run", "--filter", "--grep", "-g", "--testNamePattern", "--test", "--only", "--tests"].contains(&flag)
+        };
+        if says_only_it_failed(text) && (!a.iter().all(|w| b.contains(w)) || added.iter().any(|w| selects(w))) {
+            return Some("the error says only that it failed (a count, a timing), and the call that worked ran less: no cause to learn".into());
+        }
     } else if let Some((missing, found)) = path_recovery(text) {
         // A path typed wrong or cut short (`src/utils/strng.c` -> `src/utils/string.c`,
         // `lib/billing/inv` -> `lib/billing/invoice.ex`): the slip of a moment.
@@ -335,6 +401,26 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
     let restates = ["ran ", "executed ", "called ", "invoked ", "opened ", "edited ", "created ", "read ", "used ", "the agent ", "claude ", "i ran", "we ran", "the user ran"];
     if restates.iter().any(|r| lower.starts_with(r)) && !rule && !REASONS.iter().any(|r| lower.contains(r)) {
         return Some("it restates what was done".into());
+    }
+    if retracted_at(&lower).is_some() {
+        return Some("taken back as it was said".into());
+    }
+    if time_bound(&lower) {
+        return Some("bound to a near date, not a lesson that lasts".into());
+    }
+    if reports_a_bug(&lower) {
+        return Some("reports what goes wrong, says nothing to do".into());
+    }
+    if ["don't know", "dont know", "do not know", "no idea", "not sure why", "no clue"].iter().any(|p| lower.starts_with(p) || lower.contains(&format!("i {p}"))) {
+        return Some("a puzzle, not a lesson".into());
+    }
+    // "Always be careful when changing the build": care, with little named and nothing
+    // explained.
+    let vague = ["be careful", "double-check", "double check", "pay attention", "take care", "be mindful", "think twice", "be cautious"].iter().any(|v| lower.contains(v));
+    let care = ["pay", "attention", "careful", "mindful", "cautious", "twice", "think", "take", "care", "double-check", "double", "changing", "touching", "editing", "modifying", "your", "our"];
+    let named = ws.iter().filter(|w| w.len() >= 3 && w.chars().all(|c| c.is_alphanumeric() || c == '-') && !GENERIC.contains(&w.as_str()) && !care.contains(&w.as_str())).count();
+    if vague && named <= 1 && !text.split_whitespace().any(is_code) && !REASONS.iter().any(|r| format!(" {lower}").contains(&format!(" {r}"))) {
+        return Some("too vague: it asks for care, not for something to do".into());
     }
     let one_off = ["this time", "for now", "for this pr", "right now", "just this once", "revert that", "undo that", "that approach", "never mind", "nevermind", "same approach as", "the same way as"];
     if one_off.iter().any(|o| lower.contains(o)) {
@@ -380,6 +466,11 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         (1.0, "a rule: what to do or not, and when")
     } else if fact && (rule_marker || code > 0) {
         (0.7, "a fact of the project the agent can act on")
+    } else if input.source == "claude-md" && code > 0 && ws.len() >= 6 {
+        // The user wrote it into CLAUDE.md for the agent: a sentence that names things in code
+        // is a convention of the project, whatever its verb ("every change gets a bullet in
+        // NEWS.md").
+        (0.7, "a convention the user wrote down, naming things in code")
     } else if imperative {
         (0.3, "a request for now, not a rule that lasts")
     } else if fact {
@@ -517,6 +608,37 @@ mod tests {
             "In this project, `psql -c 'select 1'` fails (connection refused); `make db-up && psql -c 'select 1'` works.",
         ] {
             let j = judge(&Input { text: t, source: "recovery", nearest: Vec::new() }, &Bars::default());
+            assert!(j.verdict.keeps(), "{t}: {:?}", j.reasons);
+        }
+    }
+
+    #[test]
+    fn taken_back_dated_bug_reports_puzzles_and_vague_care_are_primitive() {
+        let why = |t: &str, source: &str| {
+            let j = judge(&Input { text: t, source, nearest: Vec::new() }, &Bars::default());
+            assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
+            j.reasons.last().cloned().unwrap_or_default()
+        };
+        assert!(why("Squash every branch before merging. Hmm, no wait, scratch that; merge commits are fine.", "prompt").contains("taken back"));
+        assert!(why("Keep the v1 `/orders` handler alive until the Android app ships next Thursday.", "prompt").contains("near date"));
+        assert!(why("The importer always hangs when the CSV has a BOM at the start of `data/in.csv`.", "prompt").contains("goes wrong"));
+        assert!(why("No idea why but `make lint` passes locally and fails on the runner.", "prompt").contains("puzzle"));
+        assert!(why("Always pay attention when touching the build.", "prompt").contains("vague"));
+        assert!(why("In this project, `npm test` fails (Tests: 2 failed, 40 passed); `npm test -- src/cart.test.ts` works.", "recovery").contains("ran less"));
+        assert!(why("In this project, `vitest run` keeps failing (4 tests failed across 3 files): seen in 2 sessions, never fixed in one. Find the cause before running it again.", "failure").contains("only that it failed"));
+        // A convention written into CLAUDE.md that names things is kept whatever its verb.
+        let j = judge(&Input { text: "Each public function in `lib/api/` gets a doc comment with an `# Examples` block.", source: "claude-md", nearest: Vec::new() }, &Bars::default());
+        assert!(j.verdict.keeps(), "{:?}", j.reasons);
+        // A condition, a way out, a directive opened by "never", a date-free "until", a
+        // negated "forget it" and care with a reason stay lessons.
+        for t in [
+            "The e2e suite always fails unless `redis-server` is running on 6380.",
+            "Never fail silently in the `jobs/` workers; log the error and re-raise it.",
+            "Do not merge `release/*` branches until the changelog check passes.",
+            "Don't forget it: `make proto` must run after editing any file in `api/proto/`.",
+            "Always double-check `kubectl config current-context` before applying; laptops default to prod.",
+        ] {
+            let j = judge(&Input { text: t, source: "prompt", nearest: Vec::new() }, &Bars::default());
             assert!(j.verdict.keeps(), "{t}: {:?}", j.reasons);
         }
     }
