@@ -234,19 +234,11 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
             m.worth.verdict = Some(j.verdict.as_str().into());
             m.why.action_type = Some(if o.from == "prompt" { "conversation" } else { "tool_use" }.into());
             m.why.rationale = o.evidence.first().map(|e| e.text.clone());
+            // The moments it corrected become its situations, and what caused it: linked first,
+            // so the candidate is seen (and kept) whole, with its causes, or not at all. A crash
+            // in between leaves links to a lesson that does not exist, which nothing follows.
+            m.why.caused_by = applies_at(d, t, &m, &o.moments, &format!("captured {} from {}", m.id, o.from)).await?;
             super::memories::save(d, &m).await?;
-            // The moments it corrected become its situations, and what caused it.
-            let caused_by = applies_at(d, t, &m, &o.moments, &format!("captured {} from {}", m.id, o.from)).await?;
-            if !caused_by.is_empty() {
-                tokio::task::block_in_place(|| -> Result<()> {
-                    let w = d.memories().writer();
-                    if let Some(mut now) = w.get(&m.id)? {
-                        now.why.caused_by = caused_by;
-                        w.put(&now, &Prepared::default())?;
-                    }
-                    Ok(())
-                })?;
-            }
         }
     }
     Ok(())

@@ -265,12 +265,20 @@ const NEAR_TIMES: &[&str] = &[
     "weekend", "month", "quarter", "later", "lunch",
 ];
 
+/// A word of a calendar date: a month's name or a day of the month ("14th", "3rd").
+fn date(w: &str) -> bool {
+    const MONTHS: &[&str] = &["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"];
+    let day = ["st", "nd", "rd", "th"].iter().any(|s| w.strip_suffix(s).is_some_and(|d| !d.is_empty() && d.len() <= 2 && d.chars().all(|c| c.is_ascii_digit())));
+    // "may" is a month only when a day follows or precedes; as a word it is a modal.
+    day || (MONTHS.contains(&w) && w != "may" && w != "mar")
+}
+
 /// Whether an instruction holds only until a near moment ("until next sprint", "until the
 /// mobile release on Friday"); "until the tests pass" is a condition, not a date.
 pub fn time_bound(lower: &str) -> bool {
     lower.match_indices("until ").any(|(i, _)| {
         (i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric())
-            && lower[i + "until ".len()..].split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(7).any(|w| NEAR_TIMES.contains(&w))
+            && lower[i + "until ".len()..].split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(7).any(|w| NEAR_TIMES.contains(&w) || date(w))
     })
 }
 
@@ -621,6 +629,8 @@ mod tests {
         };
         assert!(why("Squash every branch before merging. Hmm, no wait, scratch that; merge commits are fine.", "prompt").contains("taken back"));
         assert!(why("Keep the v1 `/orders` handler alive until the Android app ships next Thursday.", "prompt").contains("near date"));
+        assert!(why("Serve the legacy `/v1/export` endpoint until the migration window on the 21st.", "prompt").contains("near date"));
+        assert!(why("Leave the feature flag `new_checkout` on until the end of March for the pilot.", "prompt").contains("near date"));
         assert!(why("The importer always hangs when the CSV has a BOM at the start of `data/in.csv`.", "prompt").contains("goes wrong"));
         assert!(why("No idea why but `make lint` passes locally and fails on the runner.", "prompt").contains("puzzle"));
         assert!(why("Always pay attention when touching the build.", "prompt").contains("vague"));
