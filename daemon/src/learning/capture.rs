@@ -70,7 +70,8 @@ const FAILS: &[&str] = &[" chokes", " breaks", " fails", " doesn't work", " does
 const CHATTER: &[&str] = &[
     "don't worry", "dont worry", "do not worry", "don't bother", "never mind", "nevermind", "no worries", "no problem", "no rush", "don't mind",
     "no need", "not now", "stop here", "stop there", "stop for now", "always happy", "dont know", "don't know", "do not know", "don't think", "dont think",
-    "don't see", "dont see", "never seen",
+    "don't see", "dont see", "never seen", "whenever you're done", "whenever youre done", "whenever you get a chance", "whenever you can",
+    "whenever you have time", "whenever you're ready", "whenever youre ready",
 ];
 
 /// Openers of a question asked without a question mark.
@@ -618,6 +619,9 @@ mod tests {
         assert!(from_prompt("don't forget it: never commit the .env.local file").contains(&"Never commit the .env.local file.".to_string()));
         assert_eq!(from_prompt("pin the sdk to 4.2 until the vendor fixes it next month"), Vec::<String>::new());
         assert_eq!(from_prompt("the worker never finishes when the queue has more than 10k jobs, can you have a look"), Vec::<String>::new());
+        // "whenever you get a chance" asks for something at some point; it sets no rule.
+        assert_eq!(from_prompt("whenever you get a chance can you bump the go toolchain in go.mod"), Vec::<String>::new());
+        assert!(one("whenever you add a route, add it to docs/api.md too").is_some());
     }
 
     #[test]
