@@ -81,15 +81,31 @@ const SMALL_CATEGORY: usize = 256;
 /// The most relevant memory of `category` for this event, among the event's projects: scored
 /// member by member for a small category; for a large one, the best among retrieval's own
 /// candidates (a member relevant at all is among the best fifty by keywords or by meaning).
-fn category_pick(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, found: &[Hit], words: &str, projects: &[&str], category: &str) -> Option<Hit> {
+fn category_members(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, found: &[Hit], projects: &[&str], category: &str) -> Vec<String> {
     let mut ids = if retrieval.lexical.category_size(category) <= SMALL_CATEGORY {
         retrieval.lexical.ids_in_category(projects, category)
     } else {
         found.iter().filter(|f| retrieval.lexical.category_of(&f.id) == Some(category)).map(|f| f.id.clone()).collect()
     };
     ids.retain(|id| lookup.audible(id));
+    ids
+}
+
+/// The most relevant of `ids` to `words` (keywords of `words`, meaning of the event).
+fn most_relevant(retrieval: &Retrieval<'_>, words: &str, ids: &[String]) -> Option<Hit> {
     let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
     retrieval.score(words, &refs).into_iter().flatten().max_by(|a, b| a.relevance.total_cmp(&b.relevance).then_with(|| b.id.cmp(&a.id)))
+}
+
+/// The memory of a category a rule surfaces: the member most relevant to the event's words
+/// and what the rule's name says is going on ("sql built" lifts the lesson on SQL over one on
+/// notebooks that merely shares the event's "customer" and "email"); else, when the name's
+/// words leave none relevant enough (`floor`), the member most relevant to the event's words.
+fn category_pick(retrieval: &Retrieval<'_>, members: &[String], words: &str, named: &str, floor: f64) -> Option<Hit> {
+    let enough = |h: &Hit| h.relevance >= floor;
+    most_relevant(retrieval, &format!("{words} {named}"), members)
+        .filter(enough)
+        .or_else(|| most_relevant(retrieval, words, members).filter(enough))
 }
 
 /// Words of rule names that say where a rule looks, not what it is about.
@@ -128,10 +144,8 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
             let (pick, via_category) = match target.strip_prefix("category:") {
                 Some(category) => {
                     let category = category.trim();
-                    // The event's own words pick first; when none of the category is relevant
-                    // enough to them, the rule's name says what is going on ("secret").
-                    let pick = |words: &str| category_pick(retrieval, lookup, &found, words, ask.projects, category).filter(|f| f.relevance >= ask.min_category_relevance);
-                    let best = pick(words).or_else(|| Some(rule_words(&m.rule.spec.name, category)).filter(|w| !w.is_empty()).and_then(|w| pick(&format!("{words} {w}"))));
+                    let members = category_members(retrieval, lookup, &found, ask.projects, category);
+                    let best = category_pick(retrieval, &members, words, &rule_words(&m.rule.spec.name, category), ask.min_category_relevance);
                     (best.map(|f| f.id), Some(category.to_string()))
                 }
                 None => (Some(target.clone()), None),
@@ -356,6 +370,28 @@ mod tests {
         assert_eq!(rule_words("secret_in_input", "security"), "secret");
         assert_eq!(rule_words("destructive_command", "destructive"), "");
         assert_eq!(rule_words("production_deploy", "deployment"), "production");
+    }
+
+    #[test]
+    fn a_category_pick_weighs_the_rule_name_beside_the_events_words() {
+        // The event shares more words ("customers", "rows") with a lesson about notebooks than
+        // with the one about SQL ("query"); the rule saw SQL built from input, and its name's
+        // words lift that lesson over the other.
+        let (index, lookup) = setup(&[
+            memory("notebooks", "global", "Clear notebook outputs before committing; a cell once leaked customers' rows", "security"),
+            memory("sql", "global", "Bind parameters: a query with SQL built by concatenating values lets injection in", "security"),
+        ]);
+        let rules = TriggerRules::parse("rules:\n  - name: sql_built_from_input\n    pattern: 'WHERE'\n    surface: [category:security]\n    priority: high\n", "t.yaml").unwrap().rules;
+        let raw = "const rows = await db.query(\"SELECT * FROM orders WHERE id = '\" + id + \"'\")";
+        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
+        let words = format!("edit src/routes/customers.ts: {raw}");
+        let intent = Intent { words: words.clone(), meaning: words, command: None };
+        let ask = Ask { intent: &intent, salience: PUSH, raw, projects: &["global"], rules: &[&rules], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
+        let found = gather(&retrieval, &lookup, &ask, None, time::macros::datetime!(2026-01-02 0:00 UTC), 30.0);
+        let picked: Vec<&str> = found.iter().filter(|c| c.trigger.is_some()).map(|c| c.id.as_str()).collect();
+        assert_eq!(picked, vec!["sql"], "{:?}", found.iter().map(|c| (&c.id, c.hit.as_ref().map(|h| h.relevance))).collect::<Vec<_>>());
+        assert_eq!(rule_words("sql_built_from_input", "security"), "sql built");
     }
 
     #[test]

@@ -333,10 +333,14 @@ fn main() {
         set["memories"].as_array().expect("memories").iter().map(memory_from).collect()
     };
     let mut events = load_events(&set);
-    // A batch of more events over the same lessons (a fresh held-out batch).
+    // A batch of more events over the same lessons (a fresh held-out batch), reported apart by
+    // its ids' range.
+    let mut extra_ids: Option<(String, String)> = None;
     if let Some(extra) = arg("--extra") {
         let batch: Value = serde_json::from_slice(&std::fs::read(&extra).unwrap_or_else(|e| panic!("{extra}: {e}"))).expect("batch json");
-        events.extend(load_events(&batch));
+        let added = load_events(&batch);
+        extra_ids = added.iter().map(|e| e.id.clone()).min().zip(added.iter().map(|e| e.id.clone()).max());
+        events.extend(added);
     }
     let world = build_world(&embedder, &memories, &events, fresh.is_some());
 
@@ -415,7 +419,9 @@ fn main() {
         part_row("held out, e111-e136", &events, &cairn, Some(false), "e111", "e136");
         part_row("held out, e137-e166", &events, &cairn, Some(false), "e137", "e166");
         part_row("held out, e167-e316", &events, &cairn, Some(false), "e167", "e316");
-        part_row("fresh batch g001-g060 (--extra)", &events, &cairn, Some(false), "g000", "g999");
+        if let Some((first, last)) = &extra_ids {
+            part_row(&format!("fresh batch {first}-{last} (--extra)"), &events, &cairn, Some(false), first, last);
+        }
         part_row("held out, e001-e316", &events, &cairn, Some(false), "e000", "e999");
     }
 
