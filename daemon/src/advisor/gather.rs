@@ -103,7 +103,11 @@ fn most_relevant(retrieval: &Retrieval<'_>, words: &str, ids: &[String]) -> Opti
 /// words leave none relevant enough (`floor`), the member most relevant to the event's words.
 fn category_pick(retrieval: &Retrieval<'_>, members: &[String], words: &str, named: &str, floor: f64) -> Option<Hit> {
     let enough = |h: &Hit| h.relevance >= floor;
-    most_relevant(retrieval, &format!("{words} {named}"), members)
+    if named.is_empty() {
+        return most_relevant(retrieval, words, members).filter(enough);
+    }
+    // The name first: a query keeps only its first terms, and a long edit's words would push it out.
+    most_relevant(retrieval, &format!("{named} {words}"), members)
         .filter(enough)
         .or_else(|| most_relevant(retrieval, words, members).filter(enough))
 }
@@ -318,13 +322,17 @@ mod tests {
         }
     }
 
-    fn run(index: &LexicalIndex, lookup: &HashMap<String, Memory>, words: &str, raw: &str, rules: &[TriggerRule], salience: Salience) -> Considered {
+    /// Every candidate for an event, without embeddings.
+    fn candidates(index: &LexicalIndex, lookup: &HashMap<String, Memory>, words: &str, raw: &str, rules: &[TriggerRule], salience: &Salience) -> Vec<Candidate> {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: index, semantic: None, fusion, learned: None };
         let intent = Intent { words: words.into(), meaning: words.into(), command: None };
         let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules: &[rules], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
-        let now = time::macros::datetime!(2026-01-02 0:00 UTC);
-        choose(gather(&retrieval, lookup, &ask, None, now, 30.0), &salience, false, &policy(2), |_| false)
+        gather(&retrieval, lookup, &ask, None, time::macros::datetime!(2026-01-02 0:00 UTC), 30.0)
+    }
+
+    fn run(index: &LexicalIndex, lookup: &HashMap<String, Memory>, words: &str, raw: &str, rules: &[TriggerRule], salience: Salience) -> Considered {
+        choose(candidates(index, lookup, words, raw, rules, &salience), &salience, false, &policy(2), |_| false)
     }
 
     const PUSH: Salience = Salience { score: 0.9, reason: "pushes" };
@@ -370,11 +378,9 @@ mod tests {
         assert_eq!(rule_words("secret_in_input", "security"), "secret");
         assert_eq!(rule_words("destructive_command", "destructive"), "");
         assert_eq!(rule_words("production_deploy", "deployment"), "production");
-    }
 
-    #[test]
-    fn a_category_pick_weighs_the_rule_name_beside_the_events_words() {
-        // The event shares more words ("customers", "rows") with a lesson about notebooks than
+        // The name is read beside the event's words, not only when they find nothing: the event
+        // shares more words ("customers", "rows") with a lesson about notebooks than
         // with the one about SQL ("query"); the rule saw SQL built from input, and its name's
         // words lift that lesson over the other.
         let (index, lookup) = setup(&[
@@ -383,12 +389,7 @@ mod tests {
         ]);
         let rules = TriggerRules::parse("rules:\n  - name: sql_built_from_input\n    pattern: 'WHERE'\n    surface: [category:security]\n    priority: high\n", "t.yaml").unwrap().rules;
         let raw = "const rows = await db.query(\"SELECT * FROM orders WHERE id = '\" + id + \"'\")";
-        let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
-        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
-        let words = format!("edit src/routes/customers.ts: {raw}");
-        let intent = Intent { words: words.clone(), meaning: words, command: None };
-        let ask = Ask { intent: &intent, salience: PUSH, raw, projects: &["global"], rules: &[&rules], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
-        let found = gather(&retrieval, &lookup, &ask, None, time::macros::datetime!(2026-01-02 0:00 UTC), 30.0);
+        let found = candidates(&index, &lookup, &format!("edit src/routes/customers.ts: {raw}"), raw, &rules, &PUSH);
         let picked: Vec<&str> = found.iter().filter(|c| c.trigger.is_some()).map(|c| c.id.as_str()).collect();
         assert_eq!(picked, vec!["sql"], "{:?}", found.iter().map(|c| (&c.id, c.hit.as_ref().map(|h| h.relevance))).collect::<Vec<_>>());
         assert_eq!(rule_words("sql_built_from_input", "security"), "sql built");

@@ -85,7 +85,7 @@ pub fn command_gist(command: &str) -> String {
     for line in first_lines {
         for token in line.split_whitespace() {
             // `FOO=bar cmd`: the assignment says nothing about the action.
-            if leading && token.contains('=') && !token.starts_with('-') && token.split('=').next().is_some_and(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
+            if leading && command::is_assignment(token) {
                 continue;
             }
             leading = false;

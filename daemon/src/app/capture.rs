@@ -237,7 +237,15 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
             // The moments it corrected become its situations, and what caused it: linked first,
             // so the candidate is seen (and kept) whole, with its causes, or not at all. A crash
             // in between leaves links to a lesson that does not exist, which nothing follows.
-            m.why.caused_by = applies_at(d, t, &m, &o.moments, &format!("captured {} from {}", m.id, o.from)).await?;
+            // A moment that cannot be linked (its embedding failed) costs the candidate its
+            // causes, never the candidate itself.
+            m.why.caused_by = match applies_at(d, t, &m, &o.moments, &format!("captured {} from {}", m.id, o.from)).await {
+                Ok(caused_by) => caused_by,
+                Err(e) => {
+                    tracing::warn!(error = %e, id = %m.id, "captured lesson kept without its moments");
+                    Vec::new()
+                }
+            };
             super::memories::save(d, &m).await?;
         }
     }

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::attribution::{acted, failed, field, is_correction, is_result, kind, millis};
 use super::gate::LOOKS;
-use crate::retrieval::command::basename;
+use crate::retrieval::command::{basename, is_assignment};
 use crate::store::sessions::SessionEvent;
 
 /// Longest lesson text capture makes.
@@ -95,7 +95,13 @@ const NOT_PROHIBITED: &[&str] = &[
 fn prohibition(s: &str) -> bool {
     let Some(rest) = s.strip_prefix("no ") else { return false };
     let next = rest.split(|c: char| c.is_whitespace() || c == ',').next().unwrap_or("");
-    next.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_') && !next.is_empty() && !NOT_PROHIBITED.contains(&next) && !super::gate::DIRECTIVES.contains(&next)
+    // "no tests live in tests/unit, not test/" corrects a fact: its verb or contrast says so.
+    let fact = [" is ", " are ", " live ", " lives ", " runs ", " run ", " goes ", " go ", " not ", " isn't ", " aren't "].iter().any(|v| format!(" {rest} ").contains(v));
+    next.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+        && !next.is_empty()
+        && !NOT_PROHIBITED.contains(&next)
+        && !super::gate::DIRECTIVES.contains(&next)
+        && !fact
 }
 
 fn starts_with_word(s: &str, w: &str) -> bool {
@@ -177,7 +183,11 @@ fn clauses(prompt: &str) -> Vec<String> {
 fn and_then_rule(lower: &str) -> Option<usize> {
     lower.match_indices(" and ").map(|(i, _)| i).find(|&i| {
         let next = &lower[i + " and ".len()..];
-        STANDING.iter().chain(["always", "never", "whenever", "every time"].iter()).any(|p| starts_with_word(next, p.trim_end_matches([',', ':'])))
+        // "the nightly job is slow and always fails on arm64" says what a thing does: its
+        // subject is before " and ", and nothing is asked.
+        let does = next.split_whitespace().nth(1).is_some_and(|w| w.len() > 3 && w.ends_with('s'));
+        STANDING.iter().any(|p| starts_with_word(next, p.trim_end_matches([',', ':'])))
+            || (["always", "never", "whenever", "every time"].iter().any(|p| starts_with_word(next, p)) && !does)
     })
 }
 
@@ -290,11 +300,14 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
     // A correction reaches past its opening complaint ("ugh you did it again. rubocop -a, NOT
     // -A"): to the first clause that states something.
     let mut complaint = true;
+    // It reaches past one such clause, not a conversation of them.
+    let mut complaints = 0;
     for c in parts.iter() {
         // "always... no wait, scratch that. just rerun it": what came before is taken back;
         // what follows in the clause is heard on its own.
         let mut c = c.as_str();
-        if let Some(end) = super::gate::retracted_at(&c.to_lowercase()) {
+        // ASCII lowercasing keeps every byte where it was, so the index is the clause's too.
+        if let Some(end) = super::gate::retracted_at(&c.to_ascii_lowercase()) {
             out.clear();
             last_was_lesson = false;
             complaint = false;
@@ -316,7 +329,8 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
                 let says_it_fails = [" wont ", " won't ", " doesn't ", " doesnt ", " does not ", " can't ", " cant ", " cannot ", " fails", " breaks", " isn't ", " isnt "]
                     .iter()
                     .any(|f| format!(" {lower} ").contains(f));
-                complaint &= out.is_empty() && (c.split_whitespace().count() <= 6 || says_it_fails) && !is_question(&lower);
+                complaints += 1;
+                complaint &= out.is_empty() && (c.split_whitespace().count() <= 6 || says_it_fails) && !is_question(&lower) && complaints <= 1;
                 if let Some(prev) = out.last_mut().filter(|_| last_was_lesson && !is_question(&lower) && BECAUSE.iter().any(|b| lower.starts_with(b))) {
                     {
                         prev.pop();
@@ -355,7 +369,7 @@ pub fn why_nothing(prompt: &str) -> &'static str {
 
 /// The words of a command, without environment assignments and `sudo`.
 fn command_words(command: &str) -> Vec<&str> {
-    command.split_whitespace().skip_while(|w| w.contains('=') && !w.starts_with('-')).filter(|w| *w != "sudo").collect()
+    command.split_whitespace().skip_while(|w| is_assignment(w)).filter(|w| *w != "sudo").collect()
 }
 
 /// Whether a command only looks around.
@@ -619,6 +633,14 @@ mod tests {
         assert!(from_prompt("don't forget it: never commit the .env.local file").contains(&"Never commit the .env.local file.".to_string()));
         assert_eq!(from_prompt("pin the sdk to 4.2 until the vendor fixes it next month"), Vec::<String>::new());
         assert_eq!(from_prompt("the worker never finishes when the queue has more than 10k jobs, can you have a look"), Vec::<String>::new());
+        // A phrase like a retraction inside a sentence takes nothing back; a fact corrected with
+        // "no" stays a fact; what a thing does after " and " is not a rule.
+        assert!(from_prompt("Always run `cargo fmt` before committing. Clippy warns about too_many_arguments in src/cli.rs, ignore that.").contains(&"Always run `cargo fmt` before committing.".to_string()));
+        assert!(from_prompt("always retry the upload with backoff, there is no wait between retries now").iter().any(|l| l.starts_with("Always retry")));
+        assert_eq!(one("no tests live in tests/unit, not test/").as_deref(), Some("Tests live in tests/unit, not test/."));
+        assert_eq!(from_prompt("the nightly job is slow and always fails on arm64"), Vec::<String>::new());
+        // The correction reaches past one opening clause, not several.
+        assert_eq!(from_prompt("stop. let me look first. ok run `make build` with -j1"), Vec::<String>::new());
         // "whenever you get a chance" asks for something at some point; it sets no rule.
         assert_eq!(from_prompt("whenever you get a chance can you bump the go toolchain in go.mod"), Vec::<String>::new());
         assert!(one("whenever you add a route, add it to docs/api.md too").is_some());

@@ -14,13 +14,20 @@ const STAGING: &[&str] = &["cd", "pushd", "popd", "export", "source", ".", "set"
 const SEPARATORS: &[&str] = &["&&", "||", ";", "|", "&"];
 
 /// A leading `NAME=value`: an environment assignment, not the program.
-fn is_assignment(word: &str) -> bool {
+pub fn is_assignment(word: &str) -> bool {
     !word.starts_with('-') && word.split_once('=').is_some_and(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
 /// A path's last part: a program's name (`./node_modules/.bin/jest` is `jest`).
 pub fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The program a command line runs, by name: its first word that is neither an environment
+/// assignment nor `sudo` (`DEPLOY_ENV=staging sudo ./tools/deploy.sh` runs `deploy.sh`); empty
+/// for none. Words are split on whitespace: a quick look, not the shell's reading.
+pub fn program_of(command: &str) -> &str {
+    command.split_whitespace().find(|w| !is_assignment(w) && *w != "sudo").map_or("", basename)
 }
 
 /// Longest shape kept: a longer one is not a command's name and what it does.
@@ -99,6 +106,15 @@ mod tests {
 
     fn s(command: &str) -> Option<String> {
         shape(command)
+    }
+
+    #[test]
+    fn a_program_is_read_past_assignments_and_sudo() {
+        assert_eq!(program_of("DEPLOY_ENV=staging sudo ./tools/deploy.sh --dry-run"), "deploy.sh");
+        assert_eq!(program_of("npm test"), "npm");
+        assert_eq!(program_of("--flag=x npm"), "--flag=x");
+        assert_eq!(program_of("   "), "");
+        assert!(is_assignment("RUST_LOG=debug") && !is_assignment("--out=x") && !is_assignment("=x"));
     }
 
     #[test]
