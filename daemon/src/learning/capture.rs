@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::attribution::{acted, failed, field, is_correction, is_result, kind, millis};
 use super::gate::LOOKS;
-use crate::retrieval::command::{basename, is_assignment};
+use crate::retrieval::command::{basename, is_assignment, program_of};
 use crate::store::sessions::SessionEvent;
 
 /// Longest lesson text capture makes.
@@ -374,7 +374,7 @@ fn command_words(command: &str) -> Vec<&str> {
 
 /// Whether a command only looks around.
 fn looks_around(e: &SessionEvent) -> bool {
-    e.tool_name.as_deref() == Some("Bash") && command_words(&acted(e)).first().is_some_and(|p| LOOKS.contains(&basename(p)))
+    e.tool_name.as_deref() == Some("Bash") && LOOKS.contains(&program_of(&acted(e)))
 }
 
 /// The gist of an error: its first line that says something (not "Exit code N"), cut.

@@ -129,6 +129,12 @@ pub const DIRECTIVES: &[&str] = &[
 /// Words that give a reason.
 const REASONS: &[&str] = &["because", "since", "otherwise", "so that", "or else", "which", "as it", "as they", "else", "due to", "to avoid", "to keep", "or it", "or the", "so the", "so it", "breaks", "fails", "caused", "causes"];
 
+/// Whether a lowercased text gives a reason: one of [`REASONS`] opening a word.
+fn gives_reason(lower: &str) -> bool {
+    let padded = format!(" {lower}");
+    REASONS.iter().any(|r| padded.contains(&format!(" {r}")))
+}
+
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '!' | '?' | '"'))
         .map(|w| w.trim_matches(|c: char| matches!(c, '.' | ':' | '\'' | '`')).to_lowercase())
@@ -399,24 +405,23 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
         return Some("a question, not a lesson".into());
     }
     if let Some((failed, worked)) = recovery_calls(text) {
-        let program = |c: &str| program_of(c).to_string();
         if failed.trim() == worked.trim() {
             return Some("the same call again: a retry, not a lesson".into());
         }
-        if LOOKS.contains(&program(&failed).as_str()) || LOOKS.contains(&program(&worked).as_str()) {
+        if LOOKS.contains(&program_of(&failed)) || LOOKS.contains(&program_of(&worked)) {
             return Some("a look around that found nothing, then something".into());
         }
-        if program(&failed) == program(&worked) && distance(&failed, &worked) <= 2 {
+        if program_of(&failed) == program_of(&worked) && distance(&failed, &worked) <= 2 {
             return Some("a typo fixed, not a lesson".into());
         }
         // A mistyped program (`terrafrom fmt` -> `terraform fmt`, "command not found"): capture
         // never proposes one, but a text given to the gate may say it.
         let rest = |c: &str| c.split_whitespace().skip_while(|w| is_assignment(w)).skip(1).collect::<Vec<_>>().join(" ");
-        if lower.contains("not found") && mistyped(&program(&failed), &program(&worked)) && rest(&failed) == rest(&worked) {
+        if lower.contains("not found") && mistyped(program_of(&failed), program_of(&worked)) && rest(&failed) == rest(&worked) {
             return Some("a typo fixed, not a lesson".into());
         }
         // The agent's own tools (`Edit` failing, `Write` working) say nothing of the project.
-        if [&failed, &worked].iter().all(|c| AGENT_TOOLS.contains(&program(c).as_str())) {
+        if [&failed, &worked].iter().all(|c| AGENT_TOOLS.contains(&program_of(c))) {
             return Some("the agent's own tools, not the project's".into());
         }
         // Only a name completed ("pod api-7d9f" -> "pod api-7d9f8c6b5-x2kqp").
@@ -438,6 +443,9 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
         };
         if capture_template(&lower) && says_only_it_failed(text) && (!a.iter().all(|w| b.contains(w)) || added.iter().any(|(_, w)| selects(w))) {
             return Some("the error says only that it failed (a count, a timing), and the call that worked ran less: no cause to learn".into());
+        }
+        if transient(&lower) {
+            return Some("a port or lock held for the moment: the state of a moment, not a lesson".into());
         }
     } else if let Some((missing, found)) = path_recovery(text) {
         // A file name typed wrong in the right folder (`src/utils/strng.c` ->
@@ -463,9 +471,6 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
             return Some("the error says only that it failed (a count, a timing): no cause to learn".into());
         }
     }
-    if recovery_calls(text).is_some() && transient(&lower) {
-        return Some("a port or lock held for the moment: the state of a moment, not a lesson".into());
-    }
     if NUMBERS.is_match(&lower) && !rule {
         return Some("statistics or a timing, not a lesson".into());
     }
@@ -490,7 +495,7 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
     let vague = ["be careful", "double-check", "double check", "pay attention", "take care", "be mindful", "think twice", "be cautious"].iter().any(|v| lower.contains(v));
     let care = ["pay", "attention", "careful", "mindful", "cautious", "twice", "think", "take", "care", "double-check", "double", "changing", "touching", "editing", "modifying", "your", "our"];
     let named = ws.iter().filter(|w| w.len() >= 3 && w.chars().all(|c| c.is_alphanumeric() || c == '-') && !GENERIC.contains(&w.as_str()) && !care.contains(&w.as_str())).count();
-    if vague && named <= 1 && !text.split_whitespace().any(is_code) && !REASONS.iter().any(|r| format!(" {lower}").contains(&format!(" {r}"))) {
+    if vague && named <= 1 && !text.split_whitespace().any(is_code) && !gives_reason(&lower) {
         return Some("too vague: it asks for care, not for something to do".into());
     }
     let one_off = ["this time", "for now", "for this pr", "right now", "just this once", "revert that", "undo that", "that approach", "never mind", "nevermind", "same approach as", "the same way as"];
@@ -533,7 +538,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     let imperative = imperative || lower.split([';', ',', ':', '.']).any(|c| words(c).first().is_some_and(|w| DIRECTIVES.contains(&w.as_str()) && w != "do" && w != "make"));
     let (actionability, act_reason) = if recovery {
         (1.0, "says what fails and what works")
-    } else if (imperative || modal) && (rule_marker || REASONS.iter().any(|r| padded.contains(&format!(" {r}"))) || lower.contains("; ")) {
+    } else if (imperative || modal) && (rule_marker || gives_reason(&lower) || lower.contains("; ")) {
         (1.0, "a rule: what to do or not, and when")
     } else if fact && (rule_marker || code > 0) {
         (0.7, "a fact of the project the agent can act on")
@@ -555,7 +560,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         (c, d) => format!("names {c} thing(s) in code and {d} other specific word(s)"),
     };
     let gist = recovery && text.contains(" (");
-    let (reasoning, why_reason) = if REASONS.iter().any(|r| format!(" {lower}").contains(&format!(" {r}"))) || text.contains(" — ") || text.contains(": ") && !recovery {
+    let (reasoning, why_reason) = if gives_reason(&lower) || text.contains(" — ") || text.contains(": ") && !recovery {
         (1.0, "says why")
     } else if gist {
         (0.6, "names the error it avoids")
@@ -655,11 +660,7 @@ mod tests {
 
     #[test]
     fn slips_of_a_moment_and_failures_without_a_cause_are_primitive() {
-        let why = |t: &str| {
-            let j = judge(&Input { text: t, source: "recovery", nearest: Vec::new() }, &Bars::default());
-            assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
-            j.reasons.last().cloned().unwrap_or_default()
-        };
+        let why = |t: &str| primitive_reason(t, "recovery");
         assert!(why("In this project, `src/utils/strng.c` does not exist (No such file or directory); the file is `src/utils/string.c`.").contains("typo"));
         assert!(why("In this project, `lib/billing/inv` does not exist (ENOENT); the file is `lib/billing/invoice.ex`.").contains("completed"));
         assert!(why("In this project, `ls build/out` keeps failing (No such file or directory): seen in 2 sessions, never fixed in one. Find the cause before running it again.").contains("look around"));
@@ -688,13 +689,16 @@ mod tests {
         assert!(j.verdict.keeps(), "{text}: {:?}", j.reasons);
     }
 
+    /// Asserts the gate finds `text` from `source` primitive; its reason.
+    fn primitive_reason(text: &str, source: &str) -> String {
+        let j = judge(&Input { text, source, nearest: Vec::new() }, &Bars::default());
+        assert_eq!(j.verdict, Verdict::Primitive, "{text}: {:?}", j.reasons);
+        j.reasons.last().cloned().unwrap_or_default()
+    }
+
     #[test]
     fn taken_back_dated_bug_reports_puzzles_and_vague_care_are_primitive() {
-        let why = |t: &str, source: &str| {
-            let j = judge(&Input { text: t, source, nearest: Vec::new() }, &Bars::default());
-            assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
-            j.reasons.last().cloned().unwrap_or_default()
-        };
+        let why = primitive_reason;
         assert!(why("Squash every branch before merging. Hmm, no wait, scratch that; merge commits are fine.", "prompt").contains("taken back"));
         assert!(why("Keep the v1 `/orders` handler alive until the Android app ships next Thursday.", "prompt").contains("near date"));
         assert!(why("Serve the legacy `/v1/export` endpoint until the migration window on the 21st.", "prompt").contains("near date"));
