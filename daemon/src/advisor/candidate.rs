@@ -82,6 +82,8 @@ pub struct Candidate {
     pub pending: bool,
     /// For a captured lesson: when and from what, in words (for `why`).
     pub captured: Option<String>,
+    /// The lesson's remedy the action already holds (`super::remedy`), in the lesson's words.
+    pub complies: Option<String>,
 }
 
 /// Activation that reached a lesson through the memory graph, with the path it took (node ids

@@ -188,6 +188,7 @@ mod tests {
             activation: None,
             pending: false,
             captured: None,
+            complies: None,
         }
     }
 

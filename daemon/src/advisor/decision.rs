@@ -5,8 +5,9 @@
 //! the lesson or one of its example moments (the raw cosine: advice is calibrated here, on
 //! advice data, not by the floor and ceiling search learned on LoCoMo), whether it is the
 //! closest lesson and by what margin, keyword evidence, the trigger that put it forward, the
-//! action's salience (and whether it only looks around), whether the user typed it, and the
-//! lesson's source and category. The
+//! action's salience (and whether it only looks around), whether the user typed it, whether the
+//! action already holds the lesson's remedy (`super::remedy`), and the lesson's source and
+//! category. The
 //! model adds `weight x input` per input to an intercept and maps the sum (the logit) to a
 //! probability; every term's contribution is kept for `why`.
 //!
@@ -124,6 +125,9 @@ pub fn inputs(c: &Candidate, standing: Standing, moment: Moment) -> Inputs {
     put("looks_around", f64::from(u8::from(moment.salience < READ_ONLY_CEILING)));
     put("prompt", f64::from(u8::from(moment.prompt)));
     put("seed", f64::from(u8::from(c.seed.is_some())));
+    // The action already holds the lesson's remedy (`make dev` beside "start the stack with make
+    // dev"): most such moments comply, and saying the lesson there is noise.
+    put("complies", f64::from(u8::from(c.complies.is_some())));
     if CATEGORIES.contains(&c.category.as_str()) {
         put(&format!("category:{}", c.category), 1.0);
     }
@@ -342,7 +346,7 @@ mod tests {
         let mut hit = Hit::by_words("a".into(), lexical * 3.0, lexical, vec![], 3);
         hit.cosine = cosine;
         hit.example = example.map(|e| (e, "an example".to_string()));
-        Candidate { id: "a".into(), text: "t".into(), category: "security".into(), project: "p".into(), hit: Some(hit), trigger: None, effectiveness: 0.5, node_weight: 1.0, recency: 0.0, vector: None, found: true, seed: None, standing: Standing::default(), activation: None, pending: false, captured: None }
+        Candidate { id: "a".into(), text: "t".into(), category: "security".into(), project: "p".into(), hit: Some(hit), trigger: None, effectiveness: 0.5, node_weight: 1.0, recency: 0.0, vector: None, found: true, seed: None, standing: Standing::default(), activation: None, pending: false, captured: None, complies: None }
     }
 
     #[test]
@@ -382,6 +386,10 @@ mod tests {
         // An example closer than the lesson's own text lends its closeness.
         let by_example = inputs(&cand(Some(0.3), Some(0.6), 0.0), Standing::default(), Moment { salience: 0.8, prompt: true });
         assert_eq!((by_example.get("meaning"), by_example.get("by_example"), by_example.get("prompt")), (0.6, 1.0, 1.0));
+        assert_eq!(i.get("complies"), 0.0);
+        let mut done = cand(Some(0.42), None, 0.25);
+        done.complies = Some("make dev".into());
+        assert_eq!(inputs(&done, Standing::default(), moment).get("complies"), 1.0);
         let look = inputs(&c, Standing::default(), Moment { salience: 0.15, prompt: false });
         assert_eq!((look.get("looks_around"), i.get("looks_around")), (1.0, 0.0));
         // Without embeddings there is no meaning, so no standing either.

@@ -109,6 +109,7 @@ mod tests {
             activation: None,
             pending: false,
             captured: None,
+            complies: None,
         };
         let gates = Gates { model: crate::advisor::decision::known_model(), ..Gates::from_settings(&Tuneables::default()) };
         fuse(c, &crate::advisor::salience::Salience { score: 1.0, reason: "test" }, false, &gates)

@@ -14,6 +14,8 @@ const MAX_INTENT_CHARS: usize = 400;
 const MAX_MEANING_CHARS: usize = 160;
 /// How much of a change (an edit's new text, a file's content) speaks for it.
 const CHANGE_CHARS: usize = 160;
+/// How much of what an action puts in place is kept as its deed.
+const DEED_CHARS: usize = 4000;
 
 /// What an event is about, in two forms.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,17 +26,21 @@ pub struct Intent {
     pub meaning: String,
     /// A shell command's shape (`npm install`), for situations that ran one like it.
     pub command: Option<String>,
+    /// What the action puts in place, as it is (the command, an edit's new text, a file's
+    /// content, the prompt), without Claude Code's description of it: to tell whether it
+    /// already does what a lesson asks (`super::remedy`).
+    pub deed: String,
 }
 
 impl Intent {
     fn same(text: String) -> Intent {
         let meaning = clip(&text, MAX_MEANING_CHARS).trim().to_string();
-        Intent { words: text, meaning, command: None }
+        Intent { words: text, meaning, command: None, deed: String::new() }
     }
 
     fn of(words: String, meaning: String) -> Intent {
         let meaning = if meaning.trim().is_empty() { words.clone() } else { meaning };
-        Intent { meaning: clip(&meaning, MAX_MEANING_CHARS).trim().to_string(), words, command: None }
+        Intent { meaning: clip(&meaning, MAX_MEANING_CHARS).trim().to_string(), words, command: None, deed: String::new() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -134,7 +140,10 @@ fn text_arguments(input: &Value, per_value: usize) -> Vec<String> {
 /// The intent of a tool call or prompt.
 pub fn intent(event: &HookEvent) -> Intent {
     match event.kind {
-        EventKind::UserPromptSubmit => return Intent::same(join(&[event.prompt.as_deref().unwrap_or("")])),
+        EventKind::UserPromptSubmit => {
+            let prompt = event.prompt.as_deref().unwrap_or("");
+            return Intent { deed: clip(prompt, DEED_CHARS).to_string(), ..Intent::same(join(&[prompt])) };
+        }
         EventKind::SessionStart => return Intent::same(format!("start of session ({})", event.source.as_deref().unwrap_or("startup"))),
         _ => {}
     }
@@ -148,7 +157,8 @@ pub fn intent(event: &HookEvent) -> Intent {
             // of the command keeps what it acts on (a trigger's category pick needs it: "Clean"
             // alone says nothing of a recursive delete).
             let meaning = if description.is_empty() { gist.clone() } else { format!("{description}: {}", clip(&gist, 60)) };
-            Intent { command: command::shape(field(input, "command")), ..Intent::of(join(&[&description, &gist]), meaning) }
+            let deed = clip(field(input, "command"), DEED_CHARS).to_string();
+            Intent { command: command::shape(field(input, "command")), deed, ..Intent::of(join(&[&description, &gist]), meaning) }
         }
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => {
             let path = [field(input, "file_path"), field(input, "notebook_path")].concat();
@@ -170,7 +180,7 @@ pub fn intent(event: &HookEvent) -> Intent {
                 _ => "edit",
             };
             let removes = if removed.is_empty() { String::new() } else { format!("(removes {})", removed.join(" ")) };
-            Intent::same(join(&[verb, &format!("{}:", path_gist(&path)), &removes, &change_gist(&change)]))
+            Intent { deed: clip(&change, DEED_CHARS).to_string(), ..Intent::same(join(&[verb, &format!("{}:", path_gist(&path)), &removes, &change_gist(&change)])) }
         }
         "Read" => Intent::same(join(&["read", &path_gist(field(input, "file_path"))])),
         "Grep" => Intent::same(join(&["search code for", field(input, "pattern"), "in", &path_gist(field(input, "path")), field(input, "glob")])),

@@ -8,7 +8,7 @@
 //! 4. (spreading activation joins here with the learning loop);
 //! 5. enrichment: effectiveness, recency, the memory's embedding, a seed's weight (`gather`);
 //! 6. gate, weigh and decide: the learned decision (`choose`, `fuse`, `decision`, with `why`
-//!    from `explain`);
+//!    from `explain`; whether the action already does what a lesson asks, `remedy`);
 //! 7. cooldown, MMR and category caps (`diversity`, `cooldown`), then the item limit (`choose`);
 //! 8. rendering within the budget (`format`).
 //!
@@ -29,5 +29,6 @@ pub mod gather;
 pub mod intent;
 pub mod lookup;
 pub mod policy;
+pub mod remedy;
 pub mod salience;
 pub mod seeds;

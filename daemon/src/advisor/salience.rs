@@ -94,10 +94,27 @@ fn field<'a>(input: &'a Value, key: &str) -> &'a str {
     input.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
+/// Words that open a question asking for information.
+const ASKS: &[&str] = &["what", "what's", "whats", "which", "where", "where's", "when", "why", "how", "how's", "who", "whose", "is", "are", "does", "do", "did", "was", "were", "has", "have"];
+
+/// Phrases that ask for something to be done, wherever they stand in a prompt.
+const REQUESTS: &[&str] = &["can you", "could you", "would you", "will you", "please", "just ", "go ahead", "let's", "lets ", "then "];
+
+/// Salience of what the user typed: a request warrants advice; a question that only asks for
+/// information ("which timezone do the pods run in?") much less, since nothing is done on it.
+pub fn of_prompt(text: &str) -> Salience {
+    let lower = text.trim().to_lowercase().replace('\u{2019}', "'");
+    let first = lower.split(|c: char| c.is_whitespace() || c == ',').next().unwrap_or("");
+    if ASKS.contains(&first) && !REQUESTS.iter().any(|r| lower.contains(r)) {
+        return Salience { score: 0.3, reason: "asks a question" };
+    }
+    Salience { score: 0.8, reason: "a request from the user" }
+}
+
 /// Salience of an event.
 pub fn salience(event: &HookEvent) -> Salience {
     match event.kind {
-        EventKind::UserPromptSubmit => return Salience { score: 0.8, reason: "a request from the user" },
+        EventKind::UserPromptSubmit => return of_prompt(event.prompt.as_deref().unwrap_or("")),
         EventKind::SessionStart => return Salience { score: 0.5, reason: "start of a session" },
         _ => {}
     }
@@ -176,5 +193,15 @@ mod tests {
         assert!(salience(&ev("mcp__github__list_issues", json!({}))).score < 0.2);
         let prompt = HookEvent::from_payload(&json!({"hook_event_name": "UserPromptSubmit", "prompt": "ship it"}));
         assert_eq!(salience(&prompt).score, 0.8);
+    }
+
+    #[test]
+    fn a_question_that_only_asks_is_less_salient_than_a_request() {
+        for q in ["what does the backoff helper in src/net do?", "Which region do the workers run in, and where do we set it?", "how's the session cookie signed?"] {
+            assert_eq!(of_prompt(q).reason, "asks a question", "{q}");
+        }
+        for r in ["how many rows are stale? just log into the primary and delete them", "can you bump the api to node 22?", "is the cache warm? if not, please flush it", "rename the flag to beta_checkout", "what's left, then ship it"] {
+            assert_eq!(of_prompt(r).score, 0.8, "{r}");
+        }
     }
 }

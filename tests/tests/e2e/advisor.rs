@@ -1,6 +1,7 @@
 //! The advisor through the real hook: built-in trigger rules on a destructive command and on a
 //! secrets file staged for commit, silence on a look around, rules of the user's own (kept when a
-//! later save is broken), explain, and the reason shown with each lesson.
+//! later save is broken), explain, the reason shown with each lesson, and an action that already
+//! does what its lesson asks.
 
 use std::time::Duration;
 
@@ -151,6 +152,33 @@ fn advise_payload(home: &Home, name: &str, tool: &str, input: Value) -> Value {
     let path = home.path().join(name);
     std::fs::write(&path, json!({"hook_event_name": "PreToolUse", "cwd": home.path(), "tool_name": tool, "tool_input": input}).to_string()).unwrap();
     serde_json::from_str(&home.ok(&["advise", "--json", "--explain", "--hook-input", path.to_str().unwrap()])).unwrap()
+}
+
+#[test]
+fn an_action_that_already_does_what_its_lesson_asks_weighs_less_and_a_question_is_less_salient() {
+    model_dir();
+    let home = Home::new();
+    home.up();
+    let id = home.ok(&["add", "In the ledger service, run tests with --test-threads=1; the suites share one schema and trample each other.", "--global", "--category", "testing"]).trim().to_string();
+    assert!(eventually(Duration::from_secs(30), || home.status()["model"] == "loaded"), "the model loads");
+    // Everything weighed, said or not, with its probability and reason.
+    let weighed = |a: &Value| -> Value {
+        a["advice"].as_array().unwrap().iter().chain(a["considered"].as_array().into_iter().flatten()).find(|i| i["id"] == id.as_str()).unwrap_or_else(|| panic!("the lesson is weighed: {a}")).clone()
+    };
+    let plain = weighed(&advise_payload(&home, "plain.json", "Bash", json!({"command": "cargo test -p ledger", "description": "Run the ledger tests"})));
+    let done = weighed(&advise_payload(&home, "done.json", "Bash", json!({"command": "cargo test -p ledger -- --test-threads=1", "description": "Run the ledger tests"})));
+    assert!(!plain["why"].as_str().unwrap().contains("already does"), "{plain}");
+    assert!(done["why"].as_str().unwrap().contains("the action already does what it asks ('test-threads=1')"), "{done}");
+    assert!(done["signals"]["add.complies"].as_f64().unwrap() < 0.0, "the term lowers the odds: {done}");
+    // Claude Code's description restates the goal; it is not the action.
+    let described = weighed(&advise_payload(&home, "described.json", "Bash", json!({"command": "cargo test -p ledger", "description": "Run the ledger tests with --test-threads=1"})));
+    assert!(!described["why"].as_str().unwrap().contains("already does"), "{described}");
+
+    let asked: Value = serde_json::from_str(&home.ok(&["advise", "--json", "which schema do the ledger suites share?"])).unwrap();
+    assert_eq!((asked["salience"].as_f64(), asked["salience_reason"].as_str()), (Some(0.3), Some("asks a question")), "{asked}");
+    let request: Value = serde_json::from_str(&home.ok(&["advise", "--json", "run the ledger suites"])).unwrap();
+    assert_eq!(request["salience"].as_f64(), Some(0.8), "{request}");
+    home.down();
 }
 
 #[test]

@@ -1,0 +1,134 @@
+//! Whether an action already does what a lesson asks: the decision's `complies` input. Pure; no
+//! I/O.
+//!
+//! Closeness in meaning cannot tell `cargo test -- --test-threads=1` from `cargo test` beside
+//! "run the billing tests with --test-threads=1": both are about the lesson. What tells them apart
+//! is the lesson's remedy written into the action. A remedy is a run of code-like words in a
+//! clause of the lesson that prescribes (not one that warns: "never", "don't", "instead of"):
+//! two or more words with no function word between them (`make dev`, `cargo update -p`), or one
+//! word that is plainly code (`--test-threads=1`, `requirements.txt`). The action's own text (the
+//! command, an edit's new text, the prompt; never Claude Code's description of it, which restates
+//! the goal) must hold the whole run, in order. The model weighs the answer with the rest; it
+//! does not decide alone.
+
+/// Words that mark a clause as a warning: its words are what not to do.
+const WARNS: &[&str] = &["never", "don't", "dont", "do not", "not", "no", "avoid", "rather than", "instead of", "without", "unless", "skips", "skip"];
+
+/// Function words of prose: they end a run of code-like words.
+const BREAKS: &[&str] = &[
+    "a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "from", "by", "as", "into", "so", "that", "this", "these", "those", "it",
+    "its", "is", "are", "be", "been", "was", "were", "before", "after", "when", "once", "then", "than", "only", "every", "each", "all", "any", "our", "we",
+    "you", "your", "their", "there", "which", "who", "what", "how", "can", "must", "should", "need", "needs", "up", "out", "over", "under", "about",
+    "one", "first", "else", "also", "too", "same", "own", "if", "but", "because", "while", "until",
+];
+
+/// Characters that make a single word code (a flag, a file, a path, an assignment).
+fn is_code(word: &str) -> bool {
+    word.chars().count() > 3 && word.contains(['-', '=', '.', '/', '_', '*', ':', '@'])
+}
+
+/// The words of `text`, lowercased, with code characters kept inside them (`--test-threads=1`
+/// is `test-threads=1`, `requirements.txt` one word) and punctuation at their ends dropped.
+fn words(text: &str) -> Vec<String> {
+    let keep = |c: char| c.is_alphanumeric() || "_.-/=*:@'".contains(c);
+    text.split(|c: char| !keep(c))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '*').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+fn warns(clause: &str) -> bool {
+    let lower = format!(" {} ", clause.to_lowercase().replace(['\u{2019}'], "'"));
+    WARNS.iter().any(|w| {
+        let mut at = 0;
+        while let Some(i) = lower[at..].find(w) {
+            let (start, end) = (at + i, at + i + w.len());
+            let bounded = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '\'');
+            if bounded(lower[..start].chars().next_back()) && bounded(lower[end..].chars().next()) {
+                return true;
+            }
+            at = end;
+        }
+        false
+    })
+}
+
+/// The lesson's remedies: runs of code-like words in the clauses that prescribe.
+fn remedies(lesson: &str) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    // Clauses end at ';', ',', '(' and ')', and at a '.' or ':' that ends a sentence.
+    let clauses = lesson.split([';', ',', '(', ')']).flat_map(|c| c.split(". ")).flat_map(|c| c.split(": "));
+    for clause in clauses.filter(|c| !warns(c)) {
+        let mut run: Vec<String> = Vec::new();
+        for w in words(clause).into_iter().map(Some).chain([None]) {
+            match w {
+                Some(w) if !BREAKS.contains(&w.as_str()) => run.push(w),
+                _ => {
+                    if run.len() >= 2 || run.first().is_some_and(|w| is_code(w)) {
+                        out.push(std::mem::take(&mut run));
+                    }
+                    run.clear();
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What an action puts in place (the command, an edit's new text, the prompt), as words, read
+/// once for every lesson weighed at the moment.
+pub struct Deed(Vec<String>);
+
+impl Deed {
+    pub fn of(text: &str) -> Deed {
+        Deed(words(text))
+    }
+
+    /// The remedy of `lesson` this action already holds, in the lesson's words, or `None`.
+    pub fn remedy_of(&self, lesson: &str) -> Option<String> {
+        if self.0.is_empty() {
+            return None;
+        }
+        remedies(lesson).into_iter().find(|r| self.0.windows(r.len()).any(|w| w == r.as_slice())).map(|r| r.join(" "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn already_done(lesson: &str, deed: &str) -> Option<String> {
+        Deed::of(deed).remedy_of(lesson)
+    }
+
+    #[test]
+    fn an_action_that_holds_the_remedy_complies() {
+        let serial = "In the ledger service, run tests with --test-threads=1; the suites share one schema.";
+        assert_eq!(already_done(serial, "cargo test -p ledger -- --test-threads=1").as_deref(), Some("test-threads=1"));
+        assert_eq!(already_done(serial, "cargo test -p ledger"), None);
+        let stack = "Bring the stack up with make up-local; it seeds the queues that plain docker compose skips.";
+        assert_eq!(already_done(stack, "make up-local").as_deref(), Some("make up-local"));
+        assert_eq!(already_done(stack, "docker compose up -d"), None, "what the lesson warns about is no remedy");
+        let one_at_a_time = "Bump gems one at a time with bundle update --conservative so the lockfile diff stays small.";
+        assert_eq!(already_done(one_at_a_time, "bundle update --conservative rack").as_deref(), Some("bundle update conservative"));
+        assert_eq!(already_done(one_at_a_time, "bundle update"), None, "a part of the remedy is not the remedy");
+    }
+
+    #[test]
+    fn a_warning_clause_names_no_remedy() {
+        let lesson = "Never run terraform destroy in envs/core; only sandbox-* stacks are throwaway.";
+        assert_eq!(already_done(lesson, "terraform destroy -auto-approve"), None);
+        assert_eq!(already_done("Don't call git push --force on main.", "git push --force origin main"), None);
+        assert_eq!(already_done("Pin images by digest instead of latest tags.", "image: api:latest tags"), None);
+    }
+
+    #[test]
+    fn the_words_must_be_a_run_in_order() {
+        let lesson = "Format with black --line-length 100 before committing.";
+        assert_eq!(already_done(lesson, "black --line-length 100 src/").as_deref(), Some("black line-length 100"));
+        assert_eq!(already_done(lesson, "black src/ && echo --line-length 100"), None);
+        assert_eq!(already_done(lesson, ""), None);
+        // Prose alone names no remedy: single plain words never count.
+        assert_eq!(already_done("Always review carefully.", "review"), None);
+    }
+}
