@@ -104,8 +104,12 @@ const REQUESTS: &[&str] = &["can you", "could you", "would you", "will you", "pl
 /// information ("which timezone do the pods run in?") much less, since nothing is done on it.
 pub fn of_prompt(text: &str) -> Salience {
     let lower = text.trim().to_lowercase().replace('\u{2019}', "'");
-    let first = lower.split(|c: char| c.is_whitespace() || c == ',').next().unwrap_or("");
-    if ASKS.contains(&first) && !REQUESTS.iter().any(|r| lower.contains(r)) {
+    let first = |s: &str| s.split(|c: char| c.is_whitespace() || c == ',').find(|w| !w.is_empty()).unwrap_or("").to_string();
+    // A short lead-in before a colon ("quick question: ...", "before I touch anything: ...")
+    // leaves the question after it, when it ends as one.
+    let after_lead = lower.split_once(':').filter(|(lead, rest)| lead.split_whitespace().count() <= 5 && rest.trim_end().ends_with('?')).map(|(_, rest)| first(rest));
+    let opens = [Some(first(&lower)), after_lead].into_iter().flatten().any(|w| ASKS.contains(&w.as_str()));
+    if opens && !REQUESTS.iter().any(|r| lower.contains(r)) {
         return Salience { score: 0.3, reason: "asks a question" };
     }
     Salience { score: 0.8, reason: "a request from the user" }
@@ -197,10 +201,10 @@ mod tests {
 
     #[test]
     fn a_question_that_only_asks_is_less_salient_than_a_request() {
-        for q in ["what does the backoff helper in src/net do?", "Which region do the workers run in, and where do we set it?", "how's the session cookie signed?"] {
+        for q in ["what does the backoff helper in src/net do?", "Which region do the workers run in, and where do we set it?", "how's the session cookie signed?", "quick question: where do the fixtures come from?"] {
             assert_eq!(of_prompt(q).reason, "asks a question", "{q}");
         }
-        for r in ["how many rows are stale? just log into the primary and delete them", "can you bump the api to node 22?", "is the cache warm? if not, please flush it", "rename the flag to beta_checkout", "what's left, then ship it"] {
+        for r in ["how many rows are stale? just log into the primary and delete them", "can you bump the api to node 22?", "is the cache warm? if not, please flush it", "rename the flag to beta_checkout", "what's left, then ship it", "deploy the worker to staging: what we merged today needs a soak"] {
             assert_eq!(of_prompt(r).score, 0.8, "{r}");
         }
     }

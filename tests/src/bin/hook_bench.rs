@@ -244,6 +244,14 @@ fn main() {
     }
     let rss = rss_mb(pid);
     home.ok(&["down"]);
+    // `--log-to DIR`: keep the daemon's log (set `CAIRN_LOG` to choose what it records).
+    if let Some(dir) = std::env::args().skip_while(|a| a != "--log-to").nth(1) {
+        let target = std::path::Path::new(&dir);
+        std::fs::create_dir_all(target).expect("log folder");
+        for entry in std::fs::read_dir(home.path().join("logs")).into_iter().flatten().flatten() {
+            std::fs::copy(entry.path(), target.join(entry.file_name())).expect("copy the log");
+        }
+    }
 
     let mut unreachable = Vec::new();
     for i in 0..runs.min(100) {
