@@ -122,6 +122,33 @@ mod tests {
         assert_eq!(already_done("Pin images by digest instead of latest tags.", "image: api:latest tags"), None);
     }
 
+    /// Texts of a few words that make remedies and warnings, so that matches happen.
+    fn lessonish() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        const WORDS: &[&str] = &["run", "make", "dev", "the", "with", "never", "don't", "--jobs=1", "cargo", "test", "app.yml", ";", ",", ".", "not", "build"];
+        prop::collection::vec(prop::sample::select(WORDS), 0..14).prop_map(|w| w.join(" "))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn texts_of_remedy_words_give_remedies_in_both(lesson in lessonish(), deed in lessonish()) {
+            if let Some(r) = already_done(&lesson, &deed) {
+                let run: Vec<String> = r.split(' ').map(str::to_string).collect();
+                proptest::prop_assert!(words(&deed).windows(run.len()).any(|w| w == run.as_slice()), "{r:?} not in the deed");
+                proptest::prop_assert!(words(&lesson).windows(run.len()).any(|w| w == run.as_slice()), "{r:?} not in the lesson");
+            }
+        }
+
+        #[test]
+        fn any_text_is_read_and_a_remedy_found_is_in_both(lesson in "\\PC{0,200}", deed in "\\PC{0,200}") {
+            if let Some(r) = already_done(&lesson, &deed) {
+                let run: Vec<String> = r.split(' ').map(str::to_string).collect();
+                proptest::prop_assert!(words(&deed).windows(run.len()).any(|w| w == run.as_slice()), "{r:?} not in the deed");
+                proptest::prop_assert!(words(&lesson).windows(run.len()).any(|w| w == run.as_slice()), "{r:?} not in the lesson");
+            }
+        }
+    }
+
     #[test]
     fn the_words_must_be_a_run_in_order() {
         let lesson = "Format with black --line-length 100 before committing.";
