@@ -250,8 +250,11 @@ fn instruction(clause: &str, corrected_before: bool) -> Option<String> {
     // "that's not quite right" is a complaint, not a lesson: a correction without a directive
     // must name something ("pnpm, not npm"), not open on a pronoun.
     let pronoun = ["that", "that's", "this", "it", "it's", "you", "i", "i'm", "we're", "thats", "its", "we'll", "we need", "we should", "we can"].iter().any(|p| starts_with_word(rest, p));
+    // "make the banner always visible" asks for the product to behave so; it is no rule for the agent.
+    let product = starts_with_word(rest, "make") && !rest.starts_with("make sure");
     // A rule word inside the clause ("dates are always RFC3339", "dont fetch them").
     let rule_inside = !pronoun
+        && !product
         && [" always ", " never ", " dont ", " don't ", " do not ", " must ", " off limits", " off-limits", " not allowed", " forbidden"].iter().any(|m| padded.contains(m))
         && !super::gate::reports_a_bug(rest);
     // A fact of the project that names something ("frontend code is in apps/web").
@@ -264,9 +267,6 @@ fn instruction(clause: &str, corrected_before: bool) -> Option<String> {
     let obliged = names && !starts_with_word(rest, "i") && [" needs ", " need ", " has to ", " have to ", " must ", " gets "].iter().any(|m| padded.contains(m));
     let layout = names && [" live in ", " lives in ", " is generated", " are generated", " on purpose"].iter().any(|m| padded.contains(m));
     let here_not = [" here, not ", " here not "].iter().any(|m| padded.contains(m)) && !pronoun;
-    // "make the banner always visible" asks for the product to behave so; it is no rule for the agent.
-    let product = starts_with_word(rest, "make") && !rest.starts_with("make sure");
-    let rule_inside = rule_inside && !product;
     if !(standing || ruled || rule_inside || we || obliged || layout || here_not || (directive && (contrast || corrected)) || (contrast && corrected && !pronoun) || (fact && names && (contrast || corrected || padded.contains(" no ")))) {
         return None;
     }
