@@ -137,7 +137,9 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
     let words = ask.intent.words.as_str();
     let mut out: HashMap<String, Candidate> = HashMap::new();
     // Retrieval's candidates, once: the category picks below look here first.
+    let t0 = std::time::Instant::now();
     let found = retrieval.gather(words, ask.projects, CANDIDATES);
+    let t_found = t0.elapsed();
 
     // Trigger rules, against the raw input: each names memories, or a category whose most
     // relevant memory for this event it surfaces. Rules are about actions: a look around (a
@@ -187,7 +189,9 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
     // not what this moment is about.
     // The leaders among what may be said at all: a muted memory or a seed turned off must not
     // take a place among them.
+    let t_rules = t0.elapsed();
     let found: Vec<Hit> = found.into_iter().filter(|f| out.contains_key(&f.id) || lookup.audible(&f.id)).collect();
+    let t_audible = t0.elapsed();
     let kept = keep.map(|k| leaders(&found, k));
     for f in found {
         if kept.as_ref().is_some_and(|kept| !kept.contains(&f.id)) && !out.contains_key(&f.id) {
@@ -203,9 +207,11 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
         let id = f.id.clone();
         out.insert(id, candidate(memory, Some(f), None, vector, now, ask, half_life_days));
     }
+    let t_read = t0.elapsed();
     if let Some(spread) = ask.spread {
         activate(&mut out, retrieval, lookup, ask, spread, now, half_life_days);
     }
+    let t_spread = t0.elapsed();
     let mut v: Vec<Candidate> = out.into_values().collect();
     v.sort_by(|a, b| a.id.cmp(&b.id));
     // The action read once, each candidate's remedy looked for in it.
@@ -219,6 +225,7 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
     for (c, s) in v.iter_mut().zip(decision::standings(&meanings)) {
         c.standing = s;
     }
+    tracing::trace!(retrieval_us = t_found.as_micros() as u64, rules_us = (t_rules - t_found).as_micros() as u64, audible_us = (t_audible - t_rules).as_micros() as u64, read_us = (t_read - t_audible).as_micros() as u64, spread_us = (t_spread - t_read).as_micros() as u64, rest_us = (t0.elapsed() - t_spread).as_micros() as u64, candidates = v.len(), "gather steps");
     v
 }
 
@@ -332,7 +339,7 @@ mod tests {
     /// Every candidate for an event, without embeddings.
     fn candidates(index: &LexicalIndex, lookup: &HashMap<String, Memory>, words: &str, raw: &str, rules: &[TriggerRule], salience: &Salience) -> Vec<Candidate> {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
-        let retrieval = Retrieval { lexical: index, semantic: None, fusion, learned: None };
+        let retrieval = Retrieval { lexical: index, semantic: None, fusion, learned: None, recall: None };
         let intent = Intent { words: words.into(), meaning: words.into(), command: None, deed: String::new() };
         let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules: &[rules], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         gather(&retrieval, lookup, &ask, None, time::macros::datetime!(2026-01-02 0:00 UTC), 30.0)
@@ -423,7 +430,7 @@ mod tests {
             memory("weak", "global", "Push tags after the release notes are merged", "release"),
         ]);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
-        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None, recall: None };
         let intent = Intent { words: "force push to main".into(), meaning: String::new(), command: None, deed: String::new() };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
@@ -462,7 +469,7 @@ mod tests {
         mems.push(memory("own", "global", "rotate api tokens", "security"));
         let (index, lookup) = setup(&mems);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
-        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None, recall: None };
         let intent = Intent { words: "rotate the vault api tokens monthly".into(), meaning: String::new(), command: None, deed: String::new() };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
@@ -478,7 +485,7 @@ mod tests {
         let mems: Vec<Memory> = (0..6).map(|i| memory(&format!("m{i}"), "global", &format!("rotate the api tokens monthly, rule {i} of the vault {}", ["alpha", "beta", "gamma", "delta", "echo", "golf"][i]), &format!("c{i}"))).collect();
         let (index, lookup) = setup(&mems);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
-        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None, recall: None };
         let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new(), command: None, deed: String::new() };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
@@ -512,7 +519,7 @@ mod tests {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let words = "git push --force origin main";
         let moment = situations.prepare(Moment::new("/p", words, None), 0.5);
-        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: Some(LearnedQuery { situations: &situations, moment, floor: 0.5 }) };
+        let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: Some(LearnedQuery { situations: &situations, moment, floor: 0.5 }), recall: None };
         let intent = Intent { words: words.into(), meaning: words.into(), command: None, deed: String::new() };
         let spread = Spread { decay: 0.5, floor: 0.1, hops: 2 };
         let ask = Ask { intent: &intent, salience: PUSH, raw: words, projects: &["/p", "global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: Some(spread) };

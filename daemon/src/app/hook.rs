@@ -66,6 +66,7 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         decision: reply.decision.as_ref().map(record::decision),
         shadow,
     };
+    let recording = std::time::Instant::now();
     match record::hook_event(d, &entry, t.sessions.max_events) {
         // What became of the lessons said is read after the answer, on the outcome worker.
         Ok(()) => {
@@ -88,5 +89,6 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
     if event.kind == EventKind::SessionEnd {
         d.cooldowns().end(&session);
     }
+    tracing::trace!(record_us = recording.elapsed().as_micros() as u64, total_us = began.elapsed().as_micros() as u64, "hook timing");
     Ok(reply)
 }

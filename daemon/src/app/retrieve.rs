@@ -59,5 +59,5 @@ pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Pat
         tracing::trace!(prepare_us = started.elapsed().as_micros() as u64, near = moment.near_count(), by_meaning = moment.vector.is_some(), "situations prepared");
         LearnedQuery { situations: &situations, moment, floor: t.learning.situation_floor }
     });
-    f(&Retrieval { lexical: &lexical, semantic, fusion, learned })
+    f(&Retrieval { lexical: &lexical, semantic, fusion, learned, recall: Some(d.memories().recall()) })
 }

@@ -23,12 +23,18 @@ use crate::retrieval::recent::RecentChanges;
 use crate::retrieval::situations::Situations;
 use crate::semantic::sync::{drop_embedding, refresh};
 use crate::semantic::{Prepared, Semantic};
+use crate::retrieval::recall::RecallCache;
 use crate::store::{Store, StoreError};
+
+/// Queries whose hits are kept for when they come again: a session's usual commands and more.
+const RECALLED: usize = 64;
 
 pub struct Memories {
     store: Arc<Store>,
     semantic: Arc<Semantic>,
     lexical: RwLock<LexicalIndex>,
+    /// The last queries' keyword and meaning hits, for a moment that comes again.
+    recall: RecallCache,
     /// What is kept out of advice (muted memories, the seed pack's state), mirrored from the store.
     quiet: RwLock<Quiet>,
     /// Each project's most recently changed memories, for `resume`'s brief.
@@ -157,6 +163,7 @@ impl Memories {
             store,
             semantic,
             lexical: RwLock::new(lexical),
+            recall: RecallCache::new(RECALLED),
             quiet: RwLock::new(quiet),
             recent: Mutex::new(recent),
             touched: Mutex::new(touched),
@@ -181,6 +188,11 @@ impl Memories {
     /// The keyword index, for reading.
     pub fn lexical(&self) -> RwLockReadGuard<'_, LexicalIndex> {
         self.lexical.read()
+    }
+
+    /// The last queries' hits (each kept only while the indexes it was found in are unchanged).
+    pub fn recall(&self) -> &RecallCache {
+        &self.recall
     }
 
     /// The situations' index, for reading.

@@ -12,6 +12,7 @@
 use foldhash::{HashMap, HashSet};
 
 use super::hit::Hit;
+use super::recall::Stamp;
 use crate::base::text;
 
 const K1: f64 = 1.2;
@@ -82,6 +83,8 @@ pub struct LexicalIndex {
     term_ids: HashMap<String, u32>,
     postings: Vec<Vec<(u32, f32)>>,
     total_length: f64,
+    /// This state of the index (every change takes a new one), for [`super::recall`].
+    stamp: Stamp,
 }
 
 /// Scoring scratch: (score, matched-term bits) per slot, plus the slots touched.
@@ -95,6 +98,11 @@ thread_local! {
 impl LexicalIndex {
     pub fn new(weights: FieldWeights) -> Self {
         LexicalIndex { weights, ..Default::default() }
+    }
+
+    /// This state of the index: any change gives it a new stamp.
+    pub fn stamp(&self) -> Stamp {
+        self.stamp
     }
 
     pub fn len(&self) -> usize {
@@ -152,6 +160,7 @@ impl LexicalIndex {
 
     /// Adds a memory or replaces its previous version.
     pub fn upsert(&mut self, doc: &LexicalDoc<'_>) {
+        self.stamp = Stamp::fresh();
         self.remove(doc.id);
         let w = self.weights;
         let mut tf: HashMap<String, f64> = HashMap::default();
@@ -207,6 +216,7 @@ impl LexicalIndex {
     }
 
     pub fn remove(&mut self, id: &str) {
+        self.stamp = Stamp::fresh();
         let Some(slot) = self.slots.remove(id) else { return };
         if let Some(entry) = self.docs[slot].take() {
             let c = self.categories[slot] as usize;

@@ -7,6 +7,7 @@ pub mod examples;
 pub mod hit;
 pub mod hybrid;
 pub mod lexical;
+pub mod recall;
 pub mod recent;
 pub mod similarity;
 pub mod command;
@@ -18,6 +19,7 @@ use foldhash::HashMap;
 pub use hit::Hit;
 use hybrid::Fusion;
 use lexical::LexicalIndex;
+use recall::{RecallCache, RecallKey};
 use similarity::cosine;
 use situations::{Moment, Situations};
 use vectors::VectorIndex;
@@ -45,6 +47,8 @@ pub struct Retrieval<'a> {
     pub semantic: Option<SemanticQuery<'a>>,
     pub fusion: Fusion,
     pub learned: Option<LearnedQuery<'a>>,
+    /// The last queries' hits, reused for the same query while neither index has changed.
+    pub recall: Option<&'a RecallCache>,
 }
 
 impl Retrieval<'_> {
@@ -68,18 +72,17 @@ impl Retrieval<'_> {
     pub fn gather(&self, query: &str, projects: &[&str], depth: usize) -> Vec<Hit> {
         let t0 = std::time::Instant::now();
         let mut found: HashMap<String, Hit> = HashMap::default();
-        for mut hit in self.lexical.search(query, Some(projects), depth) {
-            hit.cosine = self.cosine_of(&hit.id);
-            found.insert(hit.id.clone(), hit);
-        }
-        if let Some(s) = &self.semantic {
-            let mut similar: Vec<(String, Option<f32>)> = s.index.search(s.vector, projects, depth).into_iter().filter(|(id, _)| !found.contains_key(id)).map(|(id, c)| (id, Some(c))).collect();
-            for (id, _) in s.index.examples().search(s.vector, projects, depth) {
-                if !found.contains_key(&id) && !similar.iter().any(|(s, _)| *s == id) {
-                    similar.push((id, None));
+        let key = self.recall.map(|_| RecallKey::new(query, projects, depth, self.lexical.stamp(), self.semantic.as_ref().map(|s| (s.index.stamp(), s.vector))));
+        let recalled = self.recall.zip(key.as_ref()).and_then(|(cache, key)| cache.get(key));
+        let reused = recalled.is_some();
+        match recalled {
+            Some(hits) => found.extend(hits.into_iter().map(|h| (h.id.clone(), h))),
+            None => {
+                self.words_and_meaning(query, projects, depth, &mut found);
+                if let Some((cache, key)) = self.recall.zip(key).filter(|(cache, key)| cache.wanted(key)) {
+                    cache.put(key, &found.values().cloned().collect::<Vec<_>>());
                 }
             }
-            self.add_scored(query, similar, &mut found);
         }
         let t1 = t0.elapsed();
         if let Some(l) = &self.learned {
@@ -91,8 +94,26 @@ impl Retrieval<'_> {
         let t2 = t0.elapsed();
         let n = found.len();
         let out: Vec<Hit> = found.into_values().map(|hit| self.finish(hit)).collect();
-        tracing::trace!(words_meaning_us = t1.as_micros() as u64, learned_us = (t2 - t1).as_micros() as u64, finish_us = (t0.elapsed() - t2).as_micros() as u64, hits = n, "retrieval gather timing");
+        tracing::trace!(reused, words_meaning_us = t1.as_micros() as u64, learned_us = (t2 - t1).as_micros() as u64, finish_us = (t0.elapsed() - t2).as_micros() as u64, hits = n, "retrieval gather timing");
         out
+    }
+
+    /// The best `depth` by keywords, by embeddings and by example moments, each with both kinds
+    /// of evidence: what a query finds in the indexes alone.
+    fn words_and_meaning(&self, query: &str, projects: &[&str], depth: usize, found: &mut HashMap<String, Hit>) {
+        for mut hit in self.lexical.search(query, Some(projects), depth) {
+            hit.cosine = self.cosine_of(&hit.id);
+            found.insert(hit.id.clone(), hit);
+        }
+        if let Some(s) = &self.semantic {
+            let mut similar: Vec<(String, Option<f32>)> = s.index.search(s.vector, projects, depth).into_iter().filter(|(id, _)| !found.contains_key(id)).map(|(id, c)| (id, Some(c))).collect();
+            for (id, _) in s.index.examples().search(s.vector, projects, depth) {
+                if !found.contains_key(&id) && !similar.iter().any(|(s, _)| *s == id) {
+                    similar.push((id, None));
+                }
+            }
+            self.add_scored(query, similar, found);
+        }
     }
 
     /// Adds hits for `ids` not found by keywords, with both kinds of evidence.
@@ -157,5 +178,56 @@ impl Retrieval<'_> {
     /// The memory's embedding, when the model is loaded and it has one.
     pub fn vector_of(&self, id: &str) -> Option<Vec<f32>> {
         self.semantic.as_ref()?.index.vector(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lexical::{FieldWeights, LexicalDoc};
+
+    fn add(lexical: &mut LexicalIndex, id: &str, text: &str) {
+        lexical.upsert(&LexicalDoc { id, project: "p", text, context: "", tags: &[], category: "general" });
+    }
+
+    fn sorted(mut hits: Vec<Hit>) -> Vec<Hit> {
+        hits.sort_by(|a, b| a.id.cmp(&b.id));
+        hits
+    }
+
+    #[test]
+    fn a_recalled_query_answers_as_a_fresh_one_and_sees_every_change() {
+        let cache = RecallCache::new(8);
+        let query = [1.0_f32, 0.0];
+        let gather = |lexical: &LexicalIndex, vectors: &VectorIndex, recall: Option<&RecallCache>| {
+            let r = Retrieval { lexical, semantic: Some(SemanticQuery { vector: &query, index: vectors }), fusion: Fusion::ADVICE, learned: None, recall };
+            sorted(r.gather("force push", &["p"], 10))
+        };
+        let mut lexical = LexicalIndex::new(FieldWeights::default());
+        add(&mut lexical, "a", "force push to main rewrites history");
+        add(&mut lexical, "b", "run the linter before committing");
+        let mut vectors = VectorIndex::new(2, "fp");
+        vectors.upsert("b", "p", 1, &[1.0, 0.0]).unwrap();
+
+        let fresh = gather(&lexical, &vectors, None);
+        assert_eq!(fresh.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(gather(&lexical, &vectors, Some(&cache)), fresh);
+        let key = RecallKey::new("force push", &["p"], 10, lexical.stamp(), Some((vectors.stamp(), &query)));
+        assert!(cache.get(&key).is_none(), "a query seen once is not kept");
+        assert_eq!(gather(&lexical, &vectors, Some(&cache)), fresh);
+        assert!(cache.get(&key).is_some(), "the hits are kept the second time");
+        assert_eq!(gather(&lexical, &vectors, Some(&cache)), fresh, "and served as found");
+
+        // A memory added by words, one added by meaning, one removed: each is seen at once.
+        add(&mut lexical, "c", "never force push a release branch");
+        assert!(gather(&lexical, &vectors, Some(&cache)).iter().any(|h| h.id == "c"));
+        vectors.upsert("d", "p", 2, &[0.9, 0.1]).unwrap();
+        assert!(gather(&lexical, &vectors, Some(&cache)).iter().any(|h| h.id == "d"));
+        lexical.remove("a");
+        vectors.remove("b").unwrap();
+        let after = gather(&lexical, &vectors, Some(&cache));
+        assert_eq!(after, gather(&lexical, &vectors, None));
+        assert!(after.iter().all(|h| h.id != "a"));
+        assert!(after.iter().find(|h| h.id == "b").is_none_or(|h| h.cosine.is_none()), "b's vector is gone");
     }
 }

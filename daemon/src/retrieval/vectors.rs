@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
+use super::recall::Stamp;
 use super::examples::{Examples, LessonExamples};
 
 const MANIFEST: &str = "manifest.json";
@@ -92,6 +93,8 @@ pub struct VectorIndex {
     entries: HashMap<Arc<str>, Entry>,
     /// Lessons' example moments, embedded: not in the graph files, rebuilt when the model loads.
     examples: Examples,
+    /// This state of the index (every change takes a new one), for [`super::recall`].
+    stamp: Stamp,
 }
 
 fn options(dimension: usize) -> IndexOptions {
@@ -127,7 +130,12 @@ fn write_atomically(path: &Path, write: impl FnOnce(&Path) -> Result<(), VectorE
 
 impl VectorIndex {
     pub fn new(dimension: usize, fingerprint: &str) -> VectorIndex {
-        VectorIndex { dimension, fingerprint: fingerprint.to_string(), parts: Vec::new(), part_of: HashMap::default(), entries: HashMap::default(), examples: Examples::default() }
+        VectorIndex { dimension, fingerprint: fingerprint.to_string(), parts: Vec::new(), part_of: HashMap::default(), entries: HashMap::default(), examples: Examples::default(), stamp: Stamp::fresh() }
+    }
+
+    /// This state of the index: any change gives it a new stamp.
+    pub fn stamp(&self) -> Stamp {
+        self.stamp
     }
 
     /// The model whose vectors the index holds.
@@ -169,6 +177,7 @@ impl VectorIndex {
     }
 
     fn add_to(&mut self, part: usize, id: Arc<str>, key: u64, vector: &[f32]) -> Result<(), VectorError> {
+        self.stamp = Stamp::fresh();
         let p = &mut self.parts[part];
         if p.index.size() + 1 > p.index.capacity() {
             p.index.reserve((p.index.capacity() * 2).max(64)).map_err(index_err)?;
@@ -192,6 +201,7 @@ impl VectorIndex {
 
     /// Takes `id` out: its vector and its examples; whether it had a vector.
     pub fn remove(&mut self, id: &str) -> Result<bool, VectorError> {
+        self.stamp = Stamp::fresh();
         self.examples.remove(id);
         self.remove_vector(id)
     }
@@ -203,6 +213,7 @@ impl VectorIndex {
 
     /// Sets (`Some`) or drops (`None`) `id`'s example moments.
     pub fn set_examples(&mut self, id: &str, examples: Option<LessonExamples>) -> Result<(), VectorError> {
+        self.stamp = Stamp::fresh();
         match examples {
             None => {
                 self.examples.remove(id);
@@ -220,6 +231,7 @@ impl VectorIndex {
     /// Takes `id`'s vector out and keeps its examples (its text changed and is not embedded
     /// yet); whether it had one.
     pub fn remove_vector(&mut self, id: &str) -> Result<bool, VectorError> {
+        self.stamp = Stamp::fresh();
         let Some(entry) = self.entries.remove(id) else { return Ok(false) };
         let p = &mut self.parts[entry.part];
         p.index.remove(entry.key).map_err(index_err)?;
@@ -391,6 +403,7 @@ impl VectorIndex {
 
     /// Rebuilds one graph from the vectors it holds under mapped keys.
     fn rebuild_part(&mut self, p: usize) -> Result<(), VectorError> {
+        self.stamp = Stamp::fresh();
         let fresh = new_graph(self.dimension)?;
         let part = &self.parts[p];
         fresh.reserve(part.ids.len().max(64)).map_err(index_err)?;

@@ -196,7 +196,7 @@ fn gather_all(world: &World, events: &[Event], t: &Tuneables, semantic: bool, tr
         .iter()
         .zip(&world.queries)
         .map(|(e, (qv, _))| {
-            let retrieval = Retrieval { lexical: &world.lexical, semantic: semantic.then_some(SemanticQuery { vector: qv, index: &world.graphs }), fusion, learned: None };
+            let retrieval = Retrieval { lexical: &world.lexical, semantic: semantic.then_some(SemanticQuery { vector: qv, index: &world.graphs }), fusion, learned: None, recall: None };
             let i = intent(&e.hook);
             let raw = raw_input(&e.hook, RAW_INPUT_CHARS);
             let ask = Ask {
@@ -438,7 +438,7 @@ fn main() {
                 "id": s.candidate.id, "relevant": e.expect.contains(&s.candidate.id), "source": s.source.as_str(), "score": s.score,
                 "signals": s.signals,
             })).collect();
-            lines.push(serde_json::json!({"id": e.id, "tune": e.tune, "kind": e.hook.kind.name(), "tool": e.hook.tool_name, "salience": salience(&e.hook).score, "expect": e.expect, "candidates": all}).to_string());
+            lines.push(serde_json::json!({"id": e.id, "tune": e.tune, "kind": e.hook.kind.name(), "tool": e.hook.tool_name, "meaning": intent(&e.hook).meaning, "salience": salience(&e.hook).score, "expect": e.expect, "candidates": all}).to_string());
         }
         std::fs::write(&path, lines.join("\n")).expect("dump");
     }

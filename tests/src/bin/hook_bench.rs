@@ -12,7 +12,11 @@
 //! that each hook event compares its moment with its project's situations. `--own K` sets how
 //! many of them are the hook's project's (default N / 50, at most 2,000).
 //!
-//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N] [--situations N [--links K] [--own K]] [--learning-off] [--outcomes-off] [--capture-off]`
+//! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-hook-bench -- [--memories N] [--runs N] [--situations N [--links K] [--own K]] [--learning-off] [--outcomes-off] [--capture-off] [--home DIR]`
+//!
+//! `--home DIR` keeps the imported home in DIR (after the runs, with the daemon down) and, when DIR
+//! already holds one, starts from a copy of it instead of importing again: at 100k the import
+//! takes minutes, a copy seconds. The corpus options must match the ones DIR was made with.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -24,6 +28,16 @@ use serde_json::{json, Value};
 
 fn arg(name: &str, default: usize) -> usize {
     cairn_tests::arg(name).and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// Copies a home's files (not its socket) from `from` into `to`, creating `to`.
+fn copy_home(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("home folder");
+    let status = Command::new("cp").arg("-a").arg(from.join(".")).arg(to).status().expect("cp");
+    assert!(status.success(), "cannot copy {} to {}", from.display(), to.display());
+    for name in ["cairn.sock", "cairnd.pid"] {
+        let _ = std::fs::remove_file(to.join(name));
+    }
 }
 
 /// Wall time of one process given `payload` on stdin, and whether it printed anything.
@@ -155,6 +169,12 @@ fn main() {
     if flag("--capture-off") {
         settings["capture"] = json!({"enabled": false});
     }
+    // `--home DIR`: start from a copy of a home imported before (see the module's note).
+    let kept = cairn_tests::arg("--home").map(std::path::PathBuf::from);
+    let reused = kept.as_ref().is_some_and(|dir| dir.join("bench.jsonl").is_file());
+    if let Some(dir) = kept.as_ref().filter(|_| reused) {
+        copy_home(dir, home.path());
+    }
     if settings.as_object().is_some_and(|o| !o.is_empty()) {
         std::fs::create_dir_all(home.path().join("config")).expect("config folder");
         std::fs::write(home.path().join("config/tuneables.json"), settings.to_string()).expect("tuneables");
@@ -181,11 +201,16 @@ fn main() {
     corpus.push_str(&json!({"text": "Never force-push to main; open a pull request instead", "category": "git"}).to_string());
     corpus.push('\n');
     let file = home.path().join("bench.jsonl");
-    std::fs::write(&file, corpus).expect("write corpus");
     let started = Instant::now();
-    // Every memory is embedded as it is imported: allow it the time that takes.
-    let out = home.run_within(&["import", file.to_str().unwrap()], Duration::from_secs(3600));
-    assert!(out.status.success(), "import failed: {}", String::from_utf8_lossy(&out.stderr));
+    if reused {
+        println!("home copied from {} (its import's time is not measured)", kept.as_ref().map(|d| d.display().to_string()).unwrap_or_default());
+        eventually(Duration::from_secs(600), || status(&home)["index"]["indexed"].as_u64().unwrap_or(0) > memories as u64);
+    } else {
+        std::fs::write(&file, corpus).expect("write corpus");
+        // Every memory is embedded as it is imported: allow it the time that takes.
+        let out = home.run_within(&["import", file.to_str().unwrap()], Duration::from_secs(3600));
+        assert!(out.status.success(), "import failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
     let import_time = started.elapsed();
     let pid = home.daemon_pid().expect("daemon pid");
     let indexed = status(&home)["index"]["indexed"].as_u64().unwrap_or(0);
@@ -244,6 +269,9 @@ fn main() {
     }
     let rss = rss_mb(pid);
     home.ok(&["down"]);
+    if let Some(dir) = kept.as_ref().filter(|_| !reused) {
+        copy_home(home.path(), dir);
+    }
     // `--log-to DIR`: keep the daemon's log (set `CAIRN_LOG` to choose what it records).
     if let Some(dir) = std::env::args().skip_while(|a| a != "--log-to").nth(1) {
         let target = std::path::Path::new(&dir);

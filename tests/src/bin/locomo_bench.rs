@@ -245,7 +245,7 @@ fn paraphrase(path: &Path, embedder: &Embedder, fusion: Fusion) -> (Vec<Paraphra
         exact.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         rows[0].1.push(exact.iter().take(10).map(|(_, id)| (*id).clone()).collect());
         rows[1].1.push(lexical.search(&q.text, Some(&["global"]), 10).into_iter().map(|h| h.id).collect());
-        let retrieval = Retrieval { lexical: &lexical, semantic: Some(SemanticQuery { vector: &qv, index: &graphs }), fusion, learned: None };
+        let retrieval = Retrieval { lexical: &lexical, semantic: Some(SemanticQuery { vector: &qv, index: &graphs }), fusion, learned: None, recall: None };
         rows[2].1.push(retrieval.hybrid(&q.text, &["global"], 10).into_iter().map(|h| h.id).collect());
         candidates.push(retrieval.gather(&q.text, &["global"], CANDIDATES));
     }
@@ -324,7 +324,7 @@ fn main() {
         let t0 = Instant::now();
         let qv = embedder.embed(&[&q.text]).expect("embed").remove(0);
         let t1 = Instant::now();
-        let retrieval = Retrieval { lexical: &lexical, semantic: Some(SemanticQuery { vector: &qv, index: &graphs }), fusion, learned: None };
+        let retrieval = Retrieval { lexical: &lexical, semantic: Some(SemanticQuery { vector: &qv, index: &graphs }), fusion, learned: None, recall: None };
         let cairn: Vec<String> = retrieval.hybrid(&q.text, &projects, 10).into_iter().map(|s| s.id).collect();
         let t2 = Instant::now();
         cold.push(t2 - t0);
