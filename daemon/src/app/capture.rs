@@ -30,6 +30,7 @@ use crate::config::Tuneables;
 use crate::learning::attribution::{acted, failed, is_result};
 use crate::learning::capture::{self, describe, error_gist, recoveries, signature};
 use crate::learning::gate::{self, Bars, Verdict};
+use crate::learning::heard;
 use crate::learning::graph::Tier;
 use crate::retrieval::hybrid::Fusion;
 use crate::semantic::Prepared;
@@ -77,6 +78,8 @@ struct Offer<'a> {
     /// The moments the lesson would have helped at (the calls a prompt corrected, the failed
     /// call), oldest first.
     moments: Vec<&'a SessionEvent>,
+    /// For a lesson the prompt model heard, its probability (see `gate::Input::heard`).
+    heard: Option<f64>,
 }
 
 /// Captures what it can from one session; `true` when nothing is left waiting.
@@ -108,10 +111,12 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
         // The moments it corrected: the last calls before it in the same turn.
         let mut before: Vec<&SessionEvent> = events[..i].iter().rev().take_while(|x| x.event != "UserPromptSubmit").filter(|x| is_result(x) && x.intent.as_deref().is_some_and(|w| !w.trim().is_empty())).take(CORRECTED).collect();
         before.reverse();
-        for text in capture::from_prompt(prompt) {
+        let heard = heard_in(d, prompt).await;
+        let probability = heard.reading.as_ref().map(|r| r.probability);
+        for text in heard.lessons {
             let mut evidence = vec![moment_of(e)];
             evidence.extend(before.iter().map(|m| moment_of(m)));
-            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moments: before.clone() }).await?;
+            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moments: before.clone(), heard: probability }).await?;
         }
     }
 
@@ -126,7 +131,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             d.store().failure_done(&sig, &f.project)?;
         }
         let text = redact::redact_text(&r.text);
-        offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moments: vec![f] }).await?;
+        offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moments: vec![f], heard: None }).await?;
     }
     for (i, f) in events.iter().enumerate().filter(|(_, e)| is_result(e) && failed(e)) {
         if found.iter().any(|r| r.failed == i) {
@@ -149,11 +154,51 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             d.store().failure_done(&sig, &f.project)?;
             let why = if gist.is_empty() { String::new() } else { format!(" ({gist})") };
             let text = format!("In this project, `{call}` keeps failing{why}: seen in {} sessions, never fixed in one. Find the cause before running it again.", record.sessions.len());
-            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f] }).await?;
+            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f], heard: None }).await?;
         }
     }
     d.store().durable().await?;
     Ok(!waiting)
+}
+
+/// What a prompt teaches, and how the prompt model read it.
+struct Heard {
+    lessons: Vec<String>,
+    /// The prompt model's reading, when it took part.
+    reading: Option<heard::Reading>,
+}
+
+/// What a prompt teaches: what capture's patterns hear in it; else, with the embedding model
+/// loaded (the one the prompt model was fitted under), the sentence the prompt model rates
+/// highest when it reads the prompt as stating a lesson and the patterns' own reasons for "no
+/// lesson" (a question, chatter, taken back, pasted output, a bug report, for now only) do not
+/// hold for that sentence.
+async fn heard_in(d: &Daemon, prompt: &str) -> Heard {
+    let found = capture::from_prompt(prompt);
+    if !found.is_empty() || prompt.trim().is_empty() {
+        return Heard { lessons: found, reading: None };
+    }
+    let patterns = || Heard { lessons: Vec::new(), reading: None };
+    let model = heard::builtin();
+    let Some(embedder) = d.embedder_ready().await.filter(|e| model.fits(&e.facts().fingerprint)) else { return patterns() };
+    let sentences = heard::sentences(prompt);
+    let texts: Vec<String> = std::iter::once(heard::prompt_text(prompt)).chain(sentences.iter().cloned()).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let vectors = match tokio::task::block_in_place(|| embedder.embed(&refs)) {
+        Ok(v) if v.len() == refs.len() => v,
+        Ok(_) => return patterns(),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot embed a prompt; its patterns alone decide");
+            return patterns();
+        }
+    };
+    let reading = model.read(&vectors[0], &vectors[1..]);
+    tracing::debug!(probability = reading.probability, states = reading.states_lesson, "prompt read by the prompt model");
+    let lessons = match (reading.states_lesson, reading.best) {
+        (true, Some(best)) if capture::not_a_lesson(&sentences, best).is_none() => capture::lesson_of(&sentences, best).into_iter().collect(),
+        _ => Vec::new(),
+    };
+    Heard { lessons, reading: Some(reading) }
 }
 
 /// The lessons closest to `text` in `project` (and `global`), but `own`: id, text, cosine.
@@ -164,21 +209,21 @@ fn nearest(d: &Daemon, t: &Tuneables, text: &str, project: &str, own: Option<&st
 }
 
 /// The gate's judgement of `text` against the lessons of `project`.
-async fn judge_text(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str) -> gate::Judgement {
-    judge_against(d, t, text, from, project, None).await
+async fn judge_text(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, heard: Option<f64>) -> gate::Judgement {
+    judge_against(d, t, text, from, project, None, heard).await
 }
 
 /// The gate's judgement of a lesson imported from the user's own files (`claude-md`), against
 /// the other lessons of its project: scored and kept whatever the verdict (the user wrote it).
 pub async fn judge_import(d: &Daemon, t: &Tuneables, text: &str, source: &str, project: &str, id: &str) -> (Quality, String) {
-    let j = judge_against(d, t, text, source, project, Some(id)).await;
+    let j = judge_against(d, t, text, source, project, Some(id), None).await;
     (quality_of(&j), j.verdict.as_str().to_string())
 }
 
-async fn judge_against(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, own: Option<&str>) -> gate::Judgement {
+async fn judge_against(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, own: Option<&str>, heard: Option<f64>) -> gate::Judgement {
     let _ = d.embedder_ready().await;
     let near = tokio::task::block_in_place(|| nearest(d, t, text, project, own));
-    let input = gate::Input { text, source: from, nearest: near.iter().map(|(id, text, c)| (id.as_str(), text.as_str(), *c)).collect() };
+    let input = gate::Input { text, source: from, nearest: near.iter().map(|(id, text, c)| (id.as_str(), text.as_str(), *c)).collect(), heard };
     gate::judge(&input, &bars(t))
 }
 
@@ -215,7 +260,7 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
         d.turned_away(1);
         return Ok(());
     }
-    let j = judge_text(d, t, &o.text, o.from, o.project).await;
+    let j = judge_text(d, t, &o.text, o.from, o.project, o.heard).await;
     tracing::debug!(text = %o.text, verdict = j.verdict.as_str(), score = j.score, "captured");
     match j.verdict {
         Verdict::Primitive => {
@@ -425,7 +470,7 @@ pub async fn act(d: &Daemon, action: ReviewAction) -> Result<ReviewOutcome> {
             let edited = super::memories::edit(d, MemoryEdit { id: id.clone(), text: Some(text), ..Default::default() }).await?;
             // Judged again in its new words.
             let from = m.capture.as_ref().map_or("prompt", |c| c.from.as_str()).to_string();
-            let j = judge_text(d, &t, &edited.text, &from, &edited.project).await;
+            let j = judge_text(d, &t, &edited.text, &from, &edited.project, None).await;
             let m = tokio::task::block_in_place(|| -> Result<Memory> {
                 let w = d.memories().writer();
                 let mut m = w.get(&id)?.ok_or_else(|| Error::NotFound(id.clone()))?;
@@ -467,16 +512,29 @@ pub async fn judge(d: &Daemon, req: JudgeRequest) -> Result<Judged> {
     }
     let t = d.tuneables();
     let project = d.project_for(&req.scope);
-    let (captured, subject) = if req.prompt {
-        match capture::from_prompt(text).into_iter().next() {
-            Some(lesson) => (Some(lesson.clone()), lesson),
-            None => return Ok(Judged { captured: None, not_captured: Some(capture::why_nothing(text).into()), quality: None, keep: false }),
+    let (captured, subject, probability) = if req.prompt {
+        let heard = heard_in(d, text).await;
+        let probability = heard.reading.as_ref().map(|r| r.probability);
+        match heard.lessons.into_iter().next() {
+            Some(lesson) => (Some(lesson.clone()), lesson, probability),
+            None => {
+                let sentences = heard::sentences(text);
+                let why = match heard.reading {
+                    Some(r) if !r.states_lesson => format!("the prompt model reads no lesson in it (probability {:.2}, under {:.2})", r.probability, heard::builtin().threshold),
+                    Some(r) => match r.best.and_then(|b| capture::not_a_lesson(&sentences, b)) {
+                        Some(reason) => format!("the prompt model reads a lesson in it (probability {:.2}), but its sentence is {reason}", r.probability),
+                        None => "the prompt model reads a lesson in it, but its sentence is too short to be one".to_string(),
+                    },
+                    None => capture::why_nothing(text).to_string(),
+                };
+                return Ok(Judged { captured: None, not_captured: Some(why), quality: None, keep: false });
+            }
         }
     } else {
-        (None, text.to_string())
+        (None, text.to_string(), None)
     };
     let from = req.source.as_deref().unwrap_or("prompt");
-    let j = judge_text(d, &t, &subject, from, &project).await;
+    let j = judge_text(d, &t, &subject, from, &project, probability).await;
     let rejected = d.store().is_rejected(&subject)?;
     Ok(Judged { captured, not_captured: rejected.then(|| "rejected before: never captured again".to_string()), keep: j.verdict.keeps() && !rejected, quality: Some(quality_view(&j)) })
 }

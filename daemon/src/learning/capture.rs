@@ -367,6 +367,72 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
     out
 }
 
+/// The lesson a prompt states in its sentence `best` (the one the prompt model rates highest,
+/// [`super::heard`]), when the patterns above found none: the sentence without its openers ("btw",
+/// "no,", "from now on"), in its own casing, with the next sentence when that gives the reason
+/// ("because ...", "otherwise ..."). `None` for fewer than three words.
+pub fn lesson_of(sentences: &[String], best: usize) -> Option<String> {
+    let sentence = sentences.get(best)?.trim();
+    let lower = sentence.to_ascii_lowercase();
+    let (mut rest, _) = strip_fillers(&lower);
+    for p in STANDING {
+        if starts_with_word(rest, p.trim_end_matches([',', ':'])) {
+            rest = rest[p.trim_end_matches([',', ':']).len()..].trim_start_matches(|c: char| c == ',' || c == ':' || c == '-' || c.is_whitespace());
+            break;
+        }
+    }
+    // ASCII lowercasing keeps every byte where it was: the same span of the sentence as written.
+    let offset = rest.as_ptr() as usize - lower.as_ptr() as usize;
+    let text = sentence.get(offset..offset + rest.len()).unwrap_or(rest);
+    let text = text.trim().trim_end_matches(|c: char| c == ',' || c == ';' || c == ':' || c == '!' || c == '.' || c.is_whitespace());
+    if text.split_whitespace().count() < 3 {
+        return None;
+    }
+    let mut chars = text.chars();
+    let first = chars.next()?;
+    let mut out: String = first.to_uppercase().chain(chars).collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ");
+    if let Some(reason) = sentences.get(best + 1).filter(|n| BECAUSE.iter().any(|b| n.to_lowercase().starts_with(b))) {
+        let joined = format!("{out}: {}", reason.trim().trim_end_matches(['.', '!', ';']));
+        if joined.chars().count() <= MAX_TEXT {
+            out = joined;
+        }
+    }
+    if out.chars().count() > MAX_TEXT {
+        out = out.chars().take(MAX_TEXT).collect::<String>().trim_end().to_string();
+    }
+    out.push('.');
+    Some(out)
+}
+
+/// Machine output pasted into a prompt: an error's or a log's opening, or a file:line place.
+static PASTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)^\s*(\*\*|error\b|warning:|fatal:|traceback|exception\b|panic|thread '|npm err|caused by:)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s").expect("a valid pattern")
+});
+
+/// Why the sentence `best` of a prompt, which the prompt model rates as a lesson, is not one
+/// after all: a question, chatter, a rule taken back at or after it, pasted output, a bug report,
+/// or a request scoped to now. These are the patterns' own reasons for giving nothing.
+pub fn not_a_lesson(sentences: &[String], best: usize) -> Option<&'static str> {
+    let sentence = sentences.get(best)?;
+    let lower = sentence.to_ascii_lowercase();
+    let (rest, _) = strip_fillers(lower.trim());
+    if is_question(rest) {
+        Some("a question")
+    } else if CHATTER.iter().any(|c| starts_with_word(rest, c)) {
+        Some("chatter")
+    } else if sentences[best..].iter().any(|s| super::gate::retracted_at(&s.to_ascii_lowercase()).is_some()) {
+        Some("taken back")
+    } else if PASTED.is_match(sentence) {
+        Some("pasted output")
+    } else if super::gate::reports_a_bug(rest) {
+        Some("a bug report")
+    } else if super::gate::time_bound(rest) {
+        Some("for now only")
+    } else {
+        None
+    }
+}
+
 /// Why a prompt gave nothing, in words (for `cairn review judge`).
 pub fn why_nothing(prompt: &str) -> &'static str {
     let lower = prompt.trim().to_lowercase();
@@ -645,6 +711,8 @@ mod tests {
         // Taken back, dated, or a bug report: nothing, or only what follows the retraction.
         assert_eq!(from_prompt("always rebase onto develop... actually no, forget that. just push it"), Vec::<String>::new());
         assert_eq!(one("never use sudo with pip. wait, scratch that, use pipx for tools instead").as_deref(), Some("Use pipx for tools instead."));
+        // "forget i said that" after a "hm" takes back what came before.
+        assert_eq!(from_prompt("ok from now on run `mix dialyzer` before every commit... hm actually no, its 4 minutes cold. forget i said that"), Vec::<String>::new());
         assert!(from_prompt("don't forget it: never commit the .env.local file").contains(&"Never commit the .env.local file.".to_string()));
         assert_eq!(from_prompt("pin the sdk to 4.2 until the vendor fixes it next month"), Vec::<String>::new());
         assert_eq!(from_prompt("the worker never finishes when the queue has more than 10k jobs, can you have a look"), Vec::<String>::new());
@@ -714,6 +782,45 @@ mod tests {
         ] {
             assert_eq!(from_prompt(p), Vec::<String>::new(), "{p}");
         }
+    }
+
+    #[test]
+    fn some_rules_no_pattern_hears() {
+        // What the prompt model hears and these patterns do not (the end-to-end test
+        // `a_rule_no_pattern_hears_is_captured_by_the_prompt_model` sends the same prompt).
+        assert!(from_prompt(PATTERNLESS_RULE).is_empty());
+    }
+
+    /// A rule said as a fact with its reason, in words no pattern of this module hears.
+    pub const PATTERNLESS_RULE: &str = "prod migrations go through the release pipeline, running them by hand skips the lock";
+
+    #[test]
+    fn what_the_patterns_know_is_no_lesson_stays_none_whatever_the_model_says() {
+        let s = |t: &[&str]| t.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        for (sentences, best, why) in [
+            (s(&["do we always need a migration for an enum change?"]), 0, "a question"),
+            (s(&["whenever youre done with that, bump compileSdk to 35"]), 0, "chatter"),
+            (s(&["ok from now on run the linter before every commit.", "hm actually no, forget i said that"]), 0, "taken back"),
+            (s(&["/src/Sources/Core/Sync.swift:211:23: error: sending 'self.pending' risks data races"]), 0, "pasted output"),
+            (s(&["** (DBConnection.ConnectionError) tcp connect (localhost:5432): connection refused"]), 0, "pasted output"),
+        ] {
+            assert_eq!(not_a_lesson(&sentences, best), Some(why), "{sentences:?}");
+        }
+        assert_eq!(not_a_lesson(&s(&[PATTERNLESS_RULE]), 0), None);
+        assert_eq!(not_a_lesson(&s(&["the api docs come out of redoc from openapi.yaml, editing the html does nothing"]), 0), None);
+        assert_eq!(not_a_lesson(&s(&["a"]), 4), None);
+    }
+
+    #[test]
+    fn the_sentence_the_model_picks_is_the_lesson_in_its_own_words() {
+        let s = |t: &[&str]| t.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let sentences = s(&["add the late fee column.", "btw deps live in requirements/base.in.", "because pip-compile reads only that file."]);
+        assert_eq!(lesson_of(&sentences, 1).as_deref(), Some("Deps live in requirements/base.in: because pip-compile reads only that file."));
+        assert_eq!(lesson_of(&s(&["from now on, the `api/` handlers get #[instrument]!"]), 0).as_deref(), Some("The `api/` handlers get #[instrument]."));
+        assert_eq!(lesson_of(&s(&["ok thanks"]), 0), None, "too short to be a lesson");
+        assert_eq!(lesson_of(&s(&["a b c"]), 3), None);
+        // Any text, in any script, without a panic.
+        assert_eq!(lesson_of(&s(&["ça doit être ÉCRIT ainsi, toujours"]), 0).as_deref(), Some("Ça doit être ÉCRIT ainsi, toujours."));
     }
 
     #[test]

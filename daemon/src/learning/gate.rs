@@ -30,6 +30,10 @@ pub struct Input<'a> {
     /// The closest existing lessons: id, text, and the cosine with the candidate when the model
     /// is loaded.
     pub nearest: Vec<(&'a str, &'a str, Option<f64>)>,
+    /// For a lesson taken from a user's prompt by the prompt model (`super::heard`), the
+    /// probability it gave the prompt of stating a lesson: the user said it as a rule, whatever
+    /// its verb.
+    pub heard: Option<f64>,
 }
 
 /// The gate's verdict.
@@ -256,10 +260,13 @@ fn says_only_it_failed(text: &str) -> bool {
 }
 
 /// Phrases that take back what was just said ("always rebase... no wait, scratch that").
-const RETRACTIONS: &[&str] = &["scratch that", "scrap that", "forget it", "forget that", "never mind", "nevermind", "no wait", "actually no"];
+const RETRACTIONS: &[&str] = &[
+    "scratch that", "scrap that", "forget it", "forget that", "never mind", "nevermind", "no wait", "actually no", "forget i said that", "forget what i said",
+    "ignore what i said",
+];
 
 /// Words that may open a retraction before its phrase ("hmm, no wait", "oh never mind").
-const RETRACTION_OPENERS: &[&str] = &["no", "wait", "actually", "hmm", "oh", "ok", "okay", "nah", "ugh", "um", "uh", "so", "and", "but", "sorry", "erm"];
+const RETRACTION_OPENERS: &[&str] = &["no", "wait", "actually", "hmm", "hm", "oh", "ok", "okay", "nah", "ugh", "um", "uh", "so", "and", "but", "sorry", "erm"];
 
 /// Where a lowercased text takes back what came before it: the end of its last retraction. A
 /// retraction is a phrase of its own: it opens its clause (at the start, after punctuation or
@@ -564,6 +571,8 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         // is a convention of the project, whatever its verb ("every change gets a bullet in
         // NEWS.md").
         (0.7, "a convention the user wrote down, naming things in code")
+    } else if input.heard.is_some() {
+        (0.7, "a rule the user stated, as the prompt model reads their words")
     } else if imperative {
         (0.3, "a request for now, not a rule that lasts")
     } else if fact {
@@ -650,7 +659,7 @@ mod tests {
     use super::*;
 
     fn v(text: &str, source: &str) -> Verdict {
-        judge(&Input { text, source, nearest: Vec::new() }, &Bars::default()).verdict
+        judge(&Input { text, source, nearest: Vec::new(), heard: None }, &Bars::default()).verdict
     }
 
     #[test]
@@ -671,7 +680,7 @@ mod tests {
     #[test]
     fn primitives_are_never_kept() {
         for t in ["Bash was used 14 times in this session.", "cargo build took 41s.", "Ran git status.", "the config", "Tests should pass.", "Make sure the code works.", "Be careful with changes.", "Should we always run cargo test with --release?", "In this project, `kubeclt get pods -n shop` fails (command not found); `kubectl get pods -n shop` works.", "In this project, `Read` fails (File does not exist.); `Glob` works."] {
-            let j = judge(&Input { text: t, source: "prompt", nearest: Vec::new() }, &Bars::default());
+            let j = judge(&Input { text: t, source: "prompt", nearest: Vec::new(), heard: None }, &Bars::default());
             assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
             assert!(!j.verdict.keeps());
         }
@@ -704,13 +713,13 @@ mod tests {
 
     /// Asserts the gate keeps `text` from `source`.
     fn assert_kept(text: &str, source: &str) {
-        let j = judge(&Input { text, source, nearest: Vec::new() }, &Bars::default());
+        let j = judge(&Input { text, source, nearest: Vec::new(), heard: None }, &Bars::default());
         assert!(j.verdict.keeps(), "{text}: {:?}", j.reasons);
     }
 
     /// Asserts the gate finds `text` from `source` primitive; its reason.
     fn primitive_reason(text: &str, source: &str) -> String {
-        let j = judge(&Input { text, source, nearest: Vec::new() }, &Bars::default());
+        let j = judge(&Input { text, source, nearest: Vec::new(), heard: None }, &Bars::default());
         assert_eq!(j.verdict, Verdict::Primitive, "{text}: {:?}", j.reasons);
         j.reasons.last().cloned().unwrap_or_default()
     }
@@ -756,8 +765,23 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_the_prompt_model_heard_is_acted_on_whatever_its_verb() {
+        let text = "Prod migrations go through the release pipeline, running them by hand skips the lock.";
+        let plain = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: None }, &Bars::default());
+        assert_eq!(plain.verdict, Verdict::Primitive, "{:?}", plain.reasons);
+        let heard = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: Some(0.87) }, &Bars::default());
+        assert!(heard.verdict.keeps(), "{:?}", heard.reasons);
+        assert!(heard.reasons[0].contains("as the prompt model reads their words"), "{:?}", heard.reasons);
+        // Heard or not, statistics, fragments and bug reports stay primitive.
+        for text in ["The tests took 42 seconds on average.", "Fix it.", "The login page never loads after the deploy."] {
+            let j = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: Some(0.9) }, &Bars::default());
+            assert_eq!(j.verdict, Verdict::Primitive, "{text}: {:?}", j.reasons);
+        }
+    }
+
+    #[test]
     fn every_dimension_has_its_reason() {
-        let j = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: Vec::new() }, &Bars::default());
+        let j = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: Vec::new(), heard: None }, &Bars::default());
         assert_eq!(j.reasons.len(), 6);
         for (r, name) in j.reasons.iter().zip(["actionability", "specificity", "reasoning", "novelty", "outcome link", "quality"]) {
             assert!(r.starts_with(name), "{r}");
@@ -767,16 +791,16 @@ mod tests {
     #[test]
     fn an_existing_lesson_again_is_a_duplicate_by_meaning_or_words() {
         let lesson = "Never force-push main or a release branch: the deploy bot tags from them.";
-        let by_meaning = judge(&Input { text: "Do not rewrite history on main with push -f.", source: "prompt", nearest: vec![("m1", lesson, Some(0.91))] }, &Bars::default());
+        let by_meaning = judge(&Input { text: "Do not rewrite history on main with push -f.", source: "prompt", nearest: vec![("m1", lesson, Some(0.91))], heard: None }, &Bars::default());
         assert_eq!((by_meaning.verdict, by_meaning.duplicate_of.as_deref()), (Verdict::Duplicate, Some("m1")));
-        let by_words = judge(&Input { text: "Never force-push main or a release branch.", source: "prompt", nearest: vec![("m1", lesson, None)] }, &Bars::default());
+        let by_words = judge(&Input { text: "Never force-push main or a release branch.", source: "prompt", nearest: vec![("m1", lesson, None)], heard: None }, &Bars::default());
         assert_eq!(by_words.verdict, Verdict::Duplicate);
-        let other = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: vec![("m1", lesson, Some(0.2))] }, &Bars::default());
+        let other = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: vec![("m1", lesson, Some(0.2))], heard: None }, &Bars::default());
         assert_eq!(other.verdict, Verdict::Quality);
         assert!(other.novelty > 0.7);
         // Near the bar (0.10 under it), a third of the words shared makes it the lesson again;
         // fewer words at that closeness, or as many further off, leave it a lesson of its own.
-        let near = |text: &str, c: f64| judge(&Input { text, source: "prompt", nearest: vec![("m1", lesson, Some(c))] }, &Bars::default()).verdict;
+        let near = |text: &str, c: f64| judge(&Input { text, source: "prompt", nearest: vec![("m1", lesson, Some(c))], heard: None }, &Bars::default()).verdict;
         assert_eq!(near("Do not force-push main; the release tags come from it.", 0.68), Verdict::Duplicate);
         assert_eq!(near("Rewriting main breaks the release tags; coordinate first.", 0.67), Verdict::Duplicate);
         assert_ne!(near("Rewriting main breaks the release tags; coordinate first.", 0.62), Verdict::Duplicate);

@@ -7,5 +7,6 @@ pub mod attribution;
 pub mod capture;
 pub mod gate;
 pub mod graph;
+pub mod heard;
 pub mod outcome;
 pub mod weights;

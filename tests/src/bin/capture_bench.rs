@@ -9,12 +9,22 @@
 //! the right lesson.
 //!
 //! Run: `cargo build --release --bins && cargo run --release -p cairn-tests --bin cairn-capture-bench -- [--part tune|report|all] [--set FILE] [--show]`
+//!
+//! `--fit` fits the model that reads whether a prompt states a lesson (`learning::heard`) on the
+//! labelled prompts of [`FIT_SETS`] (every part), in process with the real embedding model,
+//! choosing its penalty and threshold on answers for each set from a model fitted on the others,
+//! and writes `daemon/src/learning/heard.json` with its provenance. A batch written later is not
+//! in the list until it has been measured as held out.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use cairn_daemon::base::logistic;
+use cairn_daemon::learning::heard::{self, PromptModel};
+use cairn_daemon::semantic::embed::{Embedder, ModelSpec};
 use cairn_tests::{arg, eventually, flag, model_dir, Home};
+use sha2::{Digest, Sha256};
 use serde_json::Value;
 
 fn data(name: &str) -> PathBuf {
@@ -53,7 +63,112 @@ fn judge(home: &Home, args: &[&str]) -> Value {
     serde_json::from_str(&home.ok(&all)).expect("judge answers JSON")
 }
 
+/// The labelled prompt sets the prompt model is fitted on, in order.
+const FIT_SETS: &[&str] = &["capture-set.json", "capture-fresh-batch.json", "capture-fresh-batch-2.json", "capture-fresh-batch-3.json", "capture-fresh-batch-4.json", "capture-fresh-batch-5.json", "capture-fresh-batch-6.json"];
+const PENALTIES: &[f64] = &[0.1, 0.3, 1.0, 3.0, 10.0];
+
+/// Out-of-fold precision and recall at `bar`.
+fn precision_recall(p: &[f64], y: &[f64], bar: f64) -> (f64, f64, usize, usize, usize) {
+    let said = p.iter().filter(|&&q| q >= bar).count();
+    let right = p.iter().zip(y).filter(|(q, l)| **q >= bar && **l > 0.5).count();
+    let wanted = y.iter().filter(|l| **l > 0.5).count();
+    (right as f64 / said.max(1) as f64, right as f64 / wanted.max(1) as f64, right, said, wanted)
+}
+
+fn fit_prompt_model() {
+    let models = model_dir();
+    let embedder = Embedder::load(&ModelSpec::builtin(&models, 256, 2)).unwrap_or_else(|e| panic!("{e}: {}", e.fix()));
+    // Rows (1, whole prompt, sentences' maximum), labels, and the set each came from.
+    let (mut rows, mut labels, mut group) = (Vec::new(), Vec::new(), Vec::new());
+    let mut digests = Vec::new();
+    for (g, name) in FIT_SETS.iter().enumerate() {
+        let bytes = std::fs::read(data(name)).expect("a fit set");
+        digests.push(serde_json::json!({"file": format!("tests/data/{name}"), "sha256": Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect::<String>()}));
+        let set: Value = serde_json::from_slice(&bytes).expect("JSON");
+        for p in set["prompts"].as_array().expect("prompts") {
+            let prompt = p["prompt"].as_str().expect("prompt text");
+            let sentences = heard::sentences(prompt);
+            let mut texts = vec![heard::prompt_text(prompt)];
+            texts.extend(sentences);
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let vectors = embedder.embed(&refs).expect("embed");
+            let mut row = vec![1.0];
+            row.extend(heard::features(&vectors[0], &vectors[1..]));
+            rows.push(row);
+            labels.push(if p["capture"].as_bool().expect("capture label") { 1.0 } else { 0.0 });
+            group.push(g);
+        }
+        println!("{name}: read");
+    }
+    // For each penalty, every prompt's probability from the model fitted on the other sets.
+    let out_of_fold = |l2: f64| -> Vec<f64> {
+        let mut p = vec![0.0; rows.len()];
+        for g in 0..FIT_SETS.len() {
+            let train: Vec<usize> = (0..rows.len()).filter(|&i| group[i] != g).collect();
+            let x: Vec<Vec<f64>> = train.iter().map(|&i| rows[i].clone()).collect();
+            let y: Vec<f64> = train.iter().map(|&i| labels[i]).collect();
+            let beta = logistic::fit(&x, &y, l2);
+            for i in (0..rows.len()).filter(|&i| group[i] == g) {
+                p[i] = logistic::sigmoid(rows[i].iter().zip(&beta).map(|(a, b)| a * b).sum());
+            }
+        }
+        p
+    };
+    let loss = |p: &[f64]| -> f64 { p.iter().zip(&labels).map(|(q, y)| -(y * q.max(1e-9).ln() + (1.0 - y) * (1.0 - q).max(1e-9).ln())).sum() };
+    let mut best: Option<(f64, f64, Vec<f64>)> = None;
+    for &l2 in PENALTIES {
+        let p = out_of_fold(l2);
+        let l = loss(&p);
+        println!("penalty {l2}: out-of-fold log loss {l:.1}");
+        if best.as_ref().is_none_or(|(_, bl, _)| l < *bl) {
+            best = Some((l2, l, p));
+        }
+    }
+    let (l2, _, p) = best.expect("a penalty");
+    // The bar: the best F1 on the out-of-fold answers, among bars 0.30 to 0.70.
+    let f1 = |bar: f64| {
+        let (pr, re, ..) = precision_recall(&p, &labels, bar);
+        if pr + re == 0.0 { 0.0 } else { 2.0 * pr * re / (pr + re) }
+    };
+    let bar = (30..=70).map(|b| b as f64 / 100.0).max_by(|a, b| f1(*a).total_cmp(&f1(*b)).then(b.total_cmp(a))).expect("a bar");
+    let (pr, re, right, said, wanted) = precision_recall(&p, &labels, bar);
+    let mut per_set = Vec::new();
+    for (g, name) in FIT_SETS.iter().enumerate() {
+        let idx: Vec<usize> = (0..rows.len()).filter(|&i| group[i] == g).collect();
+        let (gp, gr, ..) = precision_recall(&idx.iter().map(|&i| p[i]).collect::<Vec<_>>(), &idx.iter().map(|&i| labels[i]).collect::<Vec<_>>(), bar);
+        println!("  held out {name}: precision {gp:.2}, recall {gr:.2}");
+        per_set.push(format!("{name} {gp:.2}/{gr:.2}"));
+    }
+    println!("penalty {l2}, bar {bar:.2}: out-of-fold precision {pr:.2} ({right}/{said}), recall {re:.2} ({right}/{wanted}), {} prompts", rows.len());
+    let beta = logistic::fit(&rows, &labels, l2);
+    let d = (beta.len() - 1) / 2;
+    let model = PromptModel {
+        version: 1,
+        fingerprint: embedder.facts().fingerprint.clone(),
+        intercept: beta[0],
+        whole: beta[1..=d].to_vec(),
+        sentences: beta[d + 1..].to_vec(),
+        threshold: bar,
+        provenance: serde_json::json!({
+            "sets": digests,
+            "prompts": rows.len(),
+            "lessons": labels.iter().filter(|l| **l > 0.5).count(),
+            "date": time::OffsetDateTime::now_utc().date().to_string(),
+            "command": "cargo run --release -p cairn-tests --bin cairn-capture-bench -- --fit",
+            "l2": l2,
+            "choice": format!("penalty by out-of-fold log loss over {:?}, each set's answers from a model fitted on the other sets; the bar with the best F1 on those answers among 0.30-0.70: precision {pr:.2}, recall {re:.2}; per set held out (precision/recall): {}", PENALTIES, per_set.join(", ")),
+        }),
+    };
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../daemon/src/learning/heard.json");
+    std::fs::write(&path, serde_json::to_string(&model).expect("model serialises") + "\n").expect("write heard.json");
+    println!("wrote {}", path.display());
+}
+
 fn main() {
+    if flag("--fit") {
+        fit_prompt_model();
+        return;
+    }
     let part = arg("--part").unwrap_or_else(|| "tune".into());
     let set = arg("--set").map(PathBuf::from).unwrap_or_else(|| data("capture-set.json"));
     let show = flag("--show");

@@ -517,6 +517,27 @@ fn a_correction_becomes_a_candidate_that_earns_its_voice() {
 }
 
 #[test]
+fn a_rule_no_pattern_hears_is_captured_by_the_prompt_model() {
+    let (home, project) = home_and_project();
+    // Said as a fact with its reason, in words capture's patterns do not hear (the unit test
+    // `some_rules_no_pattern_hears` checks that): the prompt model reads it as a lesson.
+    let rule = "prod migrations go through the release pipeline, running them by hand skips the lock";
+    said(&home, &bash("r1", "t1", &project, "npx prisma migrate deploy", "Apply migrations to prod"));
+    said(&home, &prompt("r1", &project, &format!("ok that one's done. {rule}")));
+    let c = candidates(&home, &project, |c| !c.is_empty());
+    assert_eq!(c.len(), 1, "{c:#?}");
+    assert_eq!(c[0]["text"], "Prod migrations go through the release pipeline, running them by hand skips the lock.");
+    assert_eq!(c[0]["source"], "prompt");
+    assert!(c[0]["evidence"].to_string().contains("prisma migrate deploy"), "the moment it corrected: {}", c[0]);
+    // A question and a request are read as no lesson, and `review judge` says so.
+    for text in ["what does the release pipeline do with migrations?", "add a retry to the webhook sender"] {
+        let j: Value = serde_json::from_str(&ok_in(&home, &project, &["review", "judge", "--json", "--prompt", "--", text])).unwrap();
+        assert!(j["captured"].is_null(), "{text}: {j}");
+        assert!(j["not_captured"].as_str().unwrap().starts_with("the prompt model reads no lesson in it (probability"), "{j}");
+    }
+}
+
+#[test]
 fn a_recovery_is_captured_accepted_or_rejected_for_good() {
     let (home, project) = home_and_project();
     said(&home, &bash_failed("r1", "t1", &project, "npm test", "Exit code 1\nnpm ERR! This project is configured to use pnpm"));
