@@ -74,7 +74,8 @@ const CHATTER: &[&str] = &[
     "don't worry", "dont worry", "do not worry", "don't bother", "never mind", "nevermind", "no worries", "no problem", "no rush", "don't mind",
     "no need", "not now", "stop here", "stop there", "stop for now", "always happy", "dont know", "don't know", "do not know", "don't think", "dont think",
     "don't see", "dont see", "never seen", "whenever you're done", "whenever youre done", "whenever you get a chance", "whenever you can",
-    "whenever you have time", "whenever you're ready", "whenever youre ready",
+    "whenever you have time", "whenever you're ready", "whenever youre ready", "whenever you finish", "whenever you're finished", "whenever youre finished",
+    "when you're done", "when youre done", "once you're done", "once youre done", "once you finish",
 ];
 
 /// Openers of a question asked without a question mark.
@@ -406,24 +407,35 @@ pub fn lesson_of(sentences: &[String], best: usize) -> Option<String> {
 
 /// Machine output pasted into a prompt: an error's or a log's opening, or a file:line place.
 static PASTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)^\s*(\*\*|error\b|warning:|fatal:|traceback|exception\b|panic|thread '|npm err|caused by:)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s").expect("a valid pattern")
+    regex::Regex::new(r"(?i)^\s*(\*\*|error\b|\[error\]|warning:|fatal:|traceback|exception\b|panic|thread '|npm err|caused by:|at\s+[\w.$<>]+\(|[\w\\.]*(exception|error)\b)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s|sqlstate\[").expect("a valid pattern")
 });
 
+/// Openers of a recap of what was done, which states no lesson however it reads.
+const RECAPS: &[&str] = &["this session is being continued", "recap", "to recap", "summary", "quick summary", "so far"];
+
 /// Why the sentence `best` of a prompt, which the prompt model rates as a lesson, is not one
-/// after all: a question, chatter, a rule taken back at or after it, pasted output, a bug report,
-/// or a request scoped to now. These are the patterns' own reasons for giving nothing.
+/// after all: a question, chatter, a recap, a rule taken back at or after it, pasted output (it,
+/// or a sentence beside it), a bug report, a request for now (a directive with no rule or reason:
+/// "fix the typo in ...") or a request scoped to now. These are the patterns' and the gate's own
+/// reasons for giving nothing.
 pub fn not_a_lesson(sentences: &[String], best: usize) -> Option<&'static str> {
     let sentence = sentences.get(best)?;
     let lower = sentence.to_ascii_lowercase();
     let (rest, _) = strip_fillers(lower.trim());
+    let first = sentences.first().map(|s| s.to_ascii_lowercase()).unwrap_or_default();
+    let beside = &sentences[best.saturating_sub(1)..(best + 2).min(sentences.len())];
     if is_question(rest) {
         Some("a question")
     } else if CHATTER.iter().any(|c| starts_with_word(rest, c)) {
         Some("chatter")
+    } else if RECAPS.iter().any(|r| starts_with_word(strip_fillers(first.trim()).0, r) || starts_with_word(rest, r)) {
+        Some("a recap")
     } else if sentences[best..].iter().any(|s| super::gate::retracted_at(&s.to_ascii_lowercase()).is_some()) {
         Some("taken back")
-    } else if PASTED.is_match(sentence) {
+    } else if beside.iter().any(|s| PASTED.is_match(s)) {
         Some("pasted output")
+    } else if super::gate::request_for_now(rest) {
+        Some("a request for now")
     } else if super::gate::reports_a_bug(rest) {
         Some("a bug report")
     } else if super::gate::time_bound(rest) {
@@ -803,6 +815,11 @@ mod tests {
             (s(&["ok from now on run the linter before every commit.", "hm actually no, forget i said that"]), 0, "taken back"),
             (s(&["/src/Sources/Core/Sync.swift:211:23: error: sending 'self.pending' risks data races"]), 0, "pasted output"),
             (s(&["** (DBConnection.ConnectionError) tcp connect (localhost:5432): connection refused"]), 0, "pasted output"),
+            (s(&["Illuminate\\Database\\QueryException", "Column not found: 1054 Unknown column 'closed_at'"]), 1, "pasted output"),
+            (s(&["whenever you finish the migration, open a draft PR against develop"]), 0, "chatter"),
+            (s(&["ok recap so we're on the same page: you added the column and the tests pass"]), 0, "a recap"),
+            (s(&["This session is being continued from a previous conversation.", "Summary:", "Added the json flag to the cli"]), 2, "a recap"),
+            (s(&["fix the typo in the vendored parser notes"]), 0, "a request for now"),
         ] {
             assert_eq!(not_a_lesson(&sentences, best), Some(why), "{sentences:?}");
         }

@@ -127,13 +127,40 @@ pub const DIRECTIVES: &[&str] = &[
     "restart", "start", "stop", "make", "ensure", "only", "leave", "go", "prefix", "name", "store", "log", "validate", "escape", "quote", "lock",
     "update", "regenerate", "generate", "create", "delete", "remove", "move", "rename", "open", "close", "point", "target", "include", "exclude",
     "drop", "migrate", "squash", "sign", "format", "lint", "review", "document", "return", "raise", "throw", "catch", "handle", "retry", "wait",
-    "source", "export", "cd", "switch", "reuse", "follow", "target", "send", "request",
+    "source", "export", "cd", "switch", "reuse", "follow", "target", "send", "request", "fix", "change", "replace", "implement", "refactor", "rewrite",
+    "extract", "convert",
 ];
 
 /// Words that give a reason.
 const REASONS: &[&str] = &["because", "since", "otherwise", "so that", "or else", "which", "as it", "as they", "else", "due to", "to avoid", "to keep", "or it", "or the", "so the", "so it", "breaks", "fails", "caused", "causes"];
 
 /// Whether a lowercased text gives a reason: one of [`REASONS`] opening a word.
+/// Whether a lowercased text marks a rule that lasts: it says always/never/don't, contrasts ("X,
+/// not Y"), or speaks of every case (when, whenever, before, each, any, only, here, in this
+/// project). A bare imperative is a request for now.
+fn marks_a_rule(lower: &str) -> bool {
+    let padded = format!(" {lower} ");
+    [
+        " always ", " never ", " don't ", " dont ", " do not ", " must ", " instead of ", " instead", " rather than ", ", not ", " not ", " no ", " only ",
+        " when ", " whenever ", " before ", " after ", " each ", " every ", " any ", " all ", " here", " in this project", " in this repo", " we use ",
+        " avoid ", " prefer ", " should ", " until ", " unless ", " without ", " from now on", " by default",
+    ]
+    .iter()
+    .any(|m| padded.contains(m))
+}
+
+/// Whether one of a lowercased text's clauses opens with a directive ("After changing X, update
+/// Y" is a directive too).
+fn directs(lower: &str) -> bool {
+    lower.split([';', ',', ':', '.']).any(|c| words(c).first().is_some_and(|w| DIRECTIVES.contains(&w.as_str()) && w != "do" && w != "make"))
+}
+
+/// A request for now: a lowercased sentence that opens with a directive ("fix the typo in ...",
+/// "add a csv export ...") and neither marks a rule that lasts nor gives a reason.
+pub fn request_for_now(lower: &str) -> bool {
+    words(lower).first().is_some_and(|w| DIRECTIVES.contains(&w.as_str())) && !marks_a_rule(lower) && !gives_reason(lower)
+}
+
 fn gives_reason(lower: &str) -> bool {
     let padded = format!(" {lower}");
     REASONS.iter().any(|r| padded.contains(&format!(" {r}")))
@@ -544,22 +571,11 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     // The first word after a leading "In this project," / "Here," says whether it is a directive.
     let head = lower.trim_start_matches("in this project, ").trim_start_matches("in this repo, ").trim_start_matches("here, ");
     let first = words(head).into_iter().next().unwrap_or_default();
-    // A rule lasts: it says always/never/don't, contrasts ("X, not Y"), or speaks of every case
-    // (when, whenever, before, each, any, only, here, in this project). A bare imperative is a
-    // request for now.
     let padded = format!(" {lower} ");
-    let rule_marker = [
-        " always ", " never ", " don't ", " dont ", " do not ", " must ", " instead of ", " instead", " rather than ", ", not ", " not ", " no ", " only ",
-        " when ", " whenever ", " before ", " after ", " each ", " every ", " any ", " all ", " here", " in this project", " in this repo", " we use ",
-        " avoid ", " prefer ", " should ", " until ", " unless ", " without ", " from now on", " by default",
-    ]
-    .iter()
-    .any(|m| padded.contains(m));
-    let imperative = DIRECTIVES.contains(&first.as_str());
+    let rule_marker = marks_a_rule(&lower);
+    let imperative = DIRECTIVES.contains(&first.as_str()) || directs(&lower);
     let modal = [" should ", " must ", " prefer ", " avoid ", " need to ", " needs to ", " has to ", " have to "].iter().any(|m| padded.contains(m));
     let fact = [" is ", " are ", " lives ", " live ", " runs ", " uses ", " use ", " requires ", " expects ", " needs ", " sits ", " goes ", " go ", " belongs ", " belong ", " follow ", " follows ", " fails ", " strips "].iter().any(|m| padded.contains(m));
-    // Each clause's first word: "After changing X, update Y" is a directive too.
-    let imperative = imperative || lower.split([';', ',', ':', '.']).any(|c| words(c).first().is_some_and(|w| DIRECTIVES.contains(&w.as_str()) && w != "do" && w != "make"));
     let (actionability, act_reason) = if recovery {
         (1.0, "says what fails and what works")
     } else if (imperative || modal) && (rule_marker || gives_reason(&lower) || lower.contains("; ")) {
@@ -571,10 +587,10 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         // is a convention of the project, whatever its verb ("every change gets a bullet in
         // NEWS.md").
         (0.7, "a convention the user wrote down, naming things in code")
-    } else if input.heard.is_some() {
-        (0.7, "a rule the user stated, as the prompt model reads their words")
     } else if imperative {
         (0.3, "a request for now, not a rule that lasts")
+    } else if input.heard.is_some() {
+        (0.7, "a rule the user stated, as the prompt model reads their words")
     } else if fact {
         (0.5, "a statement with nothing to act on named")
     } else {
@@ -772,10 +788,20 @@ mod tests {
         let heard = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: Some(0.87) }, &Bars::default());
         assert!(heard.verdict.keeps(), "{:?}", heard.reasons);
         assert!(heard.reasons[0].contains("as the prompt model reads their words"), "{:?}", heard.reasons);
-        // Heard or not, statistics, fragments and bug reports stay primitive.
-        for text in ["The tests took 42 seconds on average.", "Fix it.", "The login page never loads after the deploy."] {
+        // Heard or not, requests for now, statistics, fragments and bug reports stay primitive.
+        for text in ["Fix the typo in the vendored parser notes.", "The tests took 42 seconds on average.", "Fix it.", "The login page never loads after the deploy."] {
             let j = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: Some(0.9) }, &Bars::default());
             assert_eq!(j.verdict, Verdict::Primitive, "{text}: {:?}", j.reasons);
+        }
+    }
+
+    #[test]
+    fn a_directive_without_a_rule_or_a_reason_is_a_request_for_now() {
+        for t in ["fix the typo in the vendored parser notes", "add a csv export for plaza transactions over a date range.", "rename `Order` to `Purchase` everywhere"] {
+            assert!(request_for_now(t), "{t}");
+        }
+        for t in ["always run the linter before committing", "use pnpm here, not npm", "run migrations through the release pipeline because by hand skips the lock", "prod migrations go through the release pipeline", "the staging db gets wiped nightly"] {
+            assert!(!request_for_now(t), "{t}");
         }
     }
 
