@@ -170,26 +170,25 @@ struct Heard {
 
 /// What a prompt teaches: what capture's patterns hear in it; else, with the embedding model
 /// loaded (the one the prompt model was fitted under), the sentence the prompt model rates
-/// highest when it reads the prompt as stating a lesson and the patterns' own reasons for "no
-/// lesson" (a question, chatter, taken back, pasted output, a bug report, for now only) do not
-/// hold for that sentence.
+/// highest when it reads the prompt as stating a lesson and none of the reasons for "no lesson"
+/// in `capture::not_a_lesson` holds for that sentence.
 async fn heard_in(d: &Daemon, prompt: &str) -> Heard {
     let found = capture::from_prompt(prompt);
     if !found.is_empty() || prompt.trim().is_empty() {
         return Heard { lessons: found, reading: None };
     }
-    let patterns = || Heard { lessons: Vec::new(), reading: None };
+    let nothing = || Heard { lessons: Vec::new(), reading: None };
     let model = heard::builtin();
-    let Some(embedder) = d.embedder_ready().await.filter(|e| model.fits(&e.facts().fingerprint)) else { return patterns() };
+    let Some(embedder) = d.embedder_ready().await.filter(|e| model.fits(&e.facts().fingerprint)) else { return nothing() };
     let sentences = heard::sentences(prompt);
     let texts: Vec<String> = std::iter::once(heard::prompt_text(prompt)).chain(sentences.iter().cloned()).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let vectors = match tokio::task::block_in_place(|| embedder.embed(&refs)) {
         Ok(v) if v.len() == refs.len() => v,
-        Ok(_) => return patterns(),
+        Ok(_) => return nothing(),
         Err(e) => {
             tracing::warn!(error = %e, "cannot embed a prompt; its patterns alone decide");
-            return patterns();
+            return nothing();
         }
     };
     let reading = model.read(&vectors[0], &vectors[1..]);

@@ -407,7 +407,7 @@ pub fn lesson_of(sentences: &[String], best: usize) -> Option<String> {
 
 /// Machine output pasted into a prompt: an error's or a log's opening, or a file:line place.
 static PASTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)^\s*(\*\*|error\b|\[error\]|warning:|fatal:|traceback|exception\b|panic|thread '|npm err|caused by:|at\s+[\w.$<>]+\(|[\w\\.]*(exception|error)\b)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s|sqlstate\[").expect("a valid pattern")
+    regex::Regex::new(r"(?i)^\s*(\*\*|error(\[\w+\])?:|\[error\]|warning:|fatal:|traceback|exception:|panic|thread '|npm err|caused by:|at\s+[\w.$<>]+\(|[\w\\.]+(exception|error)\b)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s|sqlstate\[").expect("a valid pattern")
 });
 
 /// Openers of a recap of what was done, which states no lesson however it reads.
@@ -824,6 +824,8 @@ mod tests {
             assert_eq!(not_a_lesson(&sentences, best), Some(why), "{sentences:?}");
         }
         assert_eq!(not_a_lesson(&s(&[PATTERNLESS_RULE]), 0), None);
+        // A rule about errors is not an error.
+        assert_eq!(not_a_lesson(&s(&["error messages in the api go through `AppError`, never a bare string"]), 0), None);
         assert_eq!(not_a_lesson(&s(&["the api docs come out of redoc from openapi.yaml, editing the html does nothing"]), 0), None);
         assert_eq!(not_a_lesson(&s(&["a"]), 4), None);
     }
