@@ -134,7 +134,6 @@ pub const DIRECTIVES: &[&str] = &[
 /// Words that give a reason.
 const REASONS: &[&str] = &["because", "since", "otherwise", "so that", "or else", "which", "as it", "as they", "else", "due to", "to avoid", "to keep", "or it", "or the", "so the", "so it", "breaks", "fails", "caused", "causes"];
 
-/// Whether a lowercased text gives a reason: one of [`REASONS`] opening a word.
 /// Whether a lowercased text marks a rule that lasts: it says always/never/don't, contrasts ("X,
 /// not Y"), or speaks of every case (when, whenever, before, each, any, only, here, in this
 /// project). A bare imperative is a request for now.
@@ -161,6 +160,7 @@ pub fn request_for_now(lower: &str) -> bool {
     words(lower).first().is_some_and(|w| DIRECTIVES.contains(&w.as_str())) && !marks_a_rule(lower) && !gives_reason(lower)
 }
 
+/// Whether a lowercased text gives a reason: one of [`REASONS`] opening a word.
 fn gives_reason(lower: &str) -> bool {
     let padded = format!(" {lower}");
     REASONS.iter().any(|r| padded.contains(&format!(" {r}")))
