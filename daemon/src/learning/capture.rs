@@ -407,14 +407,22 @@ pub fn lesson_of(sentences: &[String], best: usize) -> Option<String> {
 
 /// Machine output pasted into a prompt: an error's or a log's opening, or a file:line place.
 static PASTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)^\s*(\*\*|error(\[\w+\])?:|\[error\]|warning:|fatal:|traceback|exception:|panic|thread '|npm err|caused by:|at\s+[\w.$<>]+\(|[\w\\.]+(exception|error)\b)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s|sqlstate\[").expect("a valid pattern")
+    regex::Regex::new(r"(?i)^\s*(\*\*|error(\[\w+\])?:|\[error\]|warning:|fatal:|traceback|exception:|panic|thread '|npm err|caused by:|at\s+[\w.$<>]+\(|[\w\\.]+(exception|error)\b)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s|sqlstate\[|\(\d+,\d+\):\s*(error|warning)\b|^\s*--\s[A-Z][A-Z ]+\s-{3,}|^\s*goroutine \d+ \[|exception in thread|^\s*(✘\s*)?\[(error|vite|plugin:?[\w:-]*)\]").expect("a valid pattern")
 });
+
+/// Words that hold what a sentence asks to now (of [`ONE_OFF`], those that say so whatever the
+/// sentence's verb: "there is no staging db yet" is still a fact that lasts).
+const NOW_ONLY: &[&str] = &[" this time", " for now", " right now", " just this once", " this once", " for this pr", " on this pr", " this pr only", " on this branch", " for today"];
+
+/// Openers of thanks and praise, which state no lesson however they read.
+const THANKS: &[&str] = &["thanks", "thank you", "thx", "ty", "nice", "perfect", "awesome", "lgtm", "looks good", "works now", "that did it", "finally"];
 
 /// Openers of a recap of what was done, which states no lesson however it reads.
 const RECAPS: &[&str] = &["this session is being continued", "recap", "to recap", "summary", "quick summary", "so far"];
 
 /// Why the sentence `best` of a prompt, which the prompt model rates as a lesson, is not one
-/// after all: a question, chatter, a recap, a rule taken back at or after it, pasted output (it,
+/// after all: a question, chatter or thanks, words that hold it to now ("just this once", "on
+/// this branch"), a recap, a rule taken back at or after it, pasted output (it,
 /// or a sentence beside it), a bug report, a request for now (a directive with no rule or reason:
 /// "fix the typo in ...") or a request scoped to now. These are the patterns' and the gate's own
 /// reasons for giving nothing.
@@ -426,8 +434,10 @@ pub fn not_a_lesson(sentences: &[String], best: usize) -> Option<&'static str> {
     let beside = &sentences[best.saturating_sub(1)..(best + 2).min(sentences.len())];
     if is_question(rest) {
         Some("a question")
-    } else if CHATTER.iter().any(|c| starts_with_word(rest, c)) {
+    } else if CHATTER.iter().chain(THANKS).any(|c| starts_with_word(rest, c)) {
         Some("chatter")
+    } else if NOW_ONLY.iter().any(|o| format!(" {rest} ").contains(o)) {
+        Some("for now only")
     } else if RECAPS.iter().any(|r| starts_with_word(strip_fillers(first.trim()).0, r) || starts_with_word(rest, r)) {
         Some("a recap")
     } else if sentences[best..].iter().any(|s| super::gate::retracted_at(&s.to_ascii_lowercase()).is_some()) {
@@ -820,10 +830,17 @@ mod tests {
             (s(&["ok recap so we're on the same page: you added the column and the tests pass"]), 0, "a recap"),
             (s(&["This session is being continued from a previous conversation.", "Summary:", "Added the json flag to the cli"]), 2, "a recap"),
             (s(&["fix the typo in the vendored parser notes"]), 0, "a request for now"),
+            (s(&["nice, swagger finally shows the berth endpoints grouped properly."]), 0, "chatter"),
+            (s(&["just this once skip the testcontainers tests, docker desktop is updating"]), 0, "for now only"),
+            (s(&["on this branch drop the legacy-cart targets from the ci query"]), 0, "for now only"),
+            (s(&["/src/Api/Endpoints/Berth.cs(57,31): error CS8604: Possible null reference argument"]), 0, "pasted output"),
+            (s(&["-- TYPE MISMATCH ---------------------------- src/Page/Cart.elm", "The 2nd argument to `map` is not what I expect"]), 1, "pasted output"),
+            (s(&["goroutine 17 [running]:", "main.handler(0xc000010000) /src/main.go:42 +0x1d"]), 1, "pasted output"),
         ] {
             assert_eq!(not_a_lesson(&sentences, best), Some(why), "{sentences:?}");
         }
         assert_eq!(not_a_lesson(&s(&[PATTERNLESS_RULE]), 0), None);
+        assert_eq!(not_a_lesson(&s(&["there is no staging db yet, integration tests run against docker compose"]), 0), None);
         // A rule about errors is not an error.
         assert_eq!(not_a_lesson(&s(&["error messages in the api go through `AppError`, never a bare string"]), 0), None);
         assert_eq!(not_a_lesson(&s(&["the api docs come out of redoc from openapi.yaml, editing the html does nothing"]), 0), None);
