@@ -38,6 +38,8 @@ fn copy_home(from: &std::path::Path, to: &std::path::Path) {
     for name in ["cairn.sock", "cairnd.pid"] {
         let _ = std::fs::remove_file(to.join(name));
     }
+    // A kept home's log is not the next run's: `--log-to` keeps only what that run wrote.
+    let _ = std::fs::remove_dir_all(to.join("logs"));
 }
 
 /// Wall time of one process given `payload` on stdin, and whether it printed anything.
@@ -292,8 +294,9 @@ fn main() {
     let python_median = median(&mut rows[3].times.clone());
     println!("hook benchmark: {memories} memories, {situations} situations with {} edges, {runs} runs each, interleaved", situations * links);
     println!("model: {model}");
+    let how = if reused { "copied from a kept home, not imported: time to index" } else { "embedded as imported" };
     println!(
-        "import of {} memories (embedded as imported): {:.1} s, {indexed} indexed; daemon RSS: {rss_loaded:.1} MB after start (model loaded), {rss_imported:.1} MB after the import, {rss:.1} MB after the runs",
+        "import of {} memories ({how}): {:.1} s, {indexed} indexed; daemon RSS: {rss_loaded:.1} MB after start (model loaded), {rss_imported:.1} MB after the import, {rss:.1} MB after the runs",
         memories + 1,
         import_time.as_secs_f64()
     );
