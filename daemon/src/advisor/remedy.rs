@@ -129,23 +129,25 @@ mod tests {
         prop::collection::vec(prop::sample::select(WORDS), 0..14).prop_map(|w| w.join(" "))
     }
 
+    /// A remedy found is a run of words in both the action and the lesson.
+    fn found_in_both(lesson: &str, deed: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+        if let Some(r) = already_done(lesson, deed) {
+            let run: Vec<String> = r.split(' ').map(str::to_string).collect();
+            proptest::prop_assert!(words(deed).windows(run.len()).any(|w| w == run.as_slice()), "{r:?} not in the deed");
+            proptest::prop_assert!(words(lesson).windows(run.len()).any(|w| w == run.as_slice()), "{r:?} not in the lesson");
+        }
+        Ok(())
+    }
+
     proptest::proptest! {
         #[test]
         fn texts_of_remedy_words_give_remedies_in_both(lesson in lessonish(), deed in lessonish()) {
-            if let Some(r) = already_done(&lesson, &deed) {
-                let run: Vec<String> = r.split(' ').map(str::to_string).collect();
-                proptest::prop_assert!(words(&deed).windows(run.len()).any(|w| w == run.as_slice()), "{r:?} not in the deed");
-                proptest::prop_assert!(words(&lesson).windows(run.len()).any(|w| w == run.as_slice()), "{r:?} not in the lesson");
-            }
+            found_in_both(&lesson, &deed)?;
         }
 
         #[test]
         fn any_text_is_read_and_a_remedy_found_is_in_both(lesson in "\\PC{0,200}", deed in "\\PC{0,200}") {
-            if let Some(r) = already_done(&lesson, &deed) {
-                let run: Vec<String> = r.split(' ').map(str::to_string).collect();
-                proptest::prop_assert!(words(&deed).windows(run.len()).any(|w| w == run.as_slice()), "{r:?} not in the deed");
-                proptest::prop_assert!(words(&lesson).windows(run.len()).any(|w| w == run.as_slice()), "{r:?} not in the lesson");
-            }
+            found_in_both(&lesson, &deed)?;
         }
     }
 

@@ -166,6 +166,8 @@ struct Heard {
     lessons: Vec<String>,
     /// The prompt model's reading, when it took part.
     reading: Option<heard::Reading>,
+    /// Why the sentence the model rated highest is no lesson after all, when it is not.
+    refused: Option<&'static str>,
 }
 
 /// What a prompt teaches: what capture's patterns hear in it; else, with the embedding model
@@ -175,9 +177,9 @@ struct Heard {
 async fn heard_in(d: &Daemon, prompt: &str) -> Heard {
     let found = capture::from_prompt(prompt);
     if !found.is_empty() || prompt.trim().is_empty() {
-        return Heard { lessons: found, reading: None };
+        return Heard { lessons: found, reading: None, refused: None };
     }
-    let nothing = || Heard { lessons: Vec::new(), reading: None };
+    let nothing = || Heard { lessons: Vec::new(), reading: None, refused: None };
     let model = heard::builtin();
     let Some(embedder) = d.embedder_ready().await.filter(|e| model.fits(&e.facts().fingerprint)) else { return nothing() };
     let sentences = heard::sentences(prompt);
@@ -193,11 +195,14 @@ async fn heard_in(d: &Daemon, prompt: &str) -> Heard {
     };
     let reading = model.read(&vectors[0], &vectors[1..]);
     tracing::debug!(probability = reading.probability, states = reading.states_lesson, "prompt read by the prompt model");
-    let lessons = match (reading.states_lesson, reading.best) {
-        (true, Some(best)) if capture::not_a_lesson(&sentences, best).is_none() => capture::lesson_of(&sentences, best).into_iter().collect(),
-        _ => Vec::new(),
+    let (lessons, refused) = match (reading.states_lesson, reading.best) {
+        (true, Some(best)) => match capture::not_a_lesson(&sentences, best) {
+            None => (capture::lesson_of(&sentences, best).into_iter().collect(), None),
+            refused => (Vec::new(), refused),
+        },
+        _ => (Vec::new(), None),
     };
-    Heard { lessons, reading: Some(reading) }
+    Heard { lessons, reading: Some(reading), refused }
 }
 
 /// The lessons closest to `text` in `project` (and `global`), but `own`: id, text, cosine.
@@ -517,14 +522,11 @@ pub async fn judge(d: &Daemon, req: JudgeRequest) -> Result<Judged> {
         match heard.lessons.into_iter().next() {
             Some(lesson) => (Some(lesson.clone()), lesson, probability),
             None => {
-                let sentences = heard::sentences(text);
-                let why = match heard.reading {
-                    Some(r) if !r.states_lesson => format!("the prompt model reads no lesson in it (probability {:.2}, under {:.2})", r.probability, heard::builtin().threshold),
-                    Some(r) => match r.best.and_then(|b| capture::not_a_lesson(&sentences, b)) {
-                        Some(reason) => format!("the prompt model reads a lesson in it (probability {:.2}), but its sentence is {reason}", r.probability),
-                        None => "the prompt model reads a lesson in it, but its sentence is too short to be one".to_string(),
-                    },
-                    None => capture::why_nothing(text).to_string(),
+                let why = match (heard.reading, heard.refused) {
+                    (Some(r), _) if !r.states_lesson => format!("the prompt model reads no lesson in it (probability {:.2}, under {:.2})", r.probability, heard::builtin().threshold),
+                    (Some(r), Some(reason)) => format!("the prompt model reads a lesson in it (probability {:.2}), but its sentence is {reason}", r.probability),
+                    (Some(_), None) => "the prompt model reads a lesson in it, but its sentence is too short to be one".to_string(),
+                    (None, _) => capture::why_nothing(text).to_string(),
                 };
                 return Ok(Judged { captured: None, not_captured: Some(why), quality: None, keep: false });
             }

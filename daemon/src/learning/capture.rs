@@ -292,15 +292,29 @@ fn instruction(clause: &str, corrected_before: bool) -> Option<String> {
         let l = t.to_lowercase();
         if l.ends_with(&format!(" {w}")) || l.ends_with(&format!(", {w}")) { t[..t.len() - w.len()].trim_end_matches([',', ' ']).to_string() } else { t }
     });
+    finished(&text)
+}
+
+/// A lesson's words as capture writes them: the first letter upper case, single spaces, at most
+/// [`MAX_TEXT`] characters, and a full stop; `None` for no text.
+fn finished(text: &str) -> Option<String> {
     let mut chars = text.chars();
     let first = chars.next()?;
-    let mut out: String = first.to_uppercase().chain(chars).collect();
-    out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out: String = first.to_uppercase().chain(chars).collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ");
     if out.chars().count() > MAX_TEXT {
         out = out.chars().take(MAX_TEXT).collect::<String>().trim_end().to_string();
     }
     out.push('.');
     Some(out)
+}
+
+/// Joins the sentence that gives a finished lesson's reason to it ("Use X: because Y."), when the
+/// whole stays within [`MAX_TEXT`].
+fn with_reason(lesson: &mut String, reason: &str) {
+    let joined = format!("{}: {reason}.", lesson.strip_suffix('.').unwrap_or(lesson));
+    if joined.chars().count() <= MAX_TEXT + 1 {
+        *lesson = joined;
+    }
 }
 
 /// The lessons a user's prompt states (at most [`MAX_PER_PROMPT`]); empty for questions,
@@ -348,16 +362,7 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
                 complaints += 1;
                 complaint &= out.is_empty() && (c.split_whitespace().count() <= 6 || says_it_fails) && !is_question(&lower) && complaints <= 1;
                 if let Some(prev) = out.last_mut().filter(|_| last_was_lesson && !is_question(&lower) && BECAUSE.iter().any(|b| lower.starts_with(b))) {
-                    {
-                        prev.pop();
-                        let reason = c.trim().trim_end_matches(['.', '!']);
-                        let joined = format!("{prev}: {reason}.");
-                        if joined.chars().count() <= MAX_TEXT + 1 {
-                            *prev = joined;
-                        } else {
-                            prev.push('.');
-                        }
-                    }
+                    with_reason(prev, c.trim().trim_end_matches(['.', '!']));
                 }
                 last_was_lesson = false;
             }
@@ -389,19 +394,10 @@ pub fn lesson_of(sentences: &[String], best: usize) -> Option<String> {
     if text.split_whitespace().count() < 3 {
         return None;
     }
-    let mut chars = text.chars();
-    let first = chars.next()?;
-    let mut out: String = first.to_uppercase().chain(chars).collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = finished(text)?;
     if let Some(reason) = sentences.get(best + 1).filter(|n| BECAUSE.iter().any(|b| n.to_lowercase().starts_with(b))) {
-        let joined = format!("{out}: {}", reason.trim().trim_end_matches(['.', '!', ';']));
-        if joined.chars().count() <= MAX_TEXT {
-            out = joined;
-        }
+        with_reason(&mut out, reason.trim().trim_end_matches(['.', '!', ';']));
     }
-    if out.chars().count() > MAX_TEXT {
-        out = out.chars().take(MAX_TEXT).collect::<String>().trim_end().to_string();
-    }
-    out.push('.');
     Some(out)
 }
 

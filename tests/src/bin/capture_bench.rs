@@ -50,9 +50,16 @@ impl Counts {
         }
     }
 
+    fn precision(&self) -> f64 {
+        self.tp as f64 / (self.tp + self.fp).max(1) as f64
+    }
+
+    fn recall(&self) -> f64 {
+        self.tp as f64 / (self.tp + self.fn_).max(1) as f64
+    }
+
     fn line(&self) -> String {
-        let p = self.tp as f64 / (self.tp + self.fp).max(1) as f64;
-        let r = self.tp as f64 / (self.tp + self.fn_).max(1) as f64;
+        let (p, r) = (self.precision(), self.recall());
         format!("precision {p:.2} ({}/{}), recall {r:.2} ({}/{}), n {}", self.tp, self.tp + self.fp, self.tp, self.tp + self.fn_, self.tp + self.fp + self.fn_ + self.tn)
     }
 }
@@ -67,12 +74,13 @@ fn judge(home: &Home, args: &[&str]) -> Value {
 const FIT_SETS: &[&str] = &["capture-set.json", "capture-fresh-batch.json", "capture-fresh-batch-2.json", "capture-fresh-batch-3.json", "capture-fresh-batch-4.json", "capture-fresh-batch-5.json", "capture-fresh-batch-6.json"];
 const PENALTIES: &[f64] = &[0.1, 0.3, 1.0, 3.0, 10.0];
 
-/// Out-of-fold precision and recall at `bar`.
-fn precision_recall(p: &[f64], y: &[f64], bar: f64) -> (f64, f64, usize, usize, usize) {
-    let said = p.iter().filter(|&&q| q >= bar).count();
-    let right = p.iter().zip(y).filter(|(q, l)| **q >= bar && **l > 0.5).count();
-    let wanted = y.iter().filter(|l| **l > 0.5).count();
-    (right as f64 / said.max(1) as f64, right as f64 / wanted.max(1) as f64, right, said, wanted)
+/// Probabilities `p` read as "states a lesson" at `bar`, against labels `y`.
+fn counts_at(p: &[f64], y: &[f64], bar: f64) -> Counts {
+    let mut c = Counts::default();
+    for (q, l) in p.iter().zip(y) {
+        c.add(*q >= bar, *l > 0.5);
+    }
+    c
 }
 
 fn fit_prompt_model() {
@@ -127,19 +135,22 @@ fn fit_prompt_model() {
     let (l2, _, p) = best.expect("a penalty");
     // The bar: the best F1 on the out-of-fold answers, among bars 0.30 to 0.70.
     let f1 = |bar: f64| {
-        let (pr, re, ..) = precision_recall(&p, &labels, bar);
+        let c = counts_at(&p, &labels, bar);
+        let (pr, re) = (c.precision(), c.recall());
         if pr + re == 0.0 { 0.0 } else { 2.0 * pr * re / (pr + re) }
     };
     let bar = (30..=70).map(|b| b as f64 / 100.0).max_by(|a, b| f1(*a).total_cmp(&f1(*b)).then(b.total_cmp(a))).expect("a bar");
-    let (pr, re, right, said, wanted) = precision_recall(&p, &labels, bar);
+    let all = counts_at(&p, &labels, bar);
+    let (pr, re) = (all.precision(), all.recall());
     let mut per_set = Vec::new();
     for (g, name) in FIT_SETS.iter().enumerate() {
         let idx: Vec<usize> = (0..rows.len()).filter(|&i| group[i] == g).collect();
-        let (gp, gr, ..) = precision_recall(&idx.iter().map(|&i| p[i]).collect::<Vec<_>>(), &idx.iter().map(|&i| labels[i]).collect::<Vec<_>>(), bar);
+        let held = counts_at(&idx.iter().map(|&i| p[i]).collect::<Vec<_>>(), &idx.iter().map(|&i| labels[i]).collect::<Vec<_>>(), bar);
+        let (gp, gr) = (held.precision(), held.recall());
         println!("  held out {name}: precision {gp:.2}, recall {gr:.2}");
         per_set.push(format!("{name} {gp:.2}/{gr:.2}"));
     }
-    println!("penalty {l2}, bar {bar:.2}: out-of-fold precision {pr:.2} ({right}/{said}), recall {re:.2} ({right}/{wanted}), {} prompts", rows.len());
+    println!("penalty {l2}, bar {bar:.2}: out-of-fold {}", all.line());
     let beta = logistic::fit(&rows, &labels, l2);
     let d = (beta.len() - 1) / 2;
     let model = PromptModel {
