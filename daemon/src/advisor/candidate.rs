@@ -84,6 +84,8 @@ pub struct Candidate {
     pub captured: Option<String>,
     /// The lesson's remedy the action already holds (`super::remedy`), in the lesson's words.
     pub complies: Option<String>,
+    /// The words an edit takes out that the lesson names (`super::remedy`).
+    pub takes_out: Vec<String>,
 }
 
 /// Activation that reached a lesson through the memory graph, with the path it took (node ids

@@ -189,6 +189,7 @@ mod tests {
             pending: false,
             captured: None,
             complies: None,
+            takes_out: Vec::new(),
         }
     }
 

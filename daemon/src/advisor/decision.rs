@@ -35,6 +35,8 @@ pub const CATEGORIES: &[&str] = &["security", "git", "destructive", "deployment"
 
 /// Where `margin` is clamped: beyond it, a lead or a lag says nothing more.
 const MARGIN_SPAN: f64 = 0.3;
+/// How many words an edit takes out of what a lesson names make the `takes_out` input whole.
+const TAKEN_FULL: usize = 2;
 
 /// The moment a candidate is weighed for.
 #[derive(Debug, Clone, Copy)]
@@ -128,6 +130,10 @@ pub fn inputs(c: &Candidate, standing: Standing, moment: Moment) -> Inputs {
     // The action already holds the lesson's remedy (`make dev` beside "start the stack with make
     // dev"): most such moments comply, and saying the lesson there is noise.
     put("complies", f64::from(u8::from(c.complies.is_some())));
+    // An edit that takes out words the lesson names changes what the lesson is about (a
+    // `Forbid` turned to `Allow`, a `verifyJwt` call dropped): one word counts half, two or more
+    // in full.
+    put("takes_out", (c.takes_out.len().min(TAKEN_FULL) as f64) / TAKEN_FULL as f64);
     if CATEGORIES.contains(&c.category.as_str()) {
         put(&format!("category:{}", c.category), 1.0);
     }
@@ -346,7 +352,7 @@ mod tests {
         let mut hit = Hit::by_words("a".into(), lexical * 3.0, lexical, vec![], 3);
         hit.cosine = cosine;
         hit.example = example.map(|e| (e, "an example".to_string()));
-        Candidate { id: "a".into(), text: "t".into(), category: "security".into(), project: "p".into(), hit: Some(hit), trigger: None, effectiveness: 0.5, node_weight: 1.0, recency: 0.0, vector: None, found: true, seed: None, standing: Standing::default(), activation: None, pending: false, captured: None, complies: None }
+        Candidate { id: "a".into(), text: "t".into(), category: "security".into(), project: "p".into(), hit: Some(hit), trigger: None, effectiveness: 0.5, node_weight: 1.0, recency: 0.0, vector: None, found: true, seed: None, standing: Standing::default(), activation: None, pending: false, captured: None, complies: None, takes_out: Vec::new() }
     }
 
     #[test]
@@ -390,6 +396,12 @@ mod tests {
         let mut done = cand(Some(0.42), None, 0.25);
         done.complies = Some("make dev".into());
         assert_eq!(inputs(&done, Standing::default(), moment).get("complies"), 1.0);
+        assert_eq!(i.get("takes_out"), 0.0);
+        let mut edit = cand(Some(0.42), None, 0.25);
+        edit.takes_out = vec!["forbid".into()];
+        assert_eq!(inputs(&edit, Standing::default(), moment).get("takes_out"), 0.5, "one word counts half");
+        edit.takes_out = vec!["verify".into(), "key".into(), "session".into()];
+        assert_eq!(inputs(&edit, Standing::default(), moment).get("takes_out"), 1.0, "two or more in full");
         let look = inputs(&c, Standing::default(), Moment { salience: 0.15, prompt: false });
         assert_eq!((look.get("looks_around"), i.get("looks_around")), (1.0, 0.0));
         // Without embeddings there is no meaning, so no standing either.

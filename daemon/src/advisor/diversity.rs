@@ -110,6 +110,7 @@ mod tests {
             pending: false,
             captured: None,
             complies: None,
+            takes_out: Vec::new(),
         };
         let gates = Gates { model: crate::advisor::decision::known_model(), ..Gates::from_settings(&Tuneables::default()) };
         fuse(c, &crate::advisor::salience::Salience { score: 1.0, reason: "test" }, false, &gates)

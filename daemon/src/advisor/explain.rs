@@ -66,6 +66,7 @@ fn term(c: &Candidate, t: &Term, salience: &Salience) -> String {
         "prompt" => "asked in words".to_string(),
         "seed" => "seed lesson".to_string(),
         "complies" => format!("the action already does what it asks ('{}')", c.complies.as_deref().unwrap_or("")),
+        "takes_out" => format!("the edit takes out what it names ('{}')", c.takes_out.join(", ")),
         "outcome" => format!("effectiveness {:.2}", c.effectiveness),
         "recency" => format!("recency {v:.2}"),
         "seed_weight" => format!("seed weight {v:.2} ({})", c.seed.as_ref().map_or("", |(_, b)| b.as_str())),

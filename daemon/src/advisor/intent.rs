@@ -30,17 +30,20 @@ pub struct Intent {
     /// content, the prompt), without Claude Code's description of it: to tell whether it
     /// already does what a lesson asks (`super::remedy`).
     pub deed: String,
+    /// The words an edit takes out (in its old text, in none of its new), as they were written:
+    /// to tell whether it removes what a lesson names (`super::remedy`).
+    pub taken: Vec<String>,
 }
 
 impl Intent {
     fn same(text: String) -> Intent {
         let meaning = clip(&text, MAX_MEANING_CHARS).trim().to_string();
-        Intent { words: text, meaning, command: None, deed: String::new() }
+        Intent { words: text, meaning, command: None, deed: String::new(), taken: Vec::new() }
     }
 
     fn of(words: String, meaning: String) -> Intent {
         let meaning = if meaning.trim().is_empty() { words.clone() } else { meaning };
-        Intent { meaning: clip(&meaning, MAX_MEANING_CHARS).trim().to_string(), words, command: None, deed: String::new() }
+        Intent { meaning: clip(&meaning, MAX_MEANING_CHARS).trim().to_string(), words, command: None, deed: String::new(), taken: Vec::new() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -180,7 +183,8 @@ pub fn intent(event: &HookEvent) -> Intent {
                 _ => "edit",
             };
             let removes = if removed.is_empty() { String::new() } else { format!("(removes {})", removed.join(" ")) };
-            Intent { deed: clip(&change, DEED_CHARS).to_string(), ..Intent::same(join(&[verb, &format!("{}:", path_gist(&path)), &removes, &change_gist(&change)])) }
+            let text = join(&[verb, &format!("{}:", path_gist(&path)), &removes, &change_gist(&change)]);
+            Intent { deed: clip(&change, DEED_CHARS).to_string(), taken: removed, ..Intent::same(text) }
         }
         "Read" => Intent::same(join(&["read", &path_gist(field(input, "file_path"))])),
         "Grep" => Intent::same(join(&["search code for", field(input, "pattern"), "in", &path_gist(field(input, "path")), field(input, "glob")])),
@@ -282,15 +286,18 @@ mod tests {
             "new_string": "const res = await http.get(url, { params });"})));
         assert_eq!(i.words, "edit src/clients/shipping.ts: (removes timeout) const res = await http.get(url, { params });");
         assert!(i.meaning.contains("removes timeout"), "{}", i.meaning);
+        assert_eq!(i.taken, vec!["timeout"], "kept as written, for the decision's takes_out");
         // Across the edits of a MultiEdit, each word once, case aside; short words and numbers
         // say nothing.
         let i = intent(&ev("MultiEdit", json!({"file_path": "/a/b/c.py", "edits": [
             {"old_string": "verify_jwt(token, KEY)", "new_string": "decode(token)"},
             {"old_string": "Verify_JWT(x) or 42", "new_string": "x"}]})));
         assert_eq!(i.words, "edit a/b/c.py: (removes verify_jwt KEY) decode(token) x");
+        assert_eq!(i.taken, vec!["verify_jwt", "KEY"]);
         // Nothing taken out, nothing said.
         let i = intent(&ev("Edit", json!({"file_path": "/a/x.rs", "old_string": "retry(3)", "new_string": "retry(3).await"})));
         assert_eq!(i.words, "edit a/x.rs: retry(3).await");
+        assert!(i.taken.is_empty());
     }
 
     #[test]

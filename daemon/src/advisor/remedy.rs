@@ -10,6 +10,13 @@
 //! command, an edit's new text, the prompt; never Claude Code's description of it, which restates
 //! the goal) must hold the whole run, in order. The model weighs the answer with the rest; it
 //! does not decide alone.
+//!
+//! The counterpart is the decision's `takes_out` input: an edit that takes out words the lesson
+//! names (`concurrencyPolicy: Forbid` turned to `Allow` beside "guard jobs with Forbid", a
+//! `verifyJwt` call dropped beside "verify tokens on the server") changes what the lesson is
+//! about. Whether that breaks the lesson or obeys it, the fitted weight says.
+
+use crate::base::text;
 
 /// Words that mark a clause as a warning: its words are what not to do.
 const WARNS: &[&str] = &["never", "don't", "dont", "do not", "not", "no", "avoid", "rather than", "instead of", "without", "unless", "skips", "skip"];
@@ -75,21 +82,46 @@ fn remedies(lesson: &str) -> Vec<Vec<String>> {
     out
 }
 
-/// What an action puts in place (the command, an edit's new text, the prompt), as words, read
-/// once for every lesson weighed at the moment.
-pub struct Deed(Vec<String>);
+/// What an action puts in place (the command, an edit's new text, the prompt), as words, and
+/// what an edit takes out, as index terms: read once for every lesson weighed at the moment.
+pub struct Deed {
+    words: Vec<String>,
+    /// Each term taken out once, with the word it came from.
+    taken: Vec<(String, String)>,
+}
 
 impl Deed {
-    pub fn of(text: &str) -> Deed {
-        Deed(words(text))
+    /// `text` is what the action puts in place, `taken` the words an edit takes out.
+    pub fn of(text: &str, taken: &[String]) -> Deed {
+        let mut seen = std::collections::HashSet::new();
+        let taken = taken.iter().flat_map(|w| text::terms_with_words(w)).filter(|(t, _)| seen.insert(t.clone())).collect();
+        Deed { words: words(text), taken }
     }
 
     /// The remedy of `lesson` this action already holds, in the lesson's words, or `None`.
     pub fn remedy_of(&self, lesson: &str) -> Option<String> {
-        if self.0.is_empty() {
+        if self.words.is_empty() {
             return None;
         }
-        remedies(lesson).into_iter().find(|r| self.0.windows(r.len()).any(|w| w == r.as_slice())).map(|r| r.join(" "))
+        remedies(lesson).into_iter().find(|r| self.words.windows(r.len()).any(|w| w == r.as_slice())).map(|r| r.join(" "))
+    }
+
+    /// The words the action takes out that `lesson` names (compared as index terms, so that
+    /// `verifyJwt` meets "verify"), in the order taken.
+    pub fn taken_from(&self, lesson: &str) -> Vec<String> {
+        if self.taken.is_empty() {
+            return Vec::new();
+        }
+        // Most lessons weighed share no word with what was taken out: a look for each term's
+        // first letters in the lesson's text spares stemming them (a stem keeps its word's first
+        // letters but for a few irregular words: 'dying' -> 'die').
+        let lower = lesson.to_lowercase();
+        let head = |t: &str| t.char_indices().nth(3).map_or(t.len(), |(i, _)| i);
+        if !self.taken.iter().any(|(t, _)| lower.contains(&t[..head(t)])) {
+            return Vec::new();
+        }
+        let named: std::collections::HashSet<String> = text::terms(lesson).into_iter().collect();
+        self.taken.iter().filter(|(t, _)| named.contains(t)).map(|(_, w)| w.clone()).collect()
     }
 }
 
@@ -98,7 +130,24 @@ mod tests {
     use super::*;
 
     fn already_done(lesson: &str, deed: &str) -> Option<String> {
-        Deed::of(deed).remedy_of(lesson)
+        Deed::of(deed, &[]).remedy_of(lesson)
+    }
+
+    fn taken(lesson: &str, removed: &[&str]) -> Vec<String> {
+        let removed: Vec<String> = removed.iter().map(|w| w.to_string()).collect();
+        Deed::of("", &removed).taken_from(lesson)
+    }
+
+    #[test]
+    fn an_edit_that_takes_out_what_the_lesson_names() {
+        let cron = "Scheduled jobs must guard against overlapping runs: concurrencyPolicy: Forbid on CronJobs.";
+        assert_eq!(taken(cron, &["Forbid"]), vec!["forbid"]);
+        let auth = "Verify tokens on the server with the signing key.";
+        // Compared as terms: the parts of an identifier, stemmed; each term counted once.
+        assert_eq!(taken(auth, &["verifyJwt", "JWT_PUBLIC_KEY", "verifying"]), vec!["verify", "key"]);
+        assert!(taken(auth, &["timeout", "retries"]).is_empty(), "nothing the lesson names");
+        assert!(taken(auth, &[]).is_empty(), "nothing taken out");
+        assert!(taken("", &["verify"]).is_empty());
     }
 
     #[test]
@@ -139,7 +188,28 @@ mod tests {
         Ok(())
     }
 
+    /// Words with the endings a stemmer takes off, so that terms meet across forms.
+    fn inflected() -> impl proptest::strategy::Strategy<Value = Vec<String>> {
+        use proptest::prelude::*;
+        const WORDS: &[&str] = &["verify", "verifying", "verifies", "verifyJwt", "token", "Tokens", "key", "KEYS", "forbid", "Forbidden", "lock", "locking", "skies", "dying", "die", "retries", "retry", "a", "the", "x"];
+        prop::collection::vec(prop::sample::select(WORDS).prop_map(str::to_string), 0..8)
+    }
+
     proptest::proptest! {
+        #[test]
+        fn the_quick_look_never_hides_a_shared_term(lesson in inflected(), removed in inflected()) {
+            // What the quick look lets through is what comparing every term finds.
+            let lesson = lesson.join(" ");
+            let named: std::collections::HashSet<String> = text::terms(&lesson).into_iter().collect();
+            let deed = Deed::of("", &removed);
+            let every: Vec<String> = deed.taken.iter().filter(|(t, _)| named.contains(t)).map(|(_, w)| w.clone()).collect();
+            let found = deed.taken_from(&lesson);
+            // Irregular stems ('dying' -> 'die') may be missed; nothing else may.
+            if !removed.iter().chain(lesson.split(' ').map(str::to_string).collect::<Vec<_>>().iter()).any(|w| w == "dying" || w == "skies") {
+                proptest::prop_assert_eq!(found, every);
+            }
+        }
+
         #[test]
         fn texts_of_remedy_words_give_remedies_in_both(lesson in lessonish(), deed in lessonish()) {
             found_in_both(&lesson, &deed)?;

@@ -34,7 +34,7 @@ const CLASSES: &[Class] = &[
     Class {
         score: 0.9,
         reason: "changes something shared (remote, production, database)",
-        pattern: r"\bgit\s+push\b|\bdeploy|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(apply|rollout|scale|set|patch|edit|replace|exec)\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(install|upgrade|rollback)\b|\bterraform(\s+-\S+)*\s+(apply|import|state)\b|\bdocker\s+push\b|\b(npm|pnpm|yarn|cargo|twine|gem)\s+publish\b|\bpsql\b|\bmysql\b|\bmongo(sh)?\b|\bredis-cli\b|\b(alter|update|insert\s+into|create\s+(table|index))\b|\bmigrat|\balembic\s+upgrade\b|\bgh\s+(pr\s+merge|release)\b|\bfly\s+|\bvercel\b|\baws\s+\w+\s+(delete|put|create|update|rm|cp|sync)|\bgcloud\b.*\b(delete|deploy|create)\b|\bssh\b|\bscp\b|\brsync\b",
+        pattern: r"\bgit\s+push\b|\bdeploy|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(apply|rollout|scale|set|patch|edit|replace|exec)\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(install|upgrade|rollback)\b|\bterraform(\s+-\S+)*\s+(apply|import|state\s+(mv|rm|push|replace-provider))\b|\bdocker\s+push\b|\b(npm|pnpm|yarn|cargo|twine|gem)\s+publish\b|\bpsql\b|\bmysql\b|\bmongo(sh)?\b|\bredis-cli\b|\b(alter|update|insert\s+into|create\s+(table|index))\b|\bmigrat|\balembic\s+upgrade\b|\bgh\s+(pr\s+merge|release)\b|\bfly\s+|\bvercel\b|\baws\s+\w+\s+(delete|put|create|update|rm|cp|sync)|\bgcloud\b.*\b(delete|deploy|create)\b|\bssh\b|\bscp\b|\brsync\b",
     },
     Class {
         score: 0.7,
@@ -49,7 +49,7 @@ const CLASSES: &[Class] = &[
     Class {
         score: 0.15,
         reason: "looks around (read only)",
-        pattern: r"^\s*(ls|ll|cat|pwd|echo|head|tail|less|more|wc|grep|rg|ag|find|fd|tree|which|whereis|type|file|stat|du|df|env|printenv|whoami|id|date|uname|ps|top|history|jq|diff|sort|uniq|cut|awk)\b|\bgit\s+(status|log|diff|show|branch|remote|fetch|blame|describe|rev-parse|ls-files|config\s+--get)\b|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(get|describe|logs|top|explain|config\s+(get|current))\b|\bterraform(\s+-\S+)*\s+(plan|show|validate|fmt|output)\b|\bdocker\s+(ps|images|logs|inspect)\b|\b(npm|pnpm|yarn)\s+(ls|list|outdated|view|why)\b|\bcargo\s+(check|tree|metadata|search)\b|\bgh\s+(pr|issue)\s+(list|view|status|diff)\b",
+        pattern: r"^\s*(ls|ll|cat|pwd|echo|head|tail|less|more|wc|grep|rg|ag|find|fd|tree|which|whereis|type|file|stat|du|df|env|printenv|whoami|id|date|uname|ps|top|history|jq|diff|sort|uniq|cut|awk)\b|\bgit\s+(status|log|diff|show|branch|remote|fetch|blame|describe|rev-parse|ls-files|config\s+--get)\b|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(get|describe|logs|top|explain|config\s+(get|current))\b|\bterraform(\s+-\S+)*\s+(plan|show|validate|fmt|output|state\s+(list|show|pull))\b|\baws(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+[\w-]+\s+(describe|list|get)-[\w-]+|\baws\s+s3\s+ls\b|\bgcloud\b.*\s(list|describe)\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(list|ls|status|history|get|show|template|lint|diff)\b|\bdocker\s+(ps|images|logs|inspect)\b|\b(npm|pnpm|yarn)\s+(ls|list|outdated|view|why)\b|\bcargo\s+(check|tree|metadata|search)\b|\bgh\s+(pr|issue)\s+(list|view|status|diff)\b",
     },
 ];
 
@@ -163,7 +163,7 @@ mod tests {
     #[test]
     fn commands_rank_by_consequence() {
         let s = |c: &str| of_command(c).score;
-        for c in ["ls -la", "pwd", "git status", "git log --oneline -5", "cat README.md | head", "kubectl get pods -n x", "terraform plan", "kubectl -n x get pods", "kubectl --context=prod-eu describe pod a", "kubectl describe pod patch-runner", "kubectl get pod delete-me", "terraform -chdir=envs/shared plan"] {
+        for c in ["ls -la", "pwd", "git status", "git log --oneline -5", "cat README.md | head", "kubectl get pods -n x", "terraform plan", "kubectl -n x get pods", "kubectl --context=prod-eu describe pod a", "kubectl describe pod patch-runner", "kubectl get pod delete-me", "terraform -chdir=envs/shared plan", "terraform state list", "terraform -chdir=envs/prod state show aws_db_instance.main", "aws rds describe-db-clusters --db-cluster-identifier shop-prod", "aws --profile prod ecs list-services --cluster web", "aws s3 ls s3://shop-exports/", "gcloud sql instances describe shop-prod", "helm -n checkout status shop-api", "helm history shop-api"] {
             assert!(s(c) < 0.2, "{c}: {}", s(c));
         }
         for c in ["cargo test", "npm run build", "pytest -q"] {
@@ -172,7 +172,7 @@ mod tests {
         for c in ["git commit -m x", "npm install zod", "sed -i s/a/b/ f"] {
             assert!((0.65..0.75).contains(&s(c)), "{c}: {}", s(c));
         }
-        for c in ["git push origin feature", "kubectl apply -f prod.yaml", "psql $URL -f alter.sql", "fly deploy", "kubectl --context prod-eu apply -f k8s/", "terraform -chdir=envs/prod apply"] {
+        for c in ["git push origin feature", "kubectl apply -f prod.yaml", "psql $URL -f alter.sql", "fly deploy", "kubectl --context prod-eu apply -f k8s/", "terraform -chdir=envs/prod apply", "terraform state rm module.db", "aws s3 cp dump.sql s3://shop-exports/", "aws rds describe-db-clusters && aws rds delete-db-cluster --db-cluster-identifier x"] {
             assert!((0.85..0.95).contains(&s(c)), "{c}: {}", s(c));
         }
         for c in ["rm -rf build", "git push --force origin main", "git reset --hard HEAD~3", "terraform destroy", "echo 'DROP TABLE users' | psql", "kubectl -n checkout delete pod a", "terraform -chdir=envs/shared destroy"] {

@@ -62,7 +62,7 @@ impl Subject<'_> {
             Subject::Event(e) => (intent::intent(e), salience::salience(e), intent::raw_input(e, RAW_INPUT_CHARS)),
             Subject::Text(t) => {
                 let text = t.trim().to_string();
-                (Intent { words: text.clone(), meaning: text.chars().take(160).collect(), command: None, deed: text.clone() }, salience::of_prompt(&text), text)
+                (Intent { words: text.clone(), meaning: text.chars().take(160).collect(), command: None, deed: text.clone(), taken: Vec::new() }, salience::of_prompt(&text), text)
             }
         }
     }

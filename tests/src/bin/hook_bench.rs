@@ -233,6 +233,16 @@ fn main() {
         .to_string()
     };
 
+    // An edit that takes words out (the decision reads them against each candidate lesson).
+    let edit = |i: usize| {
+        json!({"session_id": format!("bench-edit-{i}"), "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp", "permission_mode": "default",
+               "hook_event_name": "PreToolUse", "tool_name": "Edit",
+               "tool_input": {"file_path": "/tmp/src/auth/session.ts",
+                              "old_string": "const claims = await verifyJwt(token, env.JWT_PUBLIC_KEY);",
+                              "new_string": "const claims = decodeJwt(token); // the gateway checked it already"}})
+        .to_string()
+    };
+
     // A new command each run: the query's embedding is not in the cache.
     let pre_cold = |i: usize| {
         json!({"session_id": format!("bench-cold-{i}"), "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp", "permission_mode": "default",
@@ -247,6 +257,7 @@ fn main() {
         Row { name: "/bin/true", times: vec![] },
         Row { name: "python3 json.load(stdin)", times: vec![] },
         Row { name: "cairn hook, PreToolUse (advice, new query: embedded)", times: vec![] },
+        Row { name: "cairn hook, PreToolUse Edit taking words out (query cached)", times: vec![] },
     ];
     // The interpreter itself, not a version-manager shim in front of it.
     let python = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().ok()
@@ -268,6 +279,7 @@ fn main() {
         let (t, printed) = time_process(&mut cairn(&home), pre_cold(i).as_bytes());
         rows[4].times.push(t);
         advised_cold += printed as usize;
+        rows[5].times.push(time_process(&mut cairn(&home), edit(i).as_bytes()).0);
     }
     let rss = rss_mb(pid);
     home.ok(&["down"]);

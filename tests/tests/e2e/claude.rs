@@ -380,17 +380,17 @@ fn what_the_agent_did_after_a_lesson_is_attributed_in_real_sessions() {
     assert_eq!(followed["verdict"], "followed", "{followed}");
     assert!(followed["evidence"].as_str().unwrap().contains("git push origin main"), "{followed}");
 
-    // Ignored: told, the agent forces again.
+    // Ignored: told (at the prompt, now that the lesson has helped once, or at the push), the
+    // agent forces again.
+    let first_session = log(&claude)[0]["session_id"].clone();
     let s = claude.run(
         "Push my work",
         vec![Turn::bash("git push --force origin main", "Push the branch"), Turn::bash("git push --force origin HEAD:main", "Push again"), Turn::text("Finished.")],
         &["Bash"],
     );
     s.assert_completed("Finished.");
-    let entries = log(&claude);
-    let second = entries.iter().rfind(|e| e["tool_use_id"] == "toolu_stand_in_01").expect("the second session's push").clone();
     let ignored = eventually(Duration::from_secs(20), || {
-        log(&claude).iter().filter(|e| e["tool_use_id"] == "toolu_stand_in_01" && e["session_id"] == second["session_id"]).any(|e| e["outcomes"][0]["verdict"] == "ignored")
+        log(&claude).iter().filter(|e| e["session_id"] != first_session).any(|e| e["outcomes"][0]["verdict"] == "ignored")
     });
     assert!(ignored, "the repeated force push is not attributed as ignored: {:?}", log(&claude));
 
