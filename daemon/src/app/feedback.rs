@@ -24,6 +24,7 @@ use crate::learning::{attribution, capture};
 use crate::learning::graph::{self, Adjustment, Tier};
 use crate::retrieval::command;
 use crate::retrieval::situations::Moment;
+use crate::semantic::Wait;
 use crate::semantic::Prepared;
 use crate::store::sessions::SessionEvent;
 
@@ -204,7 +205,7 @@ pub(super) async fn embed_moment(d: &Daemon, moment: &SessionEvent) -> Result<Op
     let meaning = moment.meaning.clone().filter(|m| !m.trim().is_empty()).or_else(|| moment.intent.clone()).unwrap_or_default();
     Ok(match d.embedder_ready().await {
         Some(e) => {
-            let v = tokio::task::block_in_place(|| d.semantic().query_vector(e.as_ref(), &meaning, true)).map_err(|e| Error::Invalid(format!("cannot embed the moment: {e}")))?;
+            let v = tokio::task::block_in_place(|| d.semantic().query_vector(e.as_ref(), &meaning, Wait::Always)).map_err(|e| Error::Invalid(format!("cannot embed the moment: {e}")))?;
             let fingerprint = d.semantic().graphs().read().as_ref().map(|g| g.fingerprint().to_string());
             fingerprint.zip(v)
         }

@@ -7,6 +7,7 @@ use crate::config::Tuneables;
 use crate::retrieval::hybrid::Fusion;
 use crate::retrieval::situations::Moment;
 use crate::retrieval::{LearnedQuery, Retrieval, SemanticQuery};
+use crate::semantic::Wait;
 
 /// Whether a caller may wait for the model and the semantic index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +33,11 @@ pub struct AtMoment<'a> {
 pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Patience, fusion: Fusion, moment: Option<AtMoment<'_>>, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
     // The model if loaded and wanted; never waits (the hook's path).
     let embedder = if t.model.enabled { d.semantic().model().embedder_now() } else { None };
-    let vector = embedder.and_then(|e| match d.semantic().query_vector(e.as_ref(), meaning, patience == Patience::Human) {
+    let wait = match patience {
+        Patience::Human => Wait::Always,
+        Patience::Hook => Wait::UpTo(std::time::Duration::from_millis(t.model.hook_wait_ms)),
+    };
+    let vector = embedder.and_then(|e| match d.semantic().query_vector(e.as_ref(), meaning, wait) {
         Ok(v) => v,
         Err(e) => {
             tracing::error!(error = %e, "cannot embed a query; keywords only");

@@ -119,6 +119,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!("model.max_tokens", "semantic.max_tokens", Default::Count(256), Check::Within(1, 512), rule "must be between 1 and 512 (sentence-transformer models read at most 512 tokens)", "Longest window of tokens embedded at once; longer texts are embedded in windows (restart to apply)."),
     setting!("model.threads", "semantic.threads", Default::Count(2), Check::Within(1, 64), "Threads one embedding may use (restart to apply)."),
     setting!("model.query_cache_size", "semantic.query_cache_size", Default::Count(1024), Check::Within(1, 100_000), "Query embeddings kept in memory (restart to apply)."),
+    setting!("model.hook_wait_ms", "", Default::Count(25), Check::Within(0, 150), rule "must be between 0 and 150 (the hook's whole answer has 200 ms)", "Longest a hook waits for the model while another answer embeds (parallel tool calls come together); past it the hook goes by keywords. 0 never waits."),
     // Search's calibration, tuned on LoCoMo's tuning conversations together with the paraphrase
     // set's tune part (BENCHMARKS.md): the best LoCoMo recall among fusions that find paraphrases
     // at least as well as plain cosine.

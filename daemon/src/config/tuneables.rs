@@ -41,6 +41,7 @@ pub struct Model {
     pub max_tokens: usize,
     pub threads: usize,
     pub query_cache_size: usize,
+    pub hook_wait_ms: u64,
 }
 
 /// How keyword and meaning evidence fuse into one relevance.

@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 
 use cairn_proto::{JobProgress, ModelInfo};
 
-use super::cache::QueryCache;
+use super::cache::{QueryCache, Wait};
 use super::embed::{Embed, EmbedError, Loader, ModelSpec};
 use super::graphs::Graphs;
 use super::state::{Command, Model};
@@ -66,7 +66,7 @@ impl Semantic {
     }
 
     /// The embedding of a query, cached (see [`QueryCache::vector`]).
-    pub fn query_vector(&self, embedder: &dyn Embed, text: &str, wait: bool) -> Result<Option<Arc<Vec<f32>>>, EmbedError> {
+    pub fn query_vector(&self, embedder: &dyn Embed, text: &str, wait: Wait) -> Result<Option<Arc<Vec<f32>>>, EmbedError> {
         self.cache.vector(embedder, text, wait)
     }
 

@@ -22,6 +22,7 @@ pub mod worker;
 #[cfg(test)]
 mod tests;
 
+pub use cache::Wait;
 pub use engine::Semantic;
 pub use host::Host;
 pub use state::ModelState;

@@ -70,15 +70,15 @@ fn embedding_latency(models: &std::path::Path, runs: usize) -> Option<(Vec<Durat
     let spec = cairn_daemon::semantic::embed::ModelSpec::builtin(models, 256, 2);
     let embedder = cairn_daemon::semantic::embed::Embedder::load(&spec).ok()?;
     let cache = cairn_daemon::semantic::cache::QueryCache::new(1024);
-    let _ = cache.vector(&embedder, "warm the model up", true);
+    let _ = cache.vector(&embedder, "warm the model up", cairn_daemon::semantic::Wait::Always);
     let (mut cold, mut cached) = (Vec::new(), Vec::new());
     for i in 0..runs {
         let q = query(i);
         let t = Instant::now();
-        cache.vector(&embedder, &q, true).expect("embed");
+        cache.vector(&embedder, &q, cairn_daemon::semantic::Wait::Always).expect("embed");
         cold.push(t.elapsed());
         let t = Instant::now();
-        cache.vector(&embedder, &q, true).expect("cached");
+        cache.vector(&embedder, &q, cairn_daemon::semantic::Wait::Always).expect("cached");
         cached.push(t.elapsed());
     }
     Some((cold, cached))
@@ -281,6 +281,33 @@ fn main() {
         advised_cold += printed as usize;
         rows[5].times.push(time_process(&mut cairn(&home), edit(i).as_bytes()).0);
     }
+    // `--burst K`: rounds of K hooks at once, each a new query, as Claude Code runs the hooks of
+    // parallel tool calls; then how many the log shows answered by keywords alone (the model
+    // busy with another hook's embedding for longer than `model.hook_wait_ms`).
+    let burst = arg("--burst", 0);
+    let burst_report = (burst > 0).then(|| {
+        let rounds = runs.min(30);
+        let mut times = Vec::new();
+        for r in 0..rounds {
+            let payloads: Vec<String> = (0..burst)
+                .map(|i| {
+                    json!({"session_id": format!("bench-burst-{r}-{i}"), "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp", "permission_mode": "default",
+                           "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                           "tool_input": {"command": format!("git push --force origin release-{r}-{i}"), "description": format!("Force push release branch {r}-{i}")}})
+                    .to_string()
+                })
+                .collect();
+            std::thread::scope(|s| {
+                let handles: Vec<_> = payloads.iter().map(|p| s.spawn(|| time_process(&mut cairn(&home), p.as_bytes()).0)).collect();
+                times.extend(handles.into_iter().map(|h| h.join().expect("burst hook")));
+            });
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        let log: Value = serde_json::from_str(&home.ok(&["log", "--json", "--all", "--last", "10000"])).expect("log");
+        let answered: Vec<&Value> = log["entries"].as_array().into_iter().flatten().filter(|e| e["session_id"].as_str().is_some_and(|s| s.starts_with("bench-burst-"))).collect();
+        let by_keywords = answered.iter().filter(|e| e["items"][0]["signals"].get("in.meaning").is_none()).count();
+        (rounds, times, answered.len(), by_keywords)
+    });
     let rss = rss_mb(pid);
     home.ok(&["down"]);
     if let Some(dir) = kept.as_ref().filter(|_| !reused) {
@@ -338,6 +365,14 @@ fn main() {
         ms(m) / ms(python_median)
     );
     println!();
+    if let Some((rounds, mut times, answered, by_keywords)) = burst_report {
+        println!(
+            "{rounds} rounds of {burst} hooks at once (new queries): {answered} answered with advice, {by_keywords} of them by keywords alone; wall time median {:.2} ms, p90 {:.2}, max {:.2}",
+            ms(median(&mut times)),
+            ms(percentile(&mut times, 0.9)),
+            ms(times.iter().copied().max().unwrap_or_default())
+        );
+    }
     if let Some((mut cold, mut cached)) = embedding {
         println!("query embedding (in process, ~12 tokens): cold median {:.2} ms (p99 {:.2}); cached median {:.4} ms", ms(median(&mut cold)), ms(p99(&mut cold)), ms(median(&mut cached)));
     }

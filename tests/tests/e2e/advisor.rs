@@ -242,3 +242,38 @@ fn the_seed_pack_speaks_by_its_example_moments_and_keeps_quiet_on_its_near_misse
     assert!(a["advice"].as_array().unwrap().iter().any(|i| i["id"] == "seed-sql-params"), "{a}");
     home.down();
 }
+
+#[test]
+fn parallel_hooks_each_get_the_model_s_meaning() {
+    // Claude Code runs the hooks of parallel tool calls together: each must have the model in
+    // turn rather than all but one answering by keywords (`model.hook_wait_ms`; the test allows
+    // the most, since a debug build embeds slower than a release one).
+    model_dir();
+    let home = Home::new();
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    std::fs::write(home.path().join("config/tuneables.json"), r#"{"model": {"hook_wait_ms": 150}}"#).unwrap();
+    home.up();
+    home.ok(&["add", "Run database migrations with the migrate job, never by hand against production", "--global", "--category", "database"]);
+    let children: Vec<_> = (0..4)
+        .map(|i| {
+            let payload = json!({"session_id": format!("p{i}"), "transcript_path": "/tmp/t.jsonl", "cwd": home.path(), "permission_mode": "default",
+                "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                "tool_input": {"command": format!("psql \"$PROD_URL\" -f migrations/00{i}_orders.sql"), "description": format!("Apply migration {i} to the production database")}});
+            let mut child = home.cairn().arg("hook").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+            child
+        })
+        .collect();
+    for child in children {
+        assert!(assert_hook_contract(&wait_output(child, Duration::from_secs(30))).is_some(), "each parallel hook is advised");
+    }
+    let log: Value = serde_json::from_str(&home.ok(&["log", "--json"])).unwrap();
+    let entries = log["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 4, "{log}");
+    for e in entries {
+        let item = &e["items"][0];
+        assert!(item["signals"].get("in.meaning").is_some(), "answered by keywords alone: {item}");
+    }
+    home.down();
+}

@@ -47,7 +47,7 @@ impl Embed for Fake {
         Ok(texts.iter().map(|t| Fake::vector(t)).collect())
     }
 
-    fn try_embed(&self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, EmbedError> {
+    fn try_embed(&self, texts: &[&str], _wait: std::time::Duration) -> Result<Option<Vec<Vec<f32>>>, EmbedError> {
         self.embed(texts).map(Some)
     }
 }

@@ -5,6 +5,7 @@
 //! window and pooled, so their tail is never silently dropped.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use parking_lot::Mutex;
 
@@ -134,10 +135,12 @@ impl Embedder {
         self.dimension
     }
 
-    /// Unit vectors for short `texts` (one run of the model), or `None` at once when the model
-    /// is busy with other work: the hook's way, which never waits.
-    pub fn try_embed(&self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, EmbedError> {
-        let Some(mut session) = self.session.try_lock() else { return Ok(None) };
+    /// Unit vectors for short `texts` (one run of the model), or `None` when the model stays
+    /// busy with other work for longer than `wait`: the hook's way. Hooks of parallel tool calls
+    /// come together, and each embedding takes a few milliseconds: a short wait lets each have
+    /// the model in turn, where `try_lock` alone left all but one to keywords.
+    pub fn try_embed(&self, texts: &[&str], wait: Duration) -> Result<Option<Vec<Vec<f32>>>, EmbedError> {
+        let Some(mut session) = self.session.try_lock_for(wait) else { return Ok(None) };
         self.embed_with(texts, &mut |batch| self.run(&mut session, batch)).map(Some)
     }
 
@@ -258,8 +261,8 @@ impl Embed for Embedder {
         Embedder::embed(self, texts)
     }
 
-    fn try_embed(&self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, EmbedError> {
-        Embedder::try_embed(self, texts)
+    fn try_embed(&self, texts: &[&str], wait: Duration) -> Result<Option<Vec<Vec<f32>>>, EmbedError> {
+        Embedder::try_embed(self, texts, wait)
     }
 }
 

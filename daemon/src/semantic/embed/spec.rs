@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
@@ -103,8 +104,9 @@ pub trait Embed: Send + Sync {
     /// Unit vectors for `texts`, in order, waiting for the model if it is busy.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
 
-    /// The same, or `None` at once when the model is busy with other work (the hook's way).
-    fn try_embed(&self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, EmbedError>;
+    /// The same, or `None` when the model stays busy with other work for longer than `wait`
+    /// (the hook's way: it waits out another answer's embedding, never a bulk job).
+    fn try_embed(&self, texts: &[&str], wait: Duration) -> Result<Option<Vec<Vec<f32>>>, EmbedError>;
 }
 
 /// Loads the model a spec names.
