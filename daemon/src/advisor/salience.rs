@@ -108,7 +108,10 @@ pub fn of_prompt(text: &str) -> Salience {
     // A short lead-in before a colon ("quick question: ...", "before I touch anything: ...")
     // leaves the question after it, when it ends as one.
     let after_lead = lower.split_once(':').filter(|(lead, rest)| lead.split_whitespace().count() <= 5 && rest.trim_end().ends_with('?')).map(|(_, rest)| first(rest));
-    let opens = [Some(first(&lower)), after_lead].into_iter().flatten().any(|w| ASKS.contains(&w.as_str()));
+    // "when" opens a standing instruction as often as a question ("when the PSP times out, park
+    // the refund and retry"): it asks only when the prompt has a question mark.
+    let asks = |w: &str| ASKS.contains(&w) && (w != "when" || lower.contains('?'));
+    let opens = [Some(first(&lower)), after_lead].into_iter().flatten().any(|w| asks(&w));
     if opens && !REQUESTS.iter().any(|r| lower.contains(r)) {
         return Salience { score: 0.3, reason: "asks a question" };
     }
@@ -201,10 +204,10 @@ mod tests {
 
     #[test]
     fn a_question_that_only_asks_is_less_salient_than_a_request() {
-        for q in ["what does the backoff helper in src/net do?", "Which region do the workers run in, and where do we set it?", "how's the session cookie signed?", "quick question: where do the fixtures come from?"] {
+        for q in ["what does the backoff helper in src/net do?", "Which region do the workers run in, and where do we set it?", "how's the session cookie signed?", "quick question: where do the fixtures come from?", "when does the nightly export run?"] {
             assert_eq!(of_prompt(q).reason, "asks a question", "{q}");
         }
-        for r in ["how many rows are stale? just log into the primary and delete them", "can you bump the api to node 22?", "is the cache warm? if not, please flush it", "rename the flag to beta_checkout", "what's left, then ship it", "deploy the worker to staging: what we merged today needs a soak"] {
+        for r in ["how many rows are stale? just log into the primary and delete them", "can you bump the api to node 22?", "is the cache warm? if not, please flush it", "rename the flag to beta_checkout", "what's left, then ship it", "deploy the worker to staging: what we merged today needs a soak", "when refund calls time out, don't fail the request. park them and replay them later"] {
             assert_eq!(of_prompt(r).score, 0.8, "{r}");
         }
     }
