@@ -12,7 +12,8 @@ use crate::semantic::Wait;
 /// Whether a caller may wait for the model and the semantic index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Patience {
-    /// The hook: never waits; without a ready model or a free index it goes by keywords.
+    /// The hook: never waits for the model to load or for the index; a model busy with another
+    /// answer it waits for at most `model.hook_wait_ms`. Without either it goes by keywords.
     Hook,
     /// A person's command: waits for the index (the caller has waited for the model).
     Human,
@@ -31,7 +32,7 @@ pub struct AtMoment<'a> {
 /// them, so that one answer reads one version of the settings); for advice, `moment` brings in
 /// what was learned in its project.
 pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Patience, fusion: Fusion, moment: Option<AtMoment<'_>>, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
-    // The model if loaded and wanted; never waits (the hook's path).
+    // The model if loaded and wanted; never waits for a load (the hook's path).
     let embedder = if t.model.enabled { d.semantic().model().embedder_now() } else { None };
     let wait = match patience {
         Patience::Human => Wait::Always,
