@@ -183,8 +183,18 @@ async fn heard_in(d: &Daemon, prompt: &str) -> Heard {
     let model = heard::builtin();
     let Some(embedder) = d.embedder_ready().await.filter(|e| model.fits(&e.facts().fingerprint)) else { return nothing() };
     let sentences = heard::sentences(prompt);
-    let texts: Vec<String> = std::iter::once(heard::prompt_text(prompt)).chain(sentences.iter().cloned()).collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let whole = heard::prompt_text(prompt);
+    // Each distinct text embedded once: a prompt of one sentence is that sentence.
+    let mut refs: Vec<&str> = vec![whole.as_str()];
+    let at: Vec<usize> = sentences
+        .iter()
+        .map(|s| {
+            refs.iter().position(|r| *r == s.as_str()).unwrap_or_else(|| {
+                refs.push(s.as_str());
+                refs.len() - 1
+            })
+        })
+        .collect();
     let vectors = match tokio::task::block_in_place(|| embedder.embed(&refs)) {
         Ok(v) if v.len() == refs.len() => v,
         Ok(_) => return nothing(),
@@ -193,7 +203,8 @@ async fn heard_in(d: &Daemon, prompt: &str) -> Heard {
             return nothing();
         }
     };
-    let reading = model.read(&vectors[0], &vectors[1..]);
+    let per_sentence: Vec<Vec<f32>> = at.iter().map(|&i| vectors[i].clone()).collect();
+    let reading = model.read(&vectors[0], &per_sentence);
     tracing::debug!(probability = reading.probability, states = reading.states_lesson, "prompt read by the prompt model");
     let (lessons, refused) = match (reading.states_lesson, reading.best) {
         (true, Some(best)) => match capture::not_a_lesson(&sentences, best) {

@@ -160,7 +160,7 @@ impl LexicalIndex {
 
     /// Adds a memory or replaces its previous version.
     pub fn upsert(&mut self, doc: &LexicalDoc<'_>) {
-        self.stamp = Stamp::fresh();
+        // `remove` takes the new stamp.
         self.remove(doc.id);
         let w = self.weights;
         let mut tf: HashMap<String, f64> = HashMap::default();

@@ -201,7 +201,7 @@ impl VectorIndex {
 
     /// Takes `id` out: its vector and its examples; whether it had a vector.
     pub fn remove(&mut self, id: &str) -> Result<bool, VectorError> {
-        self.stamp = Stamp::fresh();
+        // `remove_vector` takes the new stamp.
         self.examples.remove(id);
         self.remove_vector(id)
     }
