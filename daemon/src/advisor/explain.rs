@@ -88,12 +88,19 @@ fn term(c: &Candidate, t: &Term, salience: &Salience) -> String {
 /// '...' (0.97; link 0.51)", with the share of its anchors (its words the lesson has) this moment
 /// has when it lacks some: "(0.63, 3 of 4 of its words the lesson has; link 0.51)", and
 /// whether it is as close for running the same command on other arguments: "(0.90, the same
-/// command; link 0.51)".
+/// command; link 0.51)", or for being the same kind of action with every word of it the lesson
+/// names: "(0.70, the same kind of action with its words the lesson names; link 0.51)".
 fn learned(c: &Candidate) -> Option<String> {
     let h = c.hit.as_ref()?;
     let yes = h.learned.applies.as_ref().map(|m| {
         let anchors = if m.shared < m.anchors { format!(", {} of {} of its words the lesson has", m.shared, m.anchors) } else { String::new() };
-        let command = if m.by_command { ", the same command" } else { "" };
+        let command = if m.by_command {
+            ", the same command"
+        } else if m.by_anchors {
+            ", the same kind of action with its words the lesson names"
+        } else {
+            ""
+        };
         format!("learned: applied to a moment like '{}' ({:.2}{command}{anchors}; link {:.2})", clip(&m.text, 60), m.closeness, m.strength)
     });
     let no = h.learned.not.as_ref().map(|m| format!("learned: not for a moment like '{}' ({:.2}; link {:.2})", clip(&m.text, 60), m.closeness, m.strength));

@@ -342,7 +342,7 @@ mod tests {
     fn candidates(index: &LexicalIndex, lookup: &HashMap<String, Memory>, words: &str, raw: &str, rules: &[TriggerRule], salience: &Salience) -> Vec<Candidate> {
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: index, semantic: None, fusion, learned: None, recall: None };
-        let intent = Intent { words: words.into(), meaning: words.into(), command: None, deed: String::new(), taken: Vec::new() };
+        let intent = Intent { words: words.into(), meaning: words.into(), ..Intent::default() };
         let ask = Ask { intent: &intent, salience: salience.clone(), raw, projects: &["/p", "global"], rules: &[rules], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         gather(&retrieval, lookup, &ask, None, time::macros::datetime!(2026-01-02 0:00 UTC), 30.0)
     }
@@ -433,7 +433,7 @@ mod tests {
         ]);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None, recall: None };
-        let intent = Intent { words: "force push to main".into(), meaning: String::new(), command: None, deed: String::new(), taken: Vec::new() };
+        let intent = Intent { words: "force push to main".into(), meaning: String::new(), ..Intent::default() };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let mut p = policy(2);
@@ -472,7 +472,7 @@ mod tests {
         let (index, lookup) = setup(&mems);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None, recall: None };
-        let intent = Intent { words: "rotate the vault api tokens monthly".into(), meaning: String::new(), command: None, deed: String::new(), taken: Vec::new() };
+        let intent = Intent { words: "rotate the vault api tokens monthly".into(), meaning: String::new(), ..Intent::default() };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let quiet = Muting { memories: &lookup, muted: &["m0", "m1", "m2", "m3", "m4"] };
@@ -488,7 +488,7 @@ mod tests {
         let (index, lookup) = setup(&mems);
         let fusion = Fusion { weight_similarity: 0.7, similarity_floor: 0.15, similarity_ceiling: 0.9, words_exponent: 1.0 };
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: None, recall: None };
-        let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new(), command: None, deed: String::new(), taken: Vec::new() };
+        let intent = Intent { words: "rotate api tokens monthly vault".into(), meaning: String::new(), ..Intent::default() };
         let ask = Ask { intent: &intent, salience: PUSH, raw: "", projects: &["global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: None };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);
         let gathered = gather(&retrieval, &lookup, &ask, None, now, 30.0);
@@ -522,7 +522,7 @@ mod tests {
         let words = "git push --force origin main";
         let moment = situations.prepare(Moment::new("/p", words, None), 0.5);
         let retrieval = Retrieval { lexical: &index, semantic: None, fusion, learned: Some(LearnedQuery { situations: &situations, moment, floor: 0.5 }), recall: None };
-        let intent = Intent { words: words.into(), meaning: words.into(), command: None, deed: String::new(), taken: Vec::new() };
+        let intent = Intent { words: words.into(), meaning: words.into(), ..Intent::default() };
         let spread = Spread { decay: 0.5, floor: 0.1, hops: 2 };
         let ask = Ask { intent: &intent, salience: PUSH, raw: words, projects: &["/p", "global"], rules: &[], learned_confidence: 0.7, min_category_relevance: 0.1, seed_weight: 1.0, seed_basis: String::new(), spread: Some(spread) };
         let now = time::macros::datetime!(2026-01-02 0:00 UTC);

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::base::event::{EventKind, HookEvent};
+use crate::base::event::{action_kind, EventKind, HookEvent};
 use crate::retrieval::command;
 
 /// Longest intent kept, in characters.
@@ -18,7 +18,7 @@ const CHANGE_CHARS: usize = 160;
 const DEED_CHARS: usize = 4000;
 
 /// What an event is about, in two forms.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Intent {
     /// For keyword search, and shown to people.
     pub words: String,
@@ -33,17 +33,20 @@ pub struct Intent {
     /// The words an edit takes out (in its old text, in none of its new), as they were written:
     /// to tell whether it removes what a lesson names (`super::remedy`).
     pub taken: Vec<String>,
+    /// The kind of action ([`crate::base::event::action_kind`]): learned situations of another
+    /// kind are not the same case however many words they share.
+    pub kind: String,
 }
 
 impl Intent {
     fn same(text: String) -> Intent {
         let meaning = clip(&text, MAX_MEANING_CHARS).trim().to_string();
-        Intent { words: text, meaning, command: None, deed: String::new(), taken: Vec::new() }
+        Intent { words: text, meaning, ..Intent::default() }
     }
 
     fn of(words: String, meaning: String) -> Intent {
         let meaning = if meaning.trim().is_empty() { words.clone() } else { meaning };
-        Intent { meaning: clip(&meaning, MAX_MEANING_CHARS).trim().to_string(), words, command: None, deed: String::new(), taken: Vec::new() }
+        Intent { meaning: clip(&meaning, MAX_MEANING_CHARS).trim().to_string(), words, ..Intent::default() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -142,6 +145,10 @@ fn text_arguments(input: &Value, per_value: usize) -> Vec<String> {
 
 /// The intent of a tool call or prompt.
 pub fn intent(event: &HookEvent) -> Intent {
+    Intent { kind: action_kind(event.kind.name(), event.tool_name.as_deref()), ..intent_of(event) }
+}
+
+fn intent_of(event: &HookEvent) -> Intent {
     match event.kind {
         EventKind::UserPromptSubmit => {
             let prompt = event.prompt.as_deref().unwrap_or("");

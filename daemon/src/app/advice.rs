@@ -62,7 +62,7 @@ impl Subject<'_> {
             Subject::Event(e) => (intent::intent(e), salience::salience(e), intent::raw_input(e, RAW_INPUT_CHARS)),
             Subject::Text(t) => {
                 let text = t.trim().to_string();
-                (Intent { words: text.clone(), meaning: text.chars().take(160).collect(), command: None, deed: text.clone(), taken: Vec::new() }, salience::of_prompt(&text), text)
+                (Intent { words: text.clone(), meaning: text.chars().take(160).collect(), deed: text.clone(), kind: "prompt".into(), ..Intent::default() }, salience::of_prompt(&text), text)
             }
         }
     }
@@ -143,7 +143,7 @@ fn ranked_advice(d: &Daemon, t: &Tuneables, parts: &(Intent, Salience, String), 
     let lookup = Audible { lookup: d.store(), quiet: &quiet };
     // Advice reads relevance on its own calibration (the category picks of trigger rules); search
     // keeps the one the settings give it.
-    let moment = AtMoment { project, words: &intent.words, command: intent.command.as_deref() };
+    let moment = AtMoment { project, words: &intent.words, command: intent.command.as_deref(), kind: &intent.kind, deed: &intent.deed };
     let started = Instant::now();
     with_retrieval(d, t, &intent.meaning, patience, Fusion::ADVICE, Some(moment), |retrieval| {
         let ready = started.elapsed();

@@ -26,6 +26,10 @@ pub struct AtMoment<'a> {
     pub words: &'a str,
     /// The shape of the shell command it runs, if any.
     pub command: Option<&'a str>,
+    /// Its kind of action ([`crate::base::event::action_kind`]).
+    pub kind: &'a str,
+    /// What the action itself puts in place, without its description.
+    pub deed: &'a str,
 }
 
 /// Runs `f` with the retrieval for `meaning` under the settings `t` (the caller's one copy of
@@ -58,7 +62,7 @@ pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Pat
     let learned = moment.filter(|_| t.learning.enabled && (!situations.is_empty() || situations.has_between())).map(|m| {
         let vector = semantic.as_ref().map(|s| (s.index.fingerprint(), s.vector));
         let now = crate::base::clock::now_unix_ms() as f64 / 1000.0;
-        let moment = Moment::new(m.project, m.words, vector).running(m.command, t.learning.same_command).fading(now, t.learning.situation_half_life_days * 86_400.0);
+        let moment = Moment::new(m.project, m.words, vector).running(m.command, t.learning.same_command).acting(m.kind, t.learning.same_anchors).doing(m.deed).fading(now, t.learning.situation_half_life_days * 86_400.0);
         // The project's situations compared once for the moment, not once per candidate.
         let started = std::time::Instant::now();
         let moment = situations.prepare(moment, t.learning.situation_floor);

@@ -17,10 +17,11 @@ use cairn_proto::{Edge, EdgeKind, Memory, Situation, GLOBAL_PROJECT};
 
 use super::census::{Census, Counted};
 use crate::advisor::lookup::{MemoryLookup, Quiet};
+use crate::base::event::action_kind;
 use crate::advisor::seeds::{self, SEED_SOURCE};
 use crate::retrieval::lexical::{FieldWeights, LexicalDoc, LexicalIndex};
 use crate::retrieval::recent::RecentChanges;
-use crate::retrieval::situations::Situations;
+use crate::retrieval::situations::{Act, Situations};
 use crate::semantic::sync::{drop_embedding, refresh};
 use crate::semantic::{Prepared, Semantic};
 use crate::retrieval::recall::RecallCache;
@@ -87,7 +88,7 @@ fn load_situations(store: &Store) -> Result<Situations, StoreError> {
     for s in store.all_situations() {
         let s = s?;
         let vector = store.situation_vector(&s.id)?;
-        out.upsert(&s.id, &s.project, &s.text, s.shape.as_deref(), vector, unix_seconds(&s.last_seen));
+        out.upsert(&s.id, &s.project, &s.text, Act { kind: &action_kind(&s.event, s.tool.as_deref()), command: s.shape.as_deref() }, vector, unix_seconds(&s.last_seen));
         for e in store.edges_from(&s.id)?.into_iter().filter(|e| e.kind == EdgeKind::Applies) {
             out.link(&e.source, &e.target, Some(e.strength));
         }
@@ -377,7 +378,7 @@ impl Writer<'_> {
             Some((fingerprint, v)) => Some((fingerprint.to_string(), v.to_vec())),
             None => self.m.store.situation_vector(&situation.id)?,
         };
-        self.m.situations.write().upsert(&situation.id, &situation.project, &situation.text, situation.shape.as_deref(), vector, unix_seconds(&situation.last_seen));
+        self.m.situations.write().upsert(&situation.id, &situation.project, &situation.text, Act { kind: &action_kind(&situation.event, situation.tool.as_deref()), command: situation.shape.as_deref() }, vector, unix_seconds(&situation.last_seen));
         Ok(())
     }
 

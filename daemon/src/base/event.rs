@@ -54,6 +54,19 @@ impl EventKind {
     }
 }
 
+/// What kind of action a moment is, for telling moments of one kind from another: every edit of
+/// a file (`Edit`, `MultiEdit`, `Write`, `NotebookEdit`) is `edit`, a prompt is `prompt`, any
+/// other tool call is its tool's name and anything else its event's. Before or after the call
+/// is the same action.
+pub fn action_kind(event: &str, tool: Option<&str>) -> String {
+    match (event, tool) {
+        ("UserPromptSubmit", _) => "prompt".to_string(),
+        (_, Some("Edit" | "MultiEdit" | "Write" | "NotebookEdit")) => "edit".to_string(),
+        (_, Some(tool)) if !tool.is_empty() => tool.to_string(),
+        (event, _) => event.to_string(),
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct HookEvent {
     pub kind: EventKind,
@@ -115,5 +128,14 @@ mod tests {
         assert!(!e.kind.advises());
         let e = HookEvent::from_payload(&json!([1, 2]));
         assert_eq!(e.kind, EventKind::Other(String::new()));
+    }
+
+    #[test]
+    fn an_action_s_kind_joins_the_edits_and_ignores_the_phase() {
+        assert_eq!(action_kind("PostToolUse", Some("Write")), action_kind("PreToolUse", Some("Edit")));
+        assert_eq!(action_kind("PostToolUse", Some("Bash")), action_kind("PostToolUseFailure", Some("Bash")));
+        assert_ne!(action_kind("PostToolUse", Some("Bash")), action_kind("PostToolUse", Some("Edit")));
+        assert_eq!(action_kind("UserPromptSubmit", None), "prompt");
+        assert_eq!(action_kind("SessionStart", Some("")), "SessionStart");
     }
 }

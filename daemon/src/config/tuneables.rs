@@ -155,6 +155,7 @@ pub struct Learning {
     pub situation_floor: f64,
     pub same_moment: f64,
     pub same_command: f64,
+    pub same_anchors: f64,
     pub same_situation: f64,
     pub max_situations_per_project: usize,
     pub max_situations_per_lesson: usize,

@@ -16,7 +16,7 @@ use cairn_proto::Edge;
 use serde::{Deserialize, Serialize};
 
 /// A situation link that says neither (the index reads the side from the same constant).
-pub use crate::retrieval::situations::NEUTRAL;
+pub use crate::retrieval::situations::{leans, NEUTRAL};
 
 /// Keeps a strength within the graph's bounds, so an edge can always be revived or weakened.
 pub fn clamp(strength: f64) -> f64 {
@@ -79,18 +79,6 @@ pub fn nudge(current: Option<f64>, applies: bool, step: f64) -> f64 {
         Some(c) if applies && c < NEUTRAL => clamp((c + step).min(NEUTRAL)),
         Some(c) if !applies && c > NEUTRAL => clamp((c - step).max(NEUTRAL)),
         Some(c) => judge(Some(c), applies, step),
-    }
-}
-
-/// Which side a situation link leans to: `Some(true)` applies, `Some(false)` does not, `None`
-/// neither.
-pub fn leans(strength: f64) -> Option<bool> {
-    if strength > NEUTRAL {
-        Some(true)
-    } else if strength < NEUTRAL {
-        Some(false)
-    } else {
-        None
     }
 }
 

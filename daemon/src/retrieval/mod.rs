@@ -136,10 +136,10 @@ impl Retrieval<'_> {
         }
         if let Some(l) = &self.learned {
             let e = l.situations.evidence(&hit.id, &l.moment, l.floor, &|term| self.lexical.holds_term(&hit.id, term));
-            // Only a cosine under the model in use stands in for an example moment's (the
-            // decision reads those as closeness in meaning); closeness by shared words stays in
-            // `learned`, where only a near-identical moment decides.
-            let closer = |mine: &Option<(f64, String)>, learned: &Option<situations::LearnedMoment>| match (mine, learned.as_ref().filter(|m| m.by_meaning)) {
+            // Only a cosine under the model in use, or the same case by its anchors, stands in for
+            // an example moment's (the decision reads those as closeness in meaning); closeness
+            // by shared words stays in `learned`, where only a near-identical moment decides.
+            let closer = |mine: &Option<(f64, String)>, learned: &Option<situations::LearnedMoment>| match (mine, learned.as_ref().filter(|m| m.by_meaning || m.by_anchors)) {
                 (Some((c, _)), Some(m)) if *c >= m.closeness => None,
                 (_, Some(m)) => Some((m.closeness, format!("{} (learned)", m.text))),
                 _ => None,

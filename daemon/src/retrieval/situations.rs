@@ -39,6 +39,9 @@ struct Block {
     /// Each row's command shape ([`super::command::shape`]) as [`shape_key`], 0 for none: read
     /// beside the embeddings, without a lookup per row.
     shape: Vec<u64>,
+    /// Each row's kind of action ([`crate::base::event::action_kind`]) as [`shape_key`], 0 for
+    /// none.
+    kind: Vec<u64>,
     /// The embeddings' length: the first one's; one of another length is kept as none.
     dim: usize,
 }
@@ -47,6 +50,14 @@ impl Block {
     fn vector(&self, row: usize) -> Option<(usize, &[f32])> {
         self.model[row].map(|m| (m, &self.data[row * self.dim..(row + 1) * self.dim]))
     }
+}
+
+/// What kind of action a situation was ([`crate::base::event::action_kind`], empty for none)
+/// and the shape of the command it ran ([`super::command::shape`]), if any.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Act<'a> {
+    pub kind: &'a str,
+    pub command: Option<&'a str>,
 }
 
 /// A learned moment that speaks for or against a lesson at this moment.
@@ -65,6 +76,9 @@ pub struct LearnedMoment {
     /// The closeness is the moment's running the situation's command on other arguments
     /// (`learning.same_command`), which is more than its meaning or words say.
     pub by_command: bool,
+    /// The closeness is the moment's being the same kind of action with every anchor of the
+    /// situation and no word of the lesson the situation lacks (`learning.same_anchors`).
+    pub by_anchors: bool,
     /// The situation's words that the lesson also has (its anchors: why the lesson applied
     /// there), and how many of them the current moment has. The closeness above is already
     /// scaled by `shared / anchors` (see [`Situations::evidence`]).
@@ -89,6 +103,17 @@ pub struct Moment<'a> {
     /// that ran one of the same shape has on the side where the lesson applies
     /// (`learning.same_command`).
     pub command: Option<(u64, f64)>,
+    /// The moment's kind of action ([`shape_key`] of [`crate::base::event::action_kind`]), and
+    /// the closeness a situation of that kind has on the side where the lesson applies when the
+    /// moment has every one of its anchors and no word of the lesson it lacks
+    /// (`learning.same_anchors`; 0: kinds are not compared).
+    pub kind: Option<(u64, f64)>,
+    /// What the action itself puts in place (the command, an edit's new text, the prompt),
+    /// without Claude Code's description of it, and its words, made when first asked for: a
+    /// word of the lesson that only the description adds ("Install the left-pad package") does
+    /// not make the moment another case.
+    deed: Option<&'a str>,
+    deed_terms: std::cell::OnceCell<HashSet<String>>,
     /// Now (Unix seconds), and the half-life of an unused situation's say, in seconds (0: none).
     pub now: f64,
     pub half_life: f64,
@@ -106,6 +131,10 @@ struct Compared {
     /// `same_command`, faded as the closeness is, when the situation ran a command of the
     /// moment's shape; else 0.
     command: f64,
+    /// `same_anchors`, faded as the closeness is, when the situation is an action of the
+    /// moment's kind; else 0. It counts only for a lesson whose anchors the moment all has
+    /// ([`Situations::evidence`]).
+    anchored: f64,
 }
 
 impl Compared {
@@ -116,10 +145,30 @@ impl Compared {
     }
 }
 
+/// How a situation came to be close: by meaning (else words), by the command, by its anchors.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Via {
+    meaning: bool,
+    command: bool,
+    anchors: bool,
+}
+
+/// Which side a situation link leans to: `Some(true)` applies, `Some(false)` does not, `None`
+/// neither.
+pub fn leans(strength: f64) -> Option<bool> {
+    if strength > NEUTRAL {
+        Some(true)
+    } else if strength < NEUTRAL {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 impl<'a> Moment<'a> {
     /// A moment with no fading (for finding the same situation again).
     pub fn new(project: &'a str, words: &str, vector: Option<(&'a str, &'a [f32])>) -> Moment<'a> {
-        Moment { project, vector, terms: text::terms(words).into_iter().collect(), command: None, now: 0.0, half_life: 0.0, near: None }
+        Moment { project, vector, terms: text::terms(words).into_iter().collect(), command: None, kind: None, deed: None, deed_terms: std::cell::OnceCell::new(), now: 0.0, half_life: 0.0, near: None }
     }
 
     /// The same, running a command of `shape`: a situation that ran one of that shape is
@@ -127,6 +176,36 @@ impl<'a> Moment<'a> {
     pub fn running(mut self, shape: Option<&str>, closeness: f64) -> Moment<'a> {
         self.command = shape.filter(|_| closeness > 0.0).map(|s| (shape_key(s), closeness));
         self
+    }
+
+    /// The same, an action of `kind` ([`crate::base::event::action_kind`]): a situation of that
+    /// kind whose anchors the moment all has is `closeness` close on the side where its lesson
+    /// applies, unless the moment has a word of the lesson the situation lacks (0: kinds are not
+    /// compared).
+    pub fn acting(mut self, kind: &str, closeness: f64) -> Moment<'a> {
+        self.kind = (closeness > 0.0 && !kind.is_empty()).then(|| (shape_key(kind), closeness));
+        self
+    }
+
+    /// The same, whose action itself is `deed` (by default, all of its words are).
+    pub fn doing(mut self, deed: &'a str) -> Moment<'a> {
+        self.deed = Some(deed);
+        self.deed_terms = std::cell::OnceCell::new();
+        self
+    }
+
+    /// Whether the action itself (not its description) has the index term `term`.
+    fn does(&self, term: &str) -> bool {
+        match self.deed {
+            Some(deed) => self.deed_terms.get_or_init(|| text::terms(deed).into_iter().collect()).contains(term),
+            None => self.terms.contains(term),
+        }
+    }
+
+    /// What a situation last judged at `last_seen` (Unix seconds) still counts for now: half
+    /// after each half-life.
+    fn fade(&self, last_seen: f64) -> f64 {
+        if self.half_life > 0.0 && self.now > last_seen { 0.5f64.powf((self.now - last_seen) / self.half_life) } else { 1.0 }
     }
 
     /// How many situations `prepare` kept (0 before it ran).
@@ -200,7 +279,8 @@ impl Situations {
     }
 
     /// Adds or replaces a situation (its links stay).
-    pub fn upsert(&mut self, id: &str, project: &str, words: &str, shape: Option<&str>, vector: Option<(String, Vec<f32>)>, last_seen: f64) {
+    pub fn upsert(&mut self, id: &str, project: &str, words: &str, act: Act<'_>, vector: Option<(String, Vec<f32>)>, last_seen: f64) {
+        let Act { kind, command: shape } = act;
         if self.by_id.get(id).is_some_and(|old| old.project != project) {
             self.take_row(id);
         }
@@ -226,6 +306,7 @@ impl Situations {
                 block.model.push(None);
                 block.last_seen.push(0.0);
                 block.shape.push(0);
+                block.kind.push(0);
                 block.ids.len() - 1
             }
         };
@@ -242,6 +323,7 @@ impl Situations {
         }
         block.last_seen[row] = last_seen;
         block.shape[row] = shape.map_or(0, shape_key);
+        block.kind[row] = if kind.is_empty() { 0 } else { shape_key(kind) };
         let entry = Entry { project: project.to_string(), text: words.to_string(), terms: text::terms(words).into_iter().collect(), row };
         self.by_id.insert(id.to_string(), entry);
     }
@@ -259,6 +341,7 @@ impl Situations {
             block.model.swap(row, last);
             block.last_seen.swap(row, last);
             block.shape.swap(row, last);
+            block.kind.swap(row, last);
             if let Some(moved) = self.by_id.get_mut(&block.ids[row]) {
                 moved.row = row;
             }
@@ -267,6 +350,7 @@ impl Situations {
         block.model.pop();
         block.last_seen.pop();
         block.shape.pop();
+        block.kind.pop();
         block.data.truncate(last * dim);
         if block.ids.is_empty() {
             self.by_project.remove(&project);
@@ -359,9 +443,23 @@ impl Situations {
 
     /// A situation (its entry) compared with the moment.
     fn compared(&self, entry: &Entry, moment: &Moment<'_>) -> Compared {
-        let Some(block) = self.by_project.get(&entry.project) else { return Compared { closeness: f64::NEG_INFINITY, by_meaning: false, command: 0.0 } };
+        let Some(block) = self.by_project.get(&entry.project) else { return Compared { closeness: f64::NEG_INFINITY, by_meaning: false, command: 0.0, anchored: 0.0 } };
         let model = moment.vector.and_then(|(fp, q)| self.models.iter().position(|m| m == fp).map(|m| (m, q)));
         self.compared_row(block, entry.row, model, moment)
+    }
+
+    /// A situation `prepare` did not keep (less than the floor close by meaning, words or
+    /// command), compared by its kind of action alone: `None` unless it is of the moment's
+    /// kind, in its project, with `same_anchors` on. No cosine: it could not reach the floor.
+    fn by_kind(&self, situation: &str, moment: &Moment<'_>) -> Option<Compared> {
+        let (kind, closeness) = moment.kind?;
+        let e = self.by_id.get(situation).filter(|e| e.project == moment.project)?;
+        let block = self.by_project.get(&e.project)?;
+        if block.kind[e.row] != kind {
+            return None;
+        }
+        let fade = moment.fade(block.last_seen[e.row]);
+        Some(Compared { closeness: f64::NEG_INFINITY, by_meaning: false, command: 0.0, anchored: closeness * fade })
     }
 
     /// The same for row `row` of `block`, the moment's model already looked up.
@@ -377,9 +475,12 @@ impl Situations {
             Some((shape, closeness)) if block.shape[row] == shape => closeness,
             _ => 0.0,
         };
-        let last_seen = block.last_seen[row];
-        let fade = if moment.half_life > 0.0 && moment.now > last_seen { 0.5f64.powf((moment.now - last_seen) / moment.half_life) } else { 1.0 };
-        Compared { closeness: c * fade, by_meaning, command: command * fade }
+        let anchored = match moment.kind {
+            Some((kind, closeness)) if block.kind[row] == kind => closeness,
+            _ => 0.0,
+        };
+        let fade = moment.fade(block.last_seen[row]);
+        Compared { closeness: c * fade, by_meaning, command: command * fade, anchored: anchored * fade }
     }
 
     /// The moment with its project's situations at least `floor` close (by meaning or words, or
@@ -433,18 +534,37 @@ impl Situations {
     /// anchors then scale it as above. On the other side the command
     /// does not count: one `not-relevant` on a plain `git push` must not silence a lesson on
     /// every push, forced ones included.
+    ///
+    /// Also on that side only: a moment of the situation's kind of action that has every one of
+    /// its anchors is the same case however far apart the rest of their words or meaning are
+    /// (`process.env.CART_DELAY` read in a job after `process.env.PAYMENTS_KEY` in a service,
+    /// beside "read configuration through the typed config, never process.env"): as close as
+    /// `same_anchors` when its meaning is less. And a moment that has a word of the lesson the
+    /// situation lacks (`softDelete` after a plain `DELETE`, beside "never hard-DELETE, use
+    /// repo.softDelete") differs from it in what the lesson speaks of, most often the remedy:
+    /// that situation says nothing for it, however close.
     pub fn evidence(&self, lesson: &str, moment: &Moment<'_>, floor: f64, lesson_has: &dyn Fn(&str) -> bool) -> Learned {
         // The best on each side, by reference: only the two winners are copied out (this runs
         // for every candidate of every hook event, over all of a lesson's links).
-        type Best<'s> = Option<(f64, &'s str, f64, (bool, bool), (usize, usize))>;
+        type Best<'s> = Option<(f64, &'s str, f64, Via, (usize, usize))>;
         let (mut applies, mut not): (Best<'_>, Best<'_>) = (None, None);
         for (sid, strength) in self.links.get(lesson).into_iter().flatten() {
+            let side = leans(*strength);
+            if side.is_none() {
+                continue;
+            }
+            let applies_side = side == Some(true);
             // A prepared moment knows its close situations, all of its project: a link to any
             // other is passed over without reading the situation (a lesson may have many links
-            // in other projects).
+            // in other projects), unless, where the lesson applies, the moment may be near it by
+            // its anchors.
             let compared = match &moment.near {
                 Some(near) => match near.get(sid.as_str()) {
                     Some(found) => *found,
+                    None if applies_side => match self.by_kind(sid, moment) {
+                        Some(c) => c,
+                        None => continue,
+                    },
                     None => continue,
                 },
                 None => match self.by_id.get(sid).filter(|e| e.project == moment.project) {
@@ -452,34 +572,61 @@ impl Situations {
                     None => continue,
                 },
             };
-            let (c, by_command) = if *strength > NEUTRAL { compared.applies() } else { (compared.closeness, false) };
+            let (c, via, anchored) = if applies_side {
+                let (c, by_command) = compared.applies();
+                if !(c >= floor || compared.anchored >= floor) {
+                    continue;
+                }
+                let (all, shared) = self.anchors(sid, moment, lesson_has);
+                // A moment with a word of the lesson that the situation lacks differs from it in
+                // what the lesson speaks of (the remedy, most often): not its case, however close.
+                if self.adds_to(sid, moment, lesson_has) {
+                    continue;
+                }
+                let via = Via { meaning: compared.by_meaning && !by_command, command: by_command, anchors: false };
+                let (c, via) = if all > 0 && shared == all && compared.anchored > c {
+                    (compared.anchored, Via { meaning: false, command: false, anchors: true })
+                } else {
+                    (c, via)
+                };
+                let c = if all > 0 { c * shared as f64 / all as f64 } else { c };
+                (c, via, (all, shared))
+            } else {
+                (compared.closeness, Via { meaning: compared.by_meaning, command: false, anchors: false }, (0, 0))
+            };
             if !c.is_finite() || c < floor {
                 continue;
             }
-            let (slot, anchored) = if *strength > NEUTRAL {
-                (&mut applies, self.anchors(sid, moment, lesson_has))
-            } else if *strength < NEUTRAL {
-                (&mut not, (0, 0))
-            } else {
-                continue;
-            };
-            let c = match anchored {
-                (0, _) => c,
-                (all, shared) => c * shared as f64 / all as f64,
-            };
-            if c < floor {
-                continue;
-            }
+            let slot = if applies_side { &mut applies } else { &mut not };
             if slot.is_none_or(|(bc, bs, _, _, _)| c > bc || (c == bc && sid.as_str() < bs)) {
-                *slot = Some((c, sid.as_str(), *strength, (compared.by_meaning && !by_command, by_command), anchored));
+                *slot = Some((c, sid.as_str(), *strength, via, anchored));
             }
         }
         let moment_of = |best: Best<'_>| {
-            best.and_then(|(closeness, sid, strength, (by_meaning, by_command), (anchors, shared))| {
-                self.by_id.get(sid).map(|e| LearnedMoment { situation: sid.to_string(), text: e.text.clone(), closeness, strength, by_meaning, by_command, anchors, shared })
+            best.and_then(|(closeness, sid, strength, via, (anchors, shared))| {
+                self.by_id.get(sid).map(|e| LearnedMoment {
+                    situation: sid.to_string(),
+                    text: e.text.clone(),
+                    closeness,
+                    strength,
+                    by_meaning: via.meaning,
+                    by_command: via.command,
+                    by_anchors: via.anchors,
+                    anchors,
+                    shared,
+                })
             })
         };
         Learned { applies: moment_of(applies), not: moment_of(not) }
+    }
+
+    /// Whether `moment`'s action has a word of the lesson (by `lesson_has`) that the situation lacks: it
+    /// differs from the situation in what the lesson speaks of (`softDelete` beside "never
+    /// hard-DELETE, use repo.softDelete" after a plain `DELETE`), so its anchors alone do not
+    /// make it the same case.
+    fn adds_to(&self, situation: &str, moment: &Moment<'_>, lesson_has: &dyn Fn(&str) -> bool) -> bool {
+        let Some(e) = self.by_id.get(situation) else { return true };
+        moment.terms.iter().any(|t| !e.terms.contains(t.as_str()) && lesson_has(t) && moment.does(t))
     }
 
     /// The situation's anchors (its words that the lesson has, by `lesson_has`) and how many of
@@ -549,9 +696,9 @@ mod tests {
     #[test]
     fn rows_stay_right_as_situations_come_move_and_go() {
         let mut s = Situations::default();
-        s.upsert("a", "/p", "alpha words", None, None, 0.0);
-        s.upsert("b", "/p", "beta words", None, v(&[1.0, 0.0]), 0.0);
-        s.upsert("c", "/p", "gamma words", None, v(&[0.0, 1.0]), 0.0);
+        s.upsert("a", "/p", "alpha words", Act::default(), None, 0.0);
+        s.upsert("b", "/p", "beta words", Act::default(), v(&[1.0, 0.0]), 0.0);
+        s.upsert("c", "/p", "gamma words", Act::default(), v(&[0.0, 1.0]), 0.0);
         let near = |s: &Situations, q: &[f32]| {
             let m = s.prepare(moment("/p", "nothing shared", Some(q)), 0.5);
             let mut ids: Vec<String> = m.near.unwrap().keys().map(|k| k.to_string()).collect();
@@ -563,12 +710,12 @@ mod tests {
         assert!(s.remove("a"));
         assert_eq!((near(&s, &[1.0, 0.0]), near(&s, &[0.0, 1.0])), (vec!["b".to_string()], vec!["c".to_string()]));
         // A situation that changes project leaves its old block.
-        s.upsert("b", "/q", "beta words", None, v(&[1.0, 0.0]), 0.0);
+        s.upsert("b", "/q", "beta words", Act::default(), v(&[1.0, 0.0]), 0.0);
         assert_eq!((near(&s, &[1.0, 0.0]), s.in_project("/p"), s.in_project("/q")), (Vec::<String>::new(), 1, 1));
         // Updated in place: a new vector, and a vector of another length counts as none.
-        s.upsert("c", "/p", "gamma words", None, v(&[1.0, 0.0]), 0.0);
+        s.upsert("c", "/p", "gamma words", Act::default(), v(&[1.0, 0.0]), 0.0);
         assert_eq!(near(&s, &[1.0, 0.0]), vec!["c"]);
-        s.upsert("c", "/p", "gamma words", None, v(&[1.0, 0.0, 0.0]), 0.0);
+        s.upsert("c", "/p", "gamma words", Act::default(), v(&[1.0, 0.0, 0.0]), 0.0);
         assert!(near(&s, &[1.0, 0.0]).is_empty());
         assert!(s.remove("c") && s.remove("b") && s.is_empty() && !s.remove("b"));
     }
@@ -577,9 +724,9 @@ mod tests {
     fn a_situation_lends_its_closeness_as_far_as_the_moment_shares_its_anchors() {
         let mut s = Situations::default();
         let (taught, same) = ([1.0f32, 0.0], [1.0f32, 0.0]);
-        s.upsert("prod", "/p", "bq query --destination_table analytics.prod_weekly", None, v(&taught), 0.0);
+        s.upsert("prod", "/p", "bq query --destination_table analytics.prod_weekly", Act::default(), v(&taught), 0.0);
         s.link("prod", "lesson", Some(0.6));
-        s.upsert("dont", "/p", "bq query --destination_table analytics.prod_monthly --dry_run", None, v(&[0.0, 1.0]), 0.0);
+        s.upsert("dont", "/p", "bq query --destination_table analytics.prod_monthly --dry_run", Act::default(), v(&[0.0, 1.0]), 0.0);
         s.link("dont", "lesson", Some(0.4));
         // The lesson: "never write to analytics.prod_* tables from ad-hoc queries".
         let lesson_terms: Vec<String> = text::terms("never write to analytics.prod_* tables from ad-hoc queries");
@@ -607,9 +754,9 @@ mod tests {
     fn the_same_command_on_other_arguments_counts_where_the_lesson_applies_only() {
         let mut s = Situations::default();
         // Far apart in meaning: the package names outweigh the action.
-        s.upsert("yes", "/p", "Install left-pad npm install left-pad", Some("npm install"), v(&[1.0, 0.0]), 0.0);
+        s.upsert("yes", "/p", "Install left-pad npm install left-pad", Act { kind: "", command: Some("npm install") }, v(&[1.0, 0.0]), 0.0);
         s.link("yes", "pnpm", Some(0.51));
-        s.upsert("no", "/p", "Push the branch git push origin feature", Some("git push"), v(&[1.0, 0.0]), 0.0);
+        s.upsert("no", "/p", "Push the branch git push origin feature", Act { kind: "", command: Some("git push") }, v(&[1.0, 0.0]), 0.0);
         s.link("no", "force", Some(0.49));
         let lesson_terms = text::terms("use pnpm add, never npm or yarn");
         let has = |t: &str| lesson_terms.iter().any(|l| l == t);
@@ -634,9 +781,9 @@ mod tests {
     #[test]
     fn evidence_stays_in_its_project_and_takes_each_side() {
         let mut s = Situations::default();
-        s.upsert("sit_a", "/p", "format customer name into sql string", None, v(&[1.0, 0.0]), 0.0);
-        s.upsert("sit_b", "/p", "read the sql docs", None, v(&[0.0, 1.0]), 0.0);
-        s.upsert("sit_c", "/q", "format customer name into sql string", None, v(&[1.0, 0.0]), 0.0);
+        s.upsert("sit_a", "/p", "format customer name into sql string", Act::default(), v(&[1.0, 0.0]), 0.0);
+        s.upsert("sit_b", "/p", "read the sql docs", Act::default(), v(&[0.0, 1.0]), 0.0);
+        s.upsert("sit_c", "/q", "format customer name into sql string", Act::default(), v(&[1.0, 0.0]), 0.0);
         s.link("sit_a", "lesson", Some(0.51));
         s.link("sit_b", "lesson", Some(0.49));
         s.link("sit_c", "other", Some(0.9));
@@ -663,9 +810,9 @@ mod tests {
     #[test]
     fn a_prepared_moment_answers_as_one_compared_each_time() {
         let mut s = Situations::default();
-        s.upsert("sit_a", "/p", "a", None, v(&[1.0, 0.0]), 0.0);
-        s.upsert("sit_b", "/p", "b", None, v(&[0.6, 0.8]), 0.0);
-        s.upsert("sit_c", "/p", "c", None, v(&[0.0, 1.0]), 0.0);
+        s.upsert("sit_a", "/p", "a", Act::default(), v(&[1.0, 0.0]), 0.0);
+        s.upsert("sit_b", "/p", "b", Act::default(), v(&[0.6, 0.8]), 0.0);
+        s.upsert("sit_c", "/p", "c", Act::default(), v(&[0.0, 1.0]), 0.0);
         s.link("sit_a", "x", Some(0.6));
         s.link("sit_b", "x", Some(0.4));
         s.link("sit_c", "y", Some(0.6));
@@ -683,7 +830,7 @@ mod tests {
     #[test]
     fn without_embeddings_words_decide() {
         let mut s = Situations::default();
-        s.upsert("sit_a", "/p", "npm install lodash", None, None, 0.0);
+        s.upsert("sit_a", "/p", "npm install lodash", Act::default(), None, 0.0);
         s.link("sit_a", "pnpm", Some(0.6));
         let m = moment("/p", "npm install lodash", Some(&[1.0, 0.0]));
         assert_eq!(s.same(&m, 0.99).map(|(id, _)| id), Some("sit_a".to_string()), "no vector on the situation: words");
@@ -692,7 +839,7 @@ mod tests {
         assert!((e.closeness - 0.5).abs() < 1e-9 && !e.by_meaning, "2 shared of 4 words: {}", e.closeness);
         assert!(s.same(&near, 0.9).is_none());
         // A vector another model made is not compared with this one's.
-        s.upsert("sit_b", "/p", "yarn add lodash", None, Some(("other-model".into(), vec![1.0, 0.0])), 0.0);
+        s.upsert("sit_b", "/p", "yarn add lodash", Act::default(), Some(("other-model".into(), vec![1.0, 0.0])), 0.0);
         s.link("sit_b", "yarn", Some(0.6));
         let c = s.evidence("yarn", &moment("/p", "npm install lodash", Some(&[1.0, 0.0])), 0.0, &|_| false).applies.unwrap().closeness;
         assert!((c - 0.2).abs() < 1e-9, "1 shared of 5 words, not cosine 1: {c}");
@@ -702,7 +849,7 @@ mod tests {
     fn an_unused_situation_fades() {
         let mut s = Situations::default();
         let day = 86_400.0;
-        s.upsert("sit_a", "/p", "npm install lodash", None, v(&[1.0, 0.0]), 10.0 * day);
+        s.upsert("sit_a", "/p", "npm install lodash", Act::default(), v(&[1.0, 0.0]), 10.0 * day);
         s.link("sit_a", "pnpm", Some(0.6));
         let at = |now: f64, floor: f64| s.evidence("pnpm", &moment("/p", "x", Some(&[1.0, 0.0])).fading(now, 90.0 * day), floor, &|_| false).applies.map(|m| m.closeness);
         assert_eq!(at(10.0 * day, 0.0), Some(1.0), "just judged");
@@ -713,10 +860,58 @@ mod tests {
     #[test]
     fn upsert_moves_a_situation_between_projects_once() {
         let mut s = Situations::default();
-        s.upsert("sit_a", "/p", "a b", None, None, 0.0);
-        s.upsert("sit_a", "/p", "a b c", None, None, 0.0);
+        s.upsert("sit_a", "/p", "a b", Act::default(), None, 0.0);
+        s.upsert("sit_a", "/p", "a b c", Act::default(), None, 0.0);
         assert_eq!(s.in_project("/p"), 1);
-        s.upsert("sit_a", "/q", "a b c", None, None, 0.0);
+        s.upsert("sit_a", "/q", "a b c", Act::default(), None, 0.0);
         assert_eq!((s.in_project("/p"), s.in_project("/q")), (0, 1));
+    }
+
+    #[test]
+    fn the_same_kind_of_action_with_every_anchor_is_the_same_case() {
+        let mut s = Situations::default();
+        // Taught: a service read process.env (the lesson: read config through the typed object).
+        s.upsert("svc", "/p", "src/services/payments.ts apiKey: process.env.PAYMENTS_API_KEY", Act { kind: "edit", command: None }, v(&[1.0, 0.0]), 0.0);
+        s.link("svc", "config", Some(0.51));
+        let lesson_terms = text::terms("Read configuration through the typed config object; never read process.env elsewhere");
+        let has = |t: &str| lesson_terms.iter().any(|l| l == t);
+        // Far in meaning (orthogonal vectors), another file, every anchor (process, env).
+        let at = |words: &str, kind: &str| moment("/p", words, Some(&[0.0, 1.0])).acting(kind, 0.7);
+        let job = s.evidence("config", &at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit"), 0.5, &has).applies.unwrap();
+        assert!((job.closeness - 0.7).abs() < 1e-9 && job.by_anchors && !job.by_meaning && !job.by_command, "{job:?}");
+        assert_eq!((job.anchors, job.shared), (2, 2));
+        // Prepared (the situation is not near by meaning), the same answer.
+        let prepared = s.prepare(at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit"), 0.5);
+        assert_eq!(s.evidence("config", &prepared, 0.5, &has).applies.unwrap(), job);
+        // Another kind of action (a prompt), a missing anchor, or the setting off: nothing.
+        assert!(s.evidence("config", &at("why is process.env empty in the job", "prompt"), 0.5, &has).applies.is_none());
+        assert!(s.evidence("config", &at("src/jobs/carts.ts delay = Number(env.CART_DELAY)", "edit"), 0.5, &has).applies.is_none());
+        assert!(s.evidence("config", &at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit").acting("edit", 0.0), 0.5, &has).applies.is_none());
+        // Closer by meaning than `same_anchors`: the meaning's closeness, as before.
+        let near = s.evidence("config", &moment("/p", "src/jobs/carts.ts process.env.CART_DELAY", Some(&[1.0, 0.0])).acting("edit", 0.7), 0.5, &has).applies.unwrap();
+        assert!((near.closeness - 1.0).abs() < 1e-6 && near.by_meaning && !near.by_anchors, "{near:?}");
+    }
+
+    #[test]
+    fn a_moment_with_a_lesson_word_the_situation_lacks_is_not_its_case() {
+        let mut s = Situations::default();
+        s.upsert("hard", "/p", "src/services/orders.ts dataSource.query DELETE FROM orders", Act { kind: "edit", command: None }, v(&[1.0, 0.0]), 0.0);
+        s.link("hard", "soft", Some(0.51));
+        s.upsert("nope", "/p", "src/services/orders.ts softDelete orders", Act { kind: "edit", command: None }, v(&[1.0, 0.0]), 0.0);
+        s.link("nope", "soft", Some(0.49));
+        let lesson_terms = text::terms("Orders are soft-deleted with repo.softDelete; never hard-DELETE their rows");
+        let has = |t: &str| lesson_terms.iter().any(|l| l == t);
+        // As close in meaning as can be, but with the remedy's words (soft): not the taught case.
+        let remedy = s.evidence("soft", &moment("/p", "src/services/orders.ts orderRepo.softDelete orders", Some(&[1.0, 0.0])).acting("edit", 0.7), 0.5, &has);
+        assert!(remedy.applies.is_none(), "{remedy:?}");
+        // The side against is read as before.
+        assert_eq!(remedy.not.map(|m| m.situation), Some("nope".to_string()));
+        // The same mistake again: the situation speaks.
+        let again = s.evidence("soft", &moment("/p", "src/services/orders.ts DELETE FROM orders WHERE id", Some(&[1.0, 0.0])), 0.5, &has);
+        assert_eq!(again.applies.map(|m| m.situation), Some("hard".to_string()));
+        // A lesson word in the description only (not in what the action does) changes nothing.
+        let described = moment("/p", "Hard-delete the soft rows src/services/orders.ts DELETE FROM orders", Some(&[1.0, 0.0])).doing("DELETE FROM orders");
+        let said = s.evidence("soft", &described, 0.5, &has);
+        assert_eq!(said.applies.map(|m| m.situation), Some("hard".to_string()));
     }
 }

@@ -649,3 +649,37 @@ fn the_same_failure_in_two_sessions_without_a_fix_becomes_a_candidate() {
     std::thread::sleep(Duration::from_secs(1));
     assert_eq!(candidates(&home, &project, |_| true).len(), 1);
 }
+
+/// An edit's result, as Claude Code sends it.
+fn edit(session: &str, id: &str, cwd: &Path, file: &str, new: &str) -> Vec<u8> {
+    json!({
+        "session_id": session, "cwd": cwd, "hook_event_name": "PostToolUse", "tool_name": "Edit", "tool_use_id": id,
+        "tool_input": {"file_path": file, "old_string": "", "new_string": new}, "tool_response": {"filePath": file}
+    })
+    .to_string()
+    .into_bytes()
+}
+
+#[test]
+fn used_reaches_the_same_mistake_elsewhere_by_its_anchors_and_not_the_remedy() {
+    let (home, project) = home_and_project();
+    let lesson = ok_in(&home, &project, &["add", "Read configuration through the typed config object from src/config.ts; never read process.env anywhere else in src/", "--category", "code"]).trim().to_string();
+    // Taught on a service reading process.env.
+    said(&home, &edit("s1", "toolu_1", &project, "src/services/payments.ts", "const client = new PaymentsClient({ timeoutMs: Number(process.env.PAYMENTS_TIMEOUT_MS) })"));
+    ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s1", "--tool-use-id", "toolu_1"]);
+    let explained = |file: &str, new: &str| -> Option<Value> {
+        let moment = home.path().join("moment.json");
+        std::fs::write(&moment, edit("s2", "toolu_2", &project, file, new)).unwrap();
+        let out = ok_in(&home, &project, &["advise", "--explain", "--json", "--hook-input", moment.to_str().unwrap()]);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        v["advice"].as_array().into_iter().chain(v["considered"].as_array()).flatten().find(|i| i["id"] == lesson.as_str()).cloned()
+    };
+    // The same mistake in a job: other words, far in meaning, every anchor (process, env).
+    let job = explained("src/jobs/abandonedCarts.ts", "const delayMinutes = Number(process.env.CART_REMINDER_DELAY_MINUTES ?? 60)").expect("the lesson is weighed");
+    let why = job["why"].as_str().unwrap();
+    assert!(why.contains("the same kind of action with its words the lesson names"), "{job}");
+    // What the lesson asks, in src/config.ts: every anchor too, but words of the lesson the
+    // taught moment lacks (config, typed): not the taught case.
+    let remedy = explained("src/config.ts", "export const config = TypedConfig.parse(process.env)");
+    assert!(remedy.as_ref().is_none_or(|i| !i["why"].as_str().unwrap().contains("learned: applied")), "{remedy:?}");
+}
