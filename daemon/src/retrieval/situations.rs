@@ -19,6 +19,8 @@ use crate::base::text;
 #[derive(Debug, Clone, PartialEq)]
 struct Entry {
     project: String,
+    /// Its kind of action ([`crate::base::event::action_kind`]), empty for none.
+    kind: String,
     text: String,
     terms: HashSet<String>,
     row: usize,
@@ -108,6 +110,8 @@ pub struct Moment<'a> {
     /// moment has every one of its anchors and no word of the lesson it lacks
     /// (`learning.same_anchors`; 0: kinds are not compared).
     pub kind: Option<(u64, f64)>,
+    /// Its project and kind of action as one number ([`place`]), while kinds are compared.
+    place: Option<u64>,
     /// What the action itself puts in place (the command, an edit's new text, the prompt),
     /// without Claude Code's description of it, and its words, made when first asked for: a
     /// word of the lesson that only the description adds ("Install the left-pad package") does
@@ -168,7 +172,7 @@ pub fn leans(strength: f64) -> Option<bool> {
 impl<'a> Moment<'a> {
     /// A moment with no fading (for finding the same situation again).
     pub fn new(project: &'a str, words: &str, vector: Option<(&'a str, &'a [f32])>) -> Moment<'a> {
-        Moment { project, vector, terms: text::terms(words).into_iter().collect(), command: None, kind: None, deed: None, deed_terms: std::cell::OnceCell::new(), now: 0.0, half_life: 0.0, near: None }
+        Moment { project, vector, terms: text::terms(words).into_iter().collect(), command: None, kind: None, place: None, deed: None, deed_terms: std::cell::OnceCell::new(), now: 0.0, half_life: 0.0, near: None }
     }
 
     /// The same, running a command of `shape`: a situation that ran one of that shape is
@@ -184,6 +188,7 @@ impl<'a> Moment<'a> {
     /// compared).
     pub fn acting(mut self, kind: &str, closeness: f64) -> Moment<'a> {
         self.kind = (closeness > 0.0 && !kind.is_empty()).then(|| (shape_key(kind), closeness));
+        self.place = self.kind.map(|_| place(self.project, kind));
         self
     }
 
@@ -243,6 +248,12 @@ fn shape_key(shape: &str) -> u64 {
     h.finish().max(1)
 }
 
+/// Where a situation is, as one number: its project and its kind of action (never 0, which
+/// stands for not known).
+fn place(project: &str, kind: &str) -> u64 {
+    shape_key(&format!("{project}\u{0}{kind}"))
+}
+
 fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
     let shared = a.intersection(b).count();
     let union = a.len() + b.len() - shared;
@@ -259,8 +270,10 @@ pub struct Situations {
     by_project: HashMap<String, Block>,
     /// The fingerprints of the models that made the embeddings.
     models: Vec<String>,
-    /// Lesson -> (situation, strength).
-    links: HashMap<String, Vec<(String, f64)>>,
+    /// Lesson -> (situation, strength, [`place`] of the situation, 0 before it is known): the
+    /// place lets the hook pass over a link to another project's or kind's situation without
+    /// reading it (at 100k situations each read is a miss of the processor's cache).
+    links: HashMap<String, Vec<(String, f64, u64)>>,
     /// Situation -> (lesson, strength): the same links from the other end, so that a query
     /// touches only its project's situations and their links, never every link.
     out: HashMap<String, Vec<(String, f64)>>,
@@ -324,8 +337,15 @@ impl Situations {
         block.last_seen[row] = last_seen;
         block.shape[row] = shape.map_or(0, shape_key);
         block.kind[row] = if kind.is_empty() { 0 } else { shape_key(kind) };
-        let entry = Entry { project: project.to_string(), text: words.to_string(), terms: text::terms(words).into_iter().collect(), row };
+        let entry = Entry { project: project.to_string(), kind: kind.to_string(), text: words.to_string(), terms: text::terms(words).into_iter().collect(), row };
         self.by_id.insert(id.to_string(), entry);
+        // Its links may have come first (or it moved): they learn where it is now.
+        let at = self.place_of(id);
+        for (lesson, _) in self.out.get(id).into_iter().flatten() {
+            for link in self.links.get_mut(lesson).into_iter().flatten().filter(|(s, _, _)| s == id) {
+                link.2 = at;
+            }
+        }
     }
 
     /// Takes a situation's row out of its project's block (the last row moves into its place).
@@ -357,6 +377,11 @@ impl Situations {
         }
     }
 
+    /// Where situation `id` is ([`place`]), 0 if it is not known.
+    fn place_of(&self, id: &str) -> u64 {
+        self.by_id.get(id).map_or(0, |e| if e.kind.is_empty() { 0 } else { place(&e.project, &e.kind) })
+    }
+
     /// Takes a situation out, with its links.
     pub fn remove(&mut self, id: &str) -> bool {
         if !self.by_id.contains_key(id) {
@@ -366,7 +391,7 @@ impl Situations {
         self.by_id.remove(id);
         for (lesson, _) in self.out.remove(id).unwrap_or_default() {
             if let Some(links) = self.links.get_mut(&lesson) {
-                links.retain(|(s, _)| s != id);
+                links.retain(|(s, _, _)| s != id);
                 if links.is_empty() {
                     self.links.remove(&lesson);
                 }
@@ -377,10 +402,11 @@ impl Situations {
 
     /// Sets the link from `situation` to `lesson` (`None` removes it).
     pub fn link(&mut self, situation: &str, lesson: &str, strength: Option<f64>) {
+        let at = self.place_of(situation);
         let links = self.links.entry(lesson.to_string()).or_default();
-        links.retain(|(s, _)| s != situation);
+        links.retain(|(s, _, _)| s != situation);
         if let Some(w) = strength {
-            links.push((situation.to_string(), w));
+            links.push((situation.to_string(), w, at));
         }
         if links.is_empty() {
             self.links.remove(lesson);
@@ -431,7 +457,7 @@ impl Situations {
             edges.retain(|(t, _, _)| t != lesson);
             !edges.is_empty()
         });
-        for (situation, _) in self.links.remove(lesson).unwrap_or_default() {
+        for (situation, _, _) in self.links.remove(lesson).unwrap_or_default() {
             if let Some(out) = self.out.get_mut(&situation) {
                 out.retain(|(l, _)| l != lesson);
                 if out.is_empty() {
@@ -548,7 +574,7 @@ impl Situations {
         // for every candidate of every hook event, over all of a lesson's links).
         type Best<'s> = Option<(f64, &'s str, f64, Via, (usize, usize))>;
         let (mut applies, mut not): (Best<'_>, Best<'_>) = (None, None);
-        for (sid, strength) in self.links.get(lesson).into_iter().flatten() {
+        for (sid, strength, at) in self.links.get(lesson).into_iter().flatten() {
             let side = leans(*strength);
             if side.is_none() {
                 continue;
@@ -561,7 +587,7 @@ impl Situations {
             let compared = match &moment.near {
                 Some(near) => match near.get(sid.as_str()) {
                     Some(found) => *found,
-                    None if applies_side => match self.by_kind(sid, moment) {
+                    None if applies_side && (*at == 0 || Some(*at) == moment.place) => match self.by_kind(sid, moment) {
                         Some(c) => c,
                         None => continue,
                     },
@@ -676,7 +702,7 @@ impl Situations {
     }
 
     /// A lesson's links (situation, strength).
-    pub fn links_of(&self, lesson: &str) -> &[(String, f64)] {
+    pub fn links_of(&self, lesson: &str) -> &[(String, f64, u64)] {
         self.links.get(lesson).map_or(&[], Vec::as_slice)
     }
 }
@@ -802,7 +828,7 @@ mod tests {
         s.unlink_lesson("other");
         assert!(s.links_of("other").is_empty());
         assert!(s.remove("sit_a") && !s.remove("sit_a"));
-        assert!(s.links_of("lesson").iter().all(|(sid, _)| sid != "sit_a"));
+        assert!(s.links_of("lesson").iter().all(|(sid, _, _)| sid != "sit_a"));
         assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0, &|_| false).applies.is_none());
         assert_eq!(s.in_project("/p"), 1);
     }
@@ -887,6 +913,15 @@ mod tests {
         assert!(s.evidence("config", &at("why is process.env empty in the job", "prompt"), 0.5, &has).applies.is_none());
         assert!(s.evidence("config", &at("src/jobs/carts.ts delay = Number(env.CART_DELAY)", "edit"), 0.5, &has).applies.is_none());
         assert!(s.evidence("config", &at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit").acting("edit", 0.0), 0.5, &has).applies.is_none());
+        // A link that came before its situation (an import's order), or a situation that moved
+        // to another project: the link learns where it is.
+        let mut late = Situations::default();
+        late.link("svc", "config", Some(0.51));
+        late.upsert("svc", "/q", "src/services/payments.ts apiKey: process.env.PAYMENTS_API_KEY", Act { kind: "edit", command: None }, v(&[1.0, 0.0]), 0.0);
+        let in_p = |s: &Situations| s.evidence("config", &s.prepare(at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit"), 0.5), 0.5, &has).applies;
+        assert!(in_p(&late).is_none(), "in /q, not /p");
+        late.upsert("svc", "/p", "src/services/payments.ts apiKey: process.env.PAYMENTS_API_KEY", Act { kind: "edit", command: None }, v(&[1.0, 0.0]), 0.0);
+        assert_eq!(in_p(&late), Some(job.clone()));
         // Closer by meaning than `same_anchors`: the meaning's closeness, as before.
         let near = s.evidence("config", &moment("/p", "src/jobs/carts.ts process.env.CART_DELAY", Some(&[1.0, 0.0])).acting("edit", 0.7), 0.5, &has).applies.unwrap();
         assert!((near.closeness - 1.0).abs() < 1e-6 && near.by_meaning && !near.by_anchors, "{near:?}");
