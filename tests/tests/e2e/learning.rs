@@ -678,6 +678,7 @@ fn used_reaches_the_same_mistake_elsewhere_by_its_anchors_and_not_the_remedy() {
     let job = explained("src/jobs/abandonedCarts.ts", "const delayMinutes = Number(process.env.CART_REMINDER_DELAY_MINUTES ?? 60)").expect("the lesson is weighed");
     let why = job["why"].as_str().unwrap();
     assert!(why.contains("the same kind of action with its words the lesson names"), "{job}");
+    assert!(why.contains("where it was learned to apply"), "the closeness it lends is named as learned: {job}");
     // What the lesson asks, in src/config.ts: every anchor too, but words of the lesson the
     // taught moment lacks (config, typed): not the taught case.
     let remedy = explained("src/config.ts", "export const config = TypedConfig.parse(process.env)");
