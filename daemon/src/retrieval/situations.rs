@@ -19,8 +19,8 @@ use crate::base::text;
 #[derive(Debug, Clone, PartialEq)]
 struct Entry {
     project: String,
-    /// Its kind of action ([`crate::base::event::action_kind`]), empty for none.
-    kind: String,
+    /// Its project and kind of action as one number ([`place`]), 0 without a kind.
+    place: u64,
     text: String,
     terms: HashSet<String>,
     row: usize,
@@ -337,10 +337,10 @@ impl Situations {
         block.last_seen[row] = last_seen;
         block.shape[row] = shape.map_or(0, shape_key);
         block.kind[row] = if kind.is_empty() { 0 } else { shape_key(kind) };
-        let entry = Entry { project: project.to_string(), kind: kind.to_string(), text: words.to_string(), terms: text::terms(words).into_iter().collect(), row };
+        let at = if kind.is_empty() { 0 } else { place(project, kind) };
+        let entry = Entry { project: project.to_string(), place: at, text: words.to_string(), terms: text::terms(words).into_iter().collect(), row };
         self.by_id.insert(id.to_string(), entry);
         // Its links may have come first (or it moved): they learn where it is now.
-        let at = self.place_of(id);
         for (lesson, _) in self.out.get(id).into_iter().flatten() {
             for link in self.links.get_mut(lesson).into_iter().flatten().filter(|(s, _, _)| s == id) {
                 link.2 = at;
@@ -379,7 +379,7 @@ impl Situations {
 
     /// Where situation `id` is ([`place`]), 0 if it is not known.
     fn place_of(&self, id: &str) -> u64 {
-        self.by_id.get(id).map_or(0, |e| if e.kind.is_empty() { 0 } else { place(&e.project, &e.kind) })
+        self.by_id.get(id).map_or(0, |e| e.place)
     }
 
     /// Takes a situation out, with its links.
@@ -478,13 +478,9 @@ impl Situations {
     /// command), compared by its kind of action alone: `None` unless it is of the moment's
     /// kind, in its project, with `same_anchors` on. No cosine: it could not reach the floor.
     fn by_kind(&self, situation: &str, moment: &Moment<'_>) -> Option<Compared> {
-        let (kind, closeness) = moment.kind?;
-        let e = self.by_id.get(situation).filter(|e| e.project == moment.project)?;
-        let block = self.by_project.get(&e.project)?;
-        if block.kind[e.row] != kind {
-            return None;
-        }
-        let fade = moment.fade(block.last_seen[e.row]);
+        let (_, closeness) = moment.kind?;
+        let e = self.by_id.get(situation).filter(|e| e.place != 0 && Some(e.place) == moment.place)?;
+        let fade = moment.fade(self.by_project.get(&e.project)?.last_seen[e.row]);
         Some(Compared { closeness: f64::NEG_INFINITY, by_meaning: false, command: 0.0, anchored: closeness * fade })
     }
 
