@@ -199,8 +199,9 @@ fn is_question(lower: &str) -> bool {
     lower.trim_end().ends_with('?') || QUESTION_OPENERS.iter().any(|q| starts_with_word(lower, q))
 }
 
-/// The lesson a clause states, in normalised words, or `None`.
-fn instruction(clause: &str, corrected_before: bool) -> Option<String> {
+/// The lesson a clause of `prompt` (lowercased: what the other clauses say, such as a bug
+/// report's "chrome seems fine") states, in normalised words, or `None`.
+fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<String> {
     let lower = clause.to_lowercase();
     if is_question(&lower) {
         return None;
@@ -238,7 +239,7 @@ fn instruction(clause: &str, corrected_before: bool) -> Option<String> {
     // corrects ("ugh no lombok in new code please").
     let polite = [" please", " pls", " plz"].iter().any(|p| padded.contains(&format!("{p} ")) || padded.contains(&format!("{p},")));
     // "every time I open X it logs ..." opens like a rule but reports what happens.
-    let happens = ["whenever", "every time", "each time", "any time", "anytime"].iter().any(|o| starts_with_word(rest, o)) && super::gate::reports_a_bug(rest);
+    let happens = ["whenever", "every time", "each time", "any time", "anytime"].iter().any(|o| starts_with_word(rest, o)) && super::gate::reports_a_bug_in(rest, Some(prompt));
     let ruled = (RULE_OPENERS.iter().any(|o| starts_with_word(rest, o)) && !happens) || (prohibition(rest) && (polite || names || corrected));
     // "use tsx, ts-node chokes on our esm config": what fails, said after the directive, is the
     // other side of a contrast.
@@ -257,7 +258,7 @@ fn instruction(clause: &str, corrected_before: bool) -> Option<String> {
     let rule_inside = !pronoun
         && !product
         && [" always ", " never ", " dont ", " don't ", " do not ", " must ", " off limits", " off-limits", " not allowed", " forbidden"].iter().any(|m| padded.contains(m))
-        && !super::gate::reports_a_bug(rest);
+        && !super::gate::reports_a_bug_in(rest, Some(prompt));
     // A fact of the project that names something ("frontend code is in apps/web").
     let fact = [" is ", " are ", " live ", " lives ", " runs ", " goes ", " go "].iter().any(|m| padded.contains(m));
     let we = starts_with_word(rest, "we") && !pronoun;
@@ -325,6 +326,7 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
     let parts = clauses(&prompt);
     // "ugh, you did it again." opens a correction as "no, ..." does.
     let corrected = is_correction(&prompt) || parts.first().is_some_and(|c| strip_fillers(c.to_lowercase().trim()).1);
+    let lower_prompt = prompt.to_lowercase();
     let mut out: Vec<String> = Vec::new();
     let mut last_was_lesson = false;
     // A correction reaches past its opening complaint ("ugh you did it again. rubocop -a, NOT
@@ -346,7 +348,7 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
                 continue;
             }
         }
-        match instruction(c, corrected && complaint) {
+        match instruction(c, corrected && complaint, &lower_prompt) {
             Some(lesson) => {
                 out.push(lesson);
                 last_was_lesson = true;
@@ -442,7 +444,7 @@ pub fn not_a_lesson(sentences: &[String], best: usize) -> Option<&'static str> {
         Some("pasted output")
     } else if super::gate::request_for_now(rest) {
         Some("a request for now")
-    } else if super::gate::reports_a_bug(rest) {
+    } else if super::gate::reports_a_bug_in(rest, Some(&sentences.join(" ").to_ascii_lowercase())) {
         Some("a bug report")
     } else if super::gate::time_bound(rest) {
         Some("for now only")
@@ -841,6 +843,28 @@ mod tests {
         assert_eq!(not_a_lesson(&s(&["error messages in the api go through `AppError`, never a bare string"]), 0), None);
         assert_eq!(not_a_lesson(&s(&["the api docs come out of redoc from openapi.yaml, editing the html does nothing"]), 0), None);
         assert_eq!(not_a_lesson(&s(&["a"]), 4), None);
+    }
+
+    #[test]
+    fn a_bug_report_is_read_from_the_whole_prompt() {
+        let s = |t: &[&str]| t.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        // What a thing always or never does, where the rest of the prompt troubleshoots it.
+        for (sentences, best) in [
+            (s(&["the save button never responds on the reports page.", "firefox is fine, edge too"]), 0),
+            (s(&["the tiles always render upside down after a zoom.", "100% repro on the demo map"]), 0),
+            (s(&["the sync job always writes the totals twice on the first of the month.", "i think the cursor is off by one"]), 0),
+            (s(&["the fish always swim into the same wall after a reload.", "every time, right after the save.", "a fresh start is fine"]), 1),
+            (s(&["the banner never hides once the cookie is set.", "the staging build is fine though"]), 1),
+            (s(&["grafana shows the panel empty every time it refreshes.", "any idea why?"]), 0),
+        ] {
+            assert_eq!(not_a_lesson(&sentences, best), Some("a bug report"), "{sentences:?}");
+        }
+        // The same sentences alone, or a rule beside a bug report, stay what they are.
+        assert_eq!(not_a_lesson(&s(&["the sync job always writes the totals in cents"]), 0), None);
+        assert_eq!(not_a_lesson(&s(&["the tiles render upside down after a zoom, 100% repro.", "always run `make tiles` after touching the projection"]), 1), None);
+        assert_eq!(not_a_lesson(&s(&["the staging build is fine without the flag, prod needs `--release`"]), 0), None);
+        assert!(from_prompt("the save button never responds on the reports page. firefox is fine, edge too").is_empty());
+        assert!(!from_prompt("the export never finishes on big files, i think the stream is buffered. always use `--stream` for exports over 1gb").is_empty());
     }
 
     #[test]

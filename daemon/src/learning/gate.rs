@@ -367,17 +367,37 @@ const NEVER_HAPPENS: &[&str] = &[
     "responds", "displays", "opens", "saves", "syncs", "resolves", "ends", "exits", "stops", "arrives", "succeeds", "passes", "builds", "compiles",
 ];
 
+/// Words of someone troubleshooting, anywhere in a prompt: where the thing works ("pixels are
+/// fine", "chrome seems fine"), how reliably it fails ("100% repro"), a guess at the cause ("i
+/// think the timezone math is off"), a plea to look ("any idea why").
+const TROUBLE: &[&str] = &[
+    "is fine", "are fine", "seems fine", "seem fine", "looks fine", "look fine", "works fine", "work fine", "repro", "any idea", "i think the", "dig in",
+    "dig into",
+];
+
 /// Whether "always" or "never" reports a bug rather than sets a rule: "the app always crashes
 /// when I rotate it", "always the same error", what a thing does followed by a call for help. A
 /// condition or a way out ("... unless", "skip them with ...") makes it a fact to act on, and
 /// "always"/"never" opening a clause ("Never fail silently", "in `jobs/`, never fail ...") is a
 /// directive.
 pub fn reports_a_bug(lower: &str) -> bool {
+    reports_a_bug_in(lower, None)
+}
+
+/// The same for a sentence `lower` of the prompt `prompt` (both lowercased; `None`: a text
+/// alone, as the gate reads a candidate), whose other sentences may show it is a bug report: a call for help, or someone troubleshooting
+/// ([`TROUBLE`]). Then whatever a thing "always" or "never" does is what goes wrong ("the
+/// boids always clump into one corner ... a fresh play mode is fine"), so is what happens
+/// "every time" inside a sentence ("argocd shows it OutOfSync every time it syncs ... any idea
+/// why?"), and a sentence that itself says where it works or how it reproduces ("the dev client
+/// is fine", "every time, 100% repro") reports rather than rules.
+pub fn reports_a_bug_in(lower: &str, prompt: Option<&str>) -> bool {
     let way_out = [
         "unless", "if", "without", "because", "so", "otherwise", "use", "run", "instead", "don't", "dont", "skip", "exclude", "add", "set", "pass",
         "export", "must", "should", "need", "needs",
     ];
-    let help = ["can you", "could you", "look into", "take a look", "have a look", "figure out", "investigate"].iter().any(|h| padded_contains(lower, h));
+    let help = ["can you", "could you", "look into", "take a look", "have a look", "figure out", "investigate"].iter().any(|h| padded_contains(prompt.unwrap_or(lower), h));
+    let trouble = prompt.is_some_and(|p| TROUBLE.iter().any(|t| padded_contains(p, t)));
     let mut words: Vec<(&str, bool)> = Vec::new(); // (word, opens its clause)
     for clause in lower.split(['.', ',', ';', ':', '!', '?', '—']) {
         for (k, w) in clause.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).enumerate() {
@@ -392,18 +412,21 @@ pub fn reports_a_bug(lower: &str) -> bool {
     let to_me = ["every time i ", "each time i ", "whenever i "].iter().filter_map(|p| lower.find(p).map(|i| &lower[i + p.len()..])).any(|after| {
         [" it ", " i get ", " i see ", " there is ", " there's ", " theres "].iter().any(|r| format!(" {after} ").contains(r))
     });
-    if to_me {
+    if to_me || (trouble && TROUBLE.iter().any(|t| padded_contains(lower, t))) {
         return true;
     }
     (0..words.len()).any(|i| {
         let (w, opens) = words[i];
+        let next = words.get(i + 1).map(|p| p.0);
         // "the map screen never loads tiles": a thing that never does what it should ("an app
         // never imports from another app" is a convention: its verb is no failure to happen).
-        let never_does = w == "never" && words.get(i + 1).is_some_and(|(n, _)| NEVER_HAPPENS.contains(n));
-        matches!(w, "always" | "never")
-            && !opens
-            && (never_does || words.get(i + 1).is_some_and(|(n, _)| GOES_WRONG.contains(n) || (help && n.len() > 3 && n.ends_with('s')))
-                || (words.get(i + 1).map(|p| p.0), words.get(i + 2).map(|p| p.0)) == (Some("the"), Some("same")))
+        let never_does = w == "never" && next.is_some_and(|n| NEVER_HAPPENS.contains(&n));
+        let does = next.is_some_and(|n| GOES_WRONG.contains(&n) || (help && n.len() > 3 && n.ends_with('s')) || (trouble && n.len() > 3));
+        // "every time" inside a sentence, or standing alone before a comma ("every time, right
+        // after the checkpoint"): how often it goes wrong.
+        let alone = words.get(i + 2).is_none_or(|(_, opens)| *opens);
+        let again = matches!(w, "every" | "each") && next == Some("time") && trouble && (!opens || alone);
+        (!opens && matches!(w, "always" | "never") && (never_does || does || (next, words.get(i + 2).map(|p| p.0)) == (Some("the"), Some("same")))) || again
     })
 }
 
