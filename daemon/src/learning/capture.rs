@@ -71,7 +71,7 @@ const FAILS: &[&str] = &[" chokes", " breaks", " fails", " doesn't work", " does
 
 /// Phrases that open chatter, never a lesson.
 const CHATTER: &[&str] = &[
-    "don't worry", "dont worry", "do not worry", "don't bother", "never mind", "nevermind", "no worries", "no problem", "no rush", "don't mind",
+    "don't worry", "dont worry", "do not worry", "don't bother", "dont bother", "do not bother", "never mind", "nevermind", "no worries", "no problem", "no rush", "don't mind",
     "no need", "not now", "stop here", "stop there", "stop for now", "always happy", "dont know", "don't know", "do not know", "don't think", "dont think",
     "don't see", "dont see", "never seen", "whenever you're done", "whenever youre done", "whenever you get a chance", "whenever you can",
     "whenever you have time", "whenever you're ready", "whenever youre ready", "whenever you finish", "whenever you're finished", "whenever youre finished",
@@ -322,11 +322,16 @@ fn with_reason(lesson: &mut String, reason: &str) {
 /// requests and chatter. A sentence that gives the reason for an instruction ("because ...",
 /// "otherwise ...") stays with it.
 pub fn from_prompt(prompt: &str) -> Vec<String> {
-    let prompt: String = prompt.chars().take(4_000).collect();
+    // Pasted output (a compiler's error and its gutter, a stack trace) states no lesson, whatever
+    // its lines say ("`buf` does not live long enough"): only the user's own lines are read.
+    let prompt: String = prompt.chars().take(4_000).collect::<String>().lines().filter(|l| !PASTED.is_match(l)).collect::<Vec<_>>().join("\n");
     let parts = clauses(&prompt);
     // "ugh, you did it again." opens a correction as "no, ..." does.
     let corrected = is_correction(&prompt) || parts.first().is_some_and(|c| strip_fillers(c.to_lowercase().trim()).1);
     let lower_prompt = prompt.to_lowercase();
+    if parts.first().is_some_and(|c| opens_for_now(&c.to_lowercase())) {
+        return Vec::new();
+    }
     let mut out: Vec<String> = Vec::new();
     let mut last_was_lesson = false;
     // A correction reaches past its opening complaint ("ugh you did it again. rubocop -a, NOT
@@ -403,14 +408,18 @@ pub fn lesson_of(sentences: &[String], best: usize) -> Option<String> {
     Some(out)
 }
 
-/// Machine output pasted into a prompt: an error's or a log's opening, or a file:line place.
+/// Machine output pasted into a prompt: an error's or a log's opening, a file:line place, or a line of
+/// a compiler's gutter (`  |`, `88 |`, `│`) under which it quotes the code.
 static PASTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)^\s*(\*\*|error(\[\w+\])?:|\[error\]|warning:|fatal:|traceback|exception:|panic|thread '|npm err|caused by:|at\s+[\w.$<>]+\(|[\w\\.]+(exception|error)\b)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s|sqlstate\[|\(\d+,\d+\):\s*(error|warning)\b|^\s*--\s[A-Z][A-Z ]+\s-{3,}|^\s*goroutine \d+ \[|exception in thread|^\s*(✘\s*)?\[(error|vite|plugin:?[\w:-]*)\]").expect("a valid pattern")
+    regex::Regex::new(r"(?i)^\s*(\*\*|error(\[\w+\])?:|\[error\]|warning:|fatal:|traceback|exception:|panic|thread '|npm err|caused by:|at\s+[\w.$<>]+\(|[\w\\.]+(exception|error)\b)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s|sqlstate\[|\(\d+,\d+\):\s*(error|warning)\b|^\s*--\s[A-Z][A-Z ]+\s-{3,}|^\s*goroutine \d+ \[|exception in thread|^\s*(✘\s*)?\[(error|vite|plugin:?[\w:-]*)\]|^\s*(\d+\s+)?[|│┃╷╵]").expect("a valid pattern")
 });
 
 /// Words that hold what a sentence asks to now (of [`ONE_OFF`], those that say so whatever the
 /// sentence's verb: "there is no staging db yet" is still a fact that lasts).
-const NOW_ONLY: &[&str] = &[" this time", " for now", " right now", " just this once", " this once", " for this pr", " on this pr", " this pr only", " on this branch", " for today"];
+const NOW_ONLY: &[&str] = &[
+    " this time", " for now", " right now", " just this once", " this once", " for this pr", " on this pr", " in this pr", " this pr only", " on this branch",
+    " for today", " just for this ",
+];
 
 /// Openers of thanks and praise, which state no lesson however they read.
 const THANKS: &[&str] = &["thanks", "thank you", "thx", "ty", "nice", "perfect", "awesome", "lgtm", "looks good", "works now", "that did it", "finally"];
@@ -434,7 +443,7 @@ pub fn not_a_lesson(sentences: &[String], best: usize) -> Option<&'static str> {
         Some("a question")
     } else if CHATTER.iter().chain(THANKS).any(|c| starts_with_word(rest, c)) {
         Some("chatter")
-    } else if NOW_ONLY.iter().any(|o| format!(" {rest} ").contains(o)) {
+    } else if NOW_ONLY.iter().any(|o| format!(" {rest} ").contains(o)) || opens_for_now(&first) {
         Some("for now only")
     } else if RECAPS.iter().any(|r| starts_with_word(strip_fillers(first.trim()).0, r) || starts_with_word(rest, r)) {
         Some("a recap")
@@ -451,6 +460,13 @@ pub fn not_a_lesson(sentences: &[String], best: usize) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// Whether a prompt's first sentence opens by holding what follows to now ("for today set the
+/// sampling to 2s ... dont commit it"): then no sentence of it states a lesson that lasts.
+fn opens_for_now(first: &str) -> bool {
+    let (rest, _) = strip_fillers(first.trim());
+    NOW_ONLY.iter().any(|o| starts_with_word(rest, o.trim()))
 }
 
 /// Why a prompt gave nothing, in words (for `cairn review judge`).
@@ -865,6 +881,27 @@ mod tests {
         assert_eq!(not_a_lesson(&s(&["the staging build is fine without the flag, prod needs `--release`"]), 0), None);
         assert!(from_prompt("the save button never responds on the reports page. firefox is fine, edge too").is_empty());
         assert!(!from_prompt("the export never finishes on big files, i think the stream is buffered. always use `--stream` for exports over 1gb").is_empty());
+        assert_eq!(not_a_lesson(&s(&["the nightly export skips some rows.", "im trying to understand why the cursor stops early"]), 1), Some("a bug report"));
+    }
+
+    #[test]
+    fn pasted_output_dismissals_and_prompts_held_to_now_give_nothing() {
+        let s = |t: &[&str]| t.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        // A compiler's error with its gutter: no line of it is the user's.
+        let pasted = "error[E0499]: `conn` is borrowed more than once\n  --> src/db.rs:40:9\n   |\n40 |     let a = &mut conn;\n   |             --------- first borrow\n41 |     let b = &mut conn;\n   |             ^^^^^^^^^ second borrow occurs here";
+        assert_eq!(from_prompt(pasted), Vec::<String>::new());
+        assert_eq!(not_a_lesson(&s(&["│ Error: Error acquiring the state lock", "│ Operation: plan"]), 1), Some("pasted output"));
+        assert_eq!(not_a_lesson(&s(&["   |             ^^^^ value used after move"]), 0), Some("pasted output"));
+        // The user's own line after a paste is still read.
+        assert!(!from_prompt(&format!("{pasted}\nnever hold two mutable borrows of the pool connection, take one with `pool.acquire()` per query")).is_empty());
+        // "dont bother with it" dismisses; it is no rule.
+        assert_eq!(from_prompt("new rule, every module gets a docstring... actually no, half of them are generated. dont bother with it"), Vec::<String>::new());
+        // A prompt that opens by holding itself to now.
+        assert_eq!(from_prompt("for today point the importer at the staging bucket. dont commit it, ill revert it later"), Vec::<String>::new());
+        assert_eq!(not_a_lesson(&s(&["for today point the importer at the staging bucket.", "dont commit the config change"]), 1), Some("for now only"));
+        assert_eq!(not_a_lesson(&s(&["in this pr skip the lint fixes in vendor/, that folder goes away soon"]), 0), Some("for now only"));
+        // A lasting rule beside them stays one.
+        assert!(!from_prompt("always run `make gen` after editing the schema, the generated files are committed").is_empty());
     }
 
     #[test]

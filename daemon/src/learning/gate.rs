@@ -372,7 +372,7 @@ const NEVER_HAPPENS: &[&str] = &[
 /// think the timezone math is off"), a plea to look ("any idea why").
 const TROUBLE: &[&str] = &[
     "is fine", "are fine", "seems fine", "seem fine", "looks fine", "look fine", "works fine", "work fine", "repro", "any idea", "i think the", "dig in",
-    "dig into",
+    "dig into", "trying to understand", "trying to figure out",
 ];
 
 /// Whether "always" or "never" reports a bug rather than sets a rule: "the app always crashes
