@@ -322,9 +322,12 @@ fn with_reason(lesson: &mut String, reason: &str) {
 /// requests and chatter. A sentence that gives the reason for an instruction ("because ...",
 /// "otherwise ...") stays with it.
 pub fn from_prompt(prompt: &str) -> Vec<String> {
-    // Pasted output (a compiler's error and its gutter, a stack trace) states no lesson, whatever
-    // its lines say ("`buf` does not live long enough"): only the user's own lines are read.
-    let prompt: String = prompt.chars().take(4_000).collect::<String>().lines().filter(|l| !PASTED.is_match(l)).collect::<Vec<_>>().join("\n");
+    // A prompt that opens with pasted output (a compiler's error and its gutter, a stack trace)
+    // states no lesson in it, whatever its lines say ("`buf` does not live long enough"): only
+    // the user's own lines are read. (Elsewhere a line naming `src/api.rs:40` is the user's.)
+    let prompt: String = prompt.chars().take(4_000).collect();
+    let opens_pasted = prompt.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| PASTED.find(l).is_some_and(|m| l[..m.start()].trim().is_empty()));
+    let prompt: String = if opens_pasted { prompt.lines().filter(|l| !PASTED.is_match(l)).collect::<Vec<_>>().join("\n") } else { prompt };
     let parts = clauses(&prompt);
     // "ugh, you did it again." opens a correction as "no, ..." does.
     let corrected = is_correction(&prompt) || parts.first().is_some_and(|c| strip_fillers(c.to_lowercase().trim()).1);
@@ -892,7 +895,9 @@ mod tests {
         assert_eq!(from_prompt(pasted), Vec::<String>::new());
         assert_eq!(not_a_lesson(&s(&["│ Error: Error acquiring the state lock", "│ Operation: plan"]), 1), Some("pasted output"));
         assert_eq!(not_a_lesson(&s(&["   |             ^^^^ value used after move"]), 0), Some("pasted output"));
-        // The user's own line after a paste is still read.
+        // The user's own line after a paste is still read, and a line naming a file:line in a
+        // prompt that opens in the user's words is theirs.
+        assert!(!from_prompt("never unwrap the request body in src/api.rs:40, return a 400 instead").is_empty());
         assert!(!from_prompt(&format!("{pasted}\nnever hold two mutable borrows of the pool connection, take one with `pool.acquire()` per query")).is_empty());
         // "dont bother with it" dismisses; it is no rule.
         assert_eq!(from_prompt("new rule, every module gets a docstring... actually no, half of them are generated. dont bother with it"), Vec::<String>::new());
