@@ -17,19 +17,35 @@ struct Rule {
     pattern: Regex,
     /// Replacement; `$name` groups keep the non-secret part (a key's name, a URL's scheme).
     replacement: &'static str,
+    /// A value that only refers to the environment (`process.env.API_KEY`, `$DB_PASSWORD`) is
+    /// kept: it names where the secret is, not the secret (and a lesson may be about that very
+    /// reference: "never read process.env outside src/config.ts").
+    keeps_references: bool,
+}
+
+/// Whether a secret-named key's whole unquoted value only refers to the environment.
+fn env_reference(value: &str) -> bool {
+    static REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"^(?:process\.env(?:\.[A-Za-z_][A-Za-z0-9_]*!?|\[)?|import\.meta\.env\.[A-Za-z_][A-Za-z0-9_]*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|(?:std::)?env::var(?:_os)?\(|os\.environ(?:\.get\(|\[)?|os\.getenv\(|System\.getenv\(|ENV(?:\.fetch\(|\[)|Deno\.env\.get\()$",
+        )
+        .expect("reference pattern compiles")
+    });
+    REFERENCE.is_match(value)
 }
 
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     let rule = |pattern: &str, replacement: &'static str| Rule {
         pattern: Regex::new(pattern).expect("redaction pattern compiles"),
         replacement,
+        keeps_references: false,
     };
     vec![
         // PEM and PGP private key blocks, whole (a block cut short runs to the end).
         rule(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)", MASK),
         // Password= / Pwd= inside ADO/ODBC style connection strings.
         // A quoted value is left to the quoted-value rule below, which takes it whole.
-        rule(r#"(?i)(?P<k>\b(?:password|pwd)\s*=\s*)[^;'"\s][^;'"\s]*"#, "${k}[REDACTED]"),
+        Rule { keeps_references: true, ..rule(r#"(?i)(?P<k>\b(?:password|pwd)\s*=\s*)[^;'"\s][^;'"\s]*"#, "${k}[REDACTED]") },
         // Well-known token shapes.
         rule(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", MASK),
         rule(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b", MASK),
@@ -49,7 +65,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // A quote cut off (by the hook's truncation) runs to the end of the line.
         rule(&format!(r#"(?im)(?P<k>\b{SECRET_NAME}["']?\s*[:=]\s*)(?:"[^"\n]*(?:"|$)|'[^'\n]*(?:'|$))"#), "${k}[REDACTED]"),
         // NAME=value / "name": "value" where the name says it is secret.
-        rule(&format!(r#"(?i)(?P<k>\b{SECRET_NAME}["']?\s*[:=]\s*["']?)[^\s"',;&|\[][^\s"',;&|]*"#), "${k}[REDACTED]"),
+        Rule { keeps_references: true, ..rule(&format!(r#"(?i)(?P<k>\b{SECRET_NAME}["']?\s*[:=]\s*["']?)[^\s"',;&|\[][^\s"',;&|]*"#), "${k}[REDACTED]") },
         // --password value / --password='several words' style flags.
         rule(
             r#"(?im)(?P<k>(?:^|\s)--?(?:password|passwd|pass|token|secret|api-key|apikey|access-key|secret-key|auth-token)(?:\s+|=))(?:"[^"\n]*(?:"|$)|'[^'\n]*(?:'|$)|[^\s"']+)"#,
@@ -111,7 +127,15 @@ fn url_credentials(text: &str) -> std::borrow::Cow<'_, str> {
 pub fn redact_text(text: &str) -> String {
     let mut out = url_credentials(text);
     for rule in RULES.iter() {
-        if let std::borrow::Cow::Owned(replaced) = rule.pattern.replace_all(&out, rule.replacement) {
+        let replaced = if rule.keeps_references {
+            rule.pattern.replace_all(&out, |c: &regex::Captures<'_>| {
+                let (whole, key) = (&c[0], c.name("k").map_or("", |k| k.as_str()));
+                if env_reference(&whole[key.len()..]) { whole.to_string() } else { format!("{key}{MASK}") }
+            })
+        } else {
+            rule.pattern.replace_all(&out, rule.replacement)
+        };
+        if let std::borrow::Cow::Owned(replaced) = replaced {
             out = std::borrow::Cow::Owned(replaced);
         }
     }
@@ -160,6 +184,27 @@ mod tests {
         assert_gone("API_KEY: abc123def456", "abc123def456");
         assert_gone("DB_PASS=xyz12345", "xyz12345");
         assert_gone("aws_secret_access_key = wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI");
+    }
+
+    #[test]
+    fn a_reference_to_the_environment_is_no_secret() {
+        for kept in [
+            "apiKey: process.env.PAYMENTS_API_KEY!,",
+            "const token = process.env.GITHUB_TOKEN",
+            "secret: import.meta.env.VITE_SECRET",
+            "PGPASSWORD=$DB_PASSWORD psql -h db",
+            "API_KEY=${STRIPE_KEY} ./run",
+            "let api_key = std::env::var(\"API_KEY\")?;",
+            "password = os.environ[\"DB_PASSWORD\"]",
+            "token = os.getenv(\"TOKEN\")",
+        ] {
+            assert_eq!(redact_text(kept), kept, "a reference, kept");
+        }
+        // A value beside the reference, or anything computed, still goes.
+        assert_gone("API_KEY=${STRIPE_KEY:-sk9f8e7d6c5b4a3} ./run", "sk9f8e7d6c5b4a3");
+        assert_gone("TOKEN=$(cat ~/.secrets/tok) ./deploy", "cat");
+        assert_gone("apiKey: processenvXYZ123secret", "processenvXYZ123secret");
+        assert_gone("password: process.env.X.concat(hunter2)", "hunter2");
     }
 
     #[test]

@@ -664,8 +664,8 @@ fn edit(session: &str, id: &str, cwd: &Path, file: &str, new: &str) -> Vec<u8> {
 fn used_reaches_the_same_mistake_elsewhere_by_its_anchors_and_not_the_remedy() {
     let (home, project) = home_and_project();
     let lesson = ok_in(&home, &project, &["add", "Read configuration through the typed config object from src/config.ts; never read process.env anywhere else in src/", "--category", "code"]).trim().to_string();
-    // Taught on a service reading process.env.
-    said(&home, &edit("s1", "toolu_1", &project, "src/services/payments.ts", "const client = new PaymentsClient({ timeoutMs: Number(process.env.PAYMENTS_TIMEOUT_MS) })"));
+    // Taught on a service reading process.env (under a secret's name: the reference is kept).
+    said(&home, &edit("s1", "toolu_1", &project, "src/services/payments.ts", "const client = new PaymentsClient({ apiKey: process.env.PAYMENTS_API_KEY! })"));
     ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s1", "--tool-use-id", "toolu_1"]);
     let explained = |file: &str, new: &str| -> Option<Value> {
         let moment = home.path().join("moment.json");
