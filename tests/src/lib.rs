@@ -133,6 +133,13 @@ impl Home {
         self
     }
 
+    /// Writes the home's settings (`config/tuneables.json`), making the folder if the daemon has
+    /// not started yet; a running daemon reads them live.
+    pub fn write_tuneables(&self, text: &str) {
+        std::fs::create_dir_all(self.path().join("config")).unwrap();
+        std::fs::write(self.path().join("config/tuneables.json"), text).unwrap();
+    }
+
     pub fn path(&self) -> &Path {
         self.dir.path()
     }

@@ -112,7 +112,7 @@ fn builtin_rules_can_be_turned_off() {
     home.ok(&["add", "Never force-push main or a release branch; the deploy bot tags from them", "--global", "--category", "git"]);
     let said = |s: &str| additional_context(&bash(&home, s, "git push --force origin main", "Push"));
     assert!(said("b1").contains("trigger force_push (critical)"), "{}", said("b1x"));
-    std::fs::write(home.path().join("config/tuneables.json"), r#"{"triggers": {"builtin_rules": false}}"#).unwrap();
+    home.write_tuneables(r#"{"triggers": {"builtin_rules": false}}"#);
     assert!(eventually(Duration::from_secs(10), || !said(&format!("b{}", rand_suffix())).contains("trigger force_push")), "built-in rules off");
     home.down();
 }
@@ -250,8 +250,7 @@ fn parallel_hooks_each_get_the_model_s_meaning() {
     // the most, since a debug build embeds slower than a release one).
     model_dir();
     let home = Home::new();
-    std::fs::create_dir_all(home.path().join("config")).unwrap();
-    std::fs::write(home.path().join("config/tuneables.json"), r#"{"model": {"hook_wait_ms": 150}}"#).unwrap();
+    home.write_tuneables(r#"{"model": {"hook_wait_ms": 150}}"#);
     home.up();
     home.ok(&["add", "Run database migrations with the migrate job, never by hand against production", "--global", "--category", "database"]);
     let children: Vec<_> = (0..4)

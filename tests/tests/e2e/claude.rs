@@ -133,8 +133,7 @@ fn tool_calls_are_recorded_with_claude_codes_ids_and_outcomes() {
 #[test]
 fn an_interrupting_rule_stops_the_command_and_says_why() {
     let home = Home::new();
-    std::fs::create_dir_all(home.path().join("config")).unwrap();
-    std::fs::write(home.path().join("config/tuneables.json"), r#"{"triggers": {"interrupts": "deny"}}"#).unwrap();
+    home.write_tuneables(r#"{"triggers": {"interrupts": "deny"}}"#);
     home.up();
     let id = home.ok(&["add", FORCE_PUSH, "--global", "--category", "git"]).trim().to_string();
     std::fs::write(home.path().join("config/trigger_rules.yaml"), format!("rules:\n  - name: guarded_push\n    pattern: 'git push --force'\n    surface: [{id}]\n    priority: critical\n    interrupt: true\n")).unwrap();

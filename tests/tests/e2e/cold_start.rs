@@ -24,12 +24,6 @@ fn session_start(home: &Home, session: &str, source: &str) -> String {
     additional_context(&assert_hook_contract(&home.hook(payload.to_string().as_bytes())))
 }
 
-fn write_tuneables(home: &Home, text: &str) {
-    // Before the first start the folder is not there yet.
-    std::fs::create_dir_all(home.path().join("config")).unwrap();
-    std::fs::write(home.path().join("config/tuneables.json"), text).unwrap();
-}
-
 #[test]
 fn a_fresh_home_advises_from_the_seed_pack() {
     model_dir();
@@ -154,7 +148,7 @@ fn interrupts_are_opt_in_and_never_on_a_look_around() {
     let push = || bash(&home, &format!("i{}", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()), "git push --force origin main").unwrap();
     assert!(push()["hookSpecificOutput"].get("permissionDecision").is_none(), "off by default");
 
-    write_tuneables(&home, r#"{"triggers": {"interrupts": "ask"}}"#);
+    home.write_tuneables(r#"{"triggers": {"interrupts": "ask"}}"#);
     assert!(eventually(Duration::from_secs(10), || push()["hookSpecificOutput"]["permissionDecision"] == "ask"), "ask when turned on");
     let v = push();
     let reason = v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
@@ -170,7 +164,7 @@ fn interrupts_are_opt_in_and_never_on_a_look_around() {
     let edit = pre(&home, "r3", "Write", json!({"file_path": "/repo/docs/howto.md", "content": "To start over: git reset --hard origin/main"}), None);
     assert!(edit.as_ref().is_none_or(|v| v["hookSpecificOutput"].get("permissionDecision").is_none()), "{edit:?}");
 
-    write_tuneables(&home, r#"{"triggers": {"interrupts": "deny"}}"#);
+    home.write_tuneables(r#"{"triggers": {"interrupts": "deny"}}"#);
     assert!(eventually(Duration::from_secs(10), || push()["hookSpecificOutput"]["permissionDecision"] == "deny"));
 
     // A rule of the user's own that asks; non-critical rules never interrupt.
@@ -191,7 +185,7 @@ fn session_start_depends_on_its_source() {
     let home = Home::new();
     // What a session was told is the subject here: a lower decision bar than the default lets a
     // test run (a routine action) be told the project's test lesson.
-    write_tuneables(&home, r#"{"ranking": {"min_fusion_score": 0.6}}"#);
+    home.write_tuneables(r#"{"ranking": {"min_fusion_score": 0.6}}"#);
     home.up();
     let project = home.path().to_str().unwrap().to_string();
     let a = home.ok(&["add", "In this project the integration tests need the local Postgres from `make db`", "--project", &project, "--category", "testing"]);

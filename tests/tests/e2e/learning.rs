@@ -177,10 +177,9 @@ fn activation_spreads_along_links_and_sessions_that_went_well_link_their_lessons
     assert!(item["signals"]["activation"].as_f64().is_some_and(|a| (a - 0.45).abs() < 1e-6), "1 (the rule) x 0.9 (0.95 above neutral, doubled) x 0.5 (decay): {item}");
     assert_eq!(item["path"], json!([push, check]), "{item}");
     // Learning off: no spreading.
-    std::fs::create_dir_all(home.path().join("config")).unwrap();
-    std::fs::write(home.path().join("config/tuneables.json"), r#"{"learning": {"enabled": false}}"#).unwrap();
+    home.write_tuneables(r#"{"learning": {"enabled": false}}"#);
     assert!(eventually(Duration::from_secs(10), || mentions(&serde_json::from_str(&explain(&home)).unwrap()).is_none_or(|i| i["signals"]["activation"].is_null())));
-    std::fs::write(home.path().join("config/tuneables.json"), "{}").unwrap();
+    home.write_tuneables("{}");
     assert!(eventually(Duration::from_secs(10), || mentions(&serde_json::from_str(&explain(&home)).unwrap()).is_some_and(|i| !i["signals"]["activation"].is_null())));
 
     // A session that went well: two lessons said, one followed, then the session ends.
@@ -240,13 +239,12 @@ fn used_on_a_missed_moment_makes_it_speak_on_a_near_identical_one() {
     assert_eq!(shown["worth"]["helpful"], 1);
 
     // With learning off, what was learned stays out of advice (and is kept).
-    std::fs::create_dir_all(home.path().join("config")).unwrap();
-    std::fs::write(home.path().join("config/tuneables.json"), r#"{"learning": {"enabled": false}}"#).unwrap();
+    home.write_tuneables(r#"{"learning": {"enabled": false}}"#);
     let learning_off = |home: &Home| home.ok(&["config", "show"]).lines().any(|l| l.contains("learning.enabled") && l.contains("false"));
     assert!(eventually(Duration::from_secs(10), || learning_off(&home)), "{}", home.ok(&["config", "show"]));
     let off = said(&home, &bash("s4", "toolu_4", &project, "npm install left-pad", "Install left-pad"));
     assert!(!off.contains("pnpm workspaces"), "learning.enabled false: {off}");
-    std::fs::write(home.path().join("config/tuneables.json"), "{}").unwrap();
+    home.write_tuneables("{}");
     assert!(eventually(Duration::from_secs(10), || !learning_off(&home)));
     assert!(said(&home, &bash("s5", "toolu_5", &project, "npm install left-pad", "Install left-pad")).contains("pnpm workspaces"), "back on");
 
@@ -622,9 +620,8 @@ fn fusion_weights_are_learned_from_feedback_shown_and_reset() {
 fn the_same_failure_in_two_sessions_without_a_fix_becomes_a_candidate() {
     model_dir();
     let home = Home::new();
-    std::fs::create_dir_all(home.path().join("config")).unwrap();
     // A short recovery window, so that a failure is known unrecovered within the test.
-    std::fs::write(home.path().join("config/tuneables.json"), r#"{"capture": {"window_minutes": 0.005}}"#).unwrap();
+    home.write_tuneables(r#"{"capture": {"window_minutes": 0.005}}"#);
     home.up();
     let project = home.path().join("shop");
     std::fs::create_dir_all(&project).unwrap();

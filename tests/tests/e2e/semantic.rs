@@ -237,8 +237,7 @@ fn reindex_and_a_model_change() {
 
     // Another embedding window is another model as far as vectors go: the daemon says so and
     // embeds everything again by itself.
-    std::fs::create_dir_all(home.path().join("config")).unwrap();
-    std::fs::write(home.path().join("config/tuneables.json"), r#"{"model": {"max_tokens": 128}}"#).unwrap();
+    home.write_tuneables(r#"{"model": {"max_tokens": 128}}"#);
     home.up();
     home.ok(&["search", "pinned", "versions"]);
     assert!(eventually(Duration::from_secs(60), || home.status()["job"]["finished"] == true), "{}", home.status());

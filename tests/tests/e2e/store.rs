@@ -160,8 +160,7 @@ fn acknowledged_writes_survive_kill_9() {
 #[test]
 fn session_log_retention_and_config_errors() {
     let home = Home::new();
-    std::fs::create_dir_all(home.path().join("config")).unwrap();
-    std::fs::write(home.path().join("config/tuneables.json"), r#"{"sessions": {"max_events": 5}, "preset": "kept"}"#).unwrap();
+    home.write_tuneables(r#"{"sessions": {"max_events": 5}, "preset": "kept"}"#);
     home.up();
     let status = home.status();
     assert_eq!(status["config"], "ok");
@@ -174,7 +173,7 @@ fn session_log_retention_and_config_errors() {
     home.down();
 
     // A broken file: the daemon runs on defaults and says what is wrong, and where.
-    std::fs::write(home.path().join("config/tuneables.json"), "{\n  \"sessions\": {\"max_events\": }\n}").unwrap();
+    home.write_tuneables("{\n  \"sessions\": {\"max_events\": }\n}");
     home.up();
     let config = home.status()["config"].as_str().unwrap().to_string();
     assert!(config.contains("tuneables.json: line 2 column"), "{config}");
