@@ -19,8 +19,6 @@ use crate::base::text;
 #[derive(Debug, Clone, PartialEq)]
 struct Entry {
     project: String,
-    /// Its project and kind of action as one number ([`place`]), 0 without a kind.
-    place: u64,
     text: String,
     terms: HashSet<String>,
     row: usize,
@@ -41,9 +39,9 @@ struct Block {
     /// Each row's command shape ([`super::command::shape`]) as [`shape_key`], 0 for none: read
     /// beside the embeddings, without a lookup per row.
     shape: Vec<u64>,
-    /// Each row's kind of action ([`crate::base::event::action_kind`]) as [`shape_key`], 0 for
-    /// none.
-    kind: Vec<u64>,
+    /// Each row's project and kind of action ([`crate::base::event::action_kind`]) as one
+    /// number ([`place`]), 0 for no kind.
+    place: Vec<u64>,
     /// The embeddings' length: the first one's; one of another length is kept as none.
     dim: usize,
 }
@@ -105,13 +103,11 @@ pub struct Moment<'a> {
     /// that ran one of the same shape has on the side where the lesson applies
     /// (`learning.same_command`).
     pub command: Option<(u64, f64)>,
-    /// The moment's kind of action ([`shape_key`] of [`crate::base::event::action_kind`]), and
-    /// the closeness a situation of that kind has on the side where the lesson applies when the
-    /// moment has every one of its anchors and no word of the lesson it lacks
-    /// (`learning.same_anchors`; 0: kinds are not compared).
+    /// The moment's project and kind of action ([`crate::base::event::action_kind`]) as one
+    /// number ([`place`]), and the closeness a situation of that kind in that project has on the
+    /// side where the lesson applies when the moment has every one of its anchors and no word of
+    /// the lesson it lacks (`learning.same_anchors`; 0: kinds are not compared).
     pub kind: Option<(u64, f64)>,
-    /// Its project and kind of action as one number ([`place`]), while kinds are compared.
-    place: Option<u64>,
     /// What the action itself puts in place (the command, an edit's new text, the prompt),
     /// without Claude Code's description of it, and its words, made when first asked for: a
     /// word of the lesson that only the description adds ("Install the left-pad package") does
@@ -172,7 +168,7 @@ pub fn leans(strength: f64) -> Option<bool> {
 impl<'a> Moment<'a> {
     /// A moment with no fading (for finding the same situation again).
     pub fn new(project: &'a str, words: &str, vector: Option<(&'a str, &'a [f32])>) -> Moment<'a> {
-        Moment { project, vector, terms: text::terms(words).into_iter().collect(), command: None, kind: None, place: None, deed: None, deed_terms: std::cell::OnceCell::new(), now: 0.0, half_life: 0.0, near: None }
+        Moment { project, vector, terms: text::terms(words).into_iter().collect(), command: None, kind: None, deed: None, deed_terms: std::cell::OnceCell::new(), now: 0.0, half_life: 0.0, near: None }
     }
 
     /// The same, running a command of `shape`: a situation that ran one of that shape is
@@ -187,8 +183,7 @@ impl<'a> Moment<'a> {
     /// applies, unless the moment has a word of the lesson the situation lacks (0: kinds are not
     /// compared).
     pub fn acting(mut self, kind: &str, closeness: f64) -> Moment<'a> {
-        self.kind = (closeness > 0.0 && !kind.is_empty()).then(|| (shape_key(kind), closeness));
-        self.place = self.kind.map(|_| place(self.project, kind));
+        self.kind = (closeness > 0.0 && !kind.is_empty()).then(|| (place(self.project, kind), closeness));
         self
     }
 
@@ -319,7 +314,7 @@ impl Situations {
                 block.model.push(None);
                 block.last_seen.push(0.0);
                 block.shape.push(0);
-                block.kind.push(0);
+                block.place.push(0);
                 block.ids.len() - 1
             }
         };
@@ -336,9 +331,9 @@ impl Situations {
         }
         block.last_seen[row] = last_seen;
         block.shape[row] = shape.map_or(0, shape_key);
-        block.kind[row] = if kind.is_empty() { 0 } else { shape_key(kind) };
         let at = if kind.is_empty() { 0 } else { place(project, kind) };
-        let entry = Entry { project: project.to_string(), place: at, text: words.to_string(), terms: text::terms(words).into_iter().collect(), row };
+        block.place[row] = at;
+        let entry = Entry { project: project.to_string(), text: words.to_string(), terms: text::terms(words).into_iter().collect(), row };
         self.by_id.insert(id.to_string(), entry);
         // Its links may have come first (or it moved): they learn where it is now.
         for (lesson, _) in self.out.get(id).into_iter().flatten() {
@@ -361,7 +356,7 @@ impl Situations {
             block.model.swap(row, last);
             block.last_seen.swap(row, last);
             block.shape.swap(row, last);
-            block.kind.swap(row, last);
+            block.place.swap(row, last);
             if let Some(moved) = self.by_id.get_mut(&block.ids[row]) {
                 moved.row = row;
             }
@@ -370,7 +365,7 @@ impl Situations {
         block.model.pop();
         block.last_seen.pop();
         block.shape.pop();
-        block.kind.pop();
+        block.place.pop();
         block.data.truncate(last * dim);
         if block.ids.is_empty() {
             self.by_project.remove(&project);
@@ -379,7 +374,7 @@ impl Situations {
 
     /// Where situation `id` is ([`place`]), 0 if it is not known.
     fn place_of(&self, id: &str) -> u64 {
-        self.by_id.get(id).map_or(0, |e| e.place)
+        self.by_id.get(id).and_then(|e| self.by_project.get(&e.project).map(|b| b.place[e.row])).unwrap_or(0)
     }
 
     /// Takes a situation out, with its links.
@@ -478,9 +473,13 @@ impl Situations {
     /// command), compared by its kind of action alone: `None` unless it is of the moment's
     /// kind, in its project, with `same_anchors` on. No cosine: it could not reach the floor.
     fn by_kind(&self, situation: &str, moment: &Moment<'_>) -> Option<Compared> {
-        let (_, closeness) = moment.kind?;
-        let e = self.by_id.get(situation).filter(|e| e.place != 0 && Some(e.place) == moment.place)?;
-        let fade = moment.fade(self.by_project.get(&e.project)?.last_seen[e.row]);
+        let (at, closeness) = moment.kind?;
+        let e = self.by_id.get(situation)?;
+        let block = self.by_project.get(&e.project)?;
+        if block.place[e.row] != at {
+            return None;
+        }
+        let fade = moment.fade(block.last_seen[e.row]);
         Some(Compared { closeness: f64::NEG_INFINITY, by_meaning: false, command: 0.0, anchored: closeness * fade })
     }
 
@@ -498,7 +497,7 @@ impl Situations {
             _ => 0.0,
         };
         let anchored = match moment.kind {
-            Some((kind, closeness)) if block.kind[row] == kind => closeness,
+            Some((at, closeness)) if block.place[row] == at => closeness,
             _ => 0.0,
         };
         let fade = moment.fade(block.last_seen[row]);
@@ -583,7 +582,7 @@ impl Situations {
             let compared = match &moment.near {
                 Some(near) => match near.get(sid.as_str()) {
                     Some(found) => *found,
-                    None if applies_side && (*at == 0 || Some(*at) == moment.place) => match self.by_kind(sid, moment) {
+                    None if applies_side && (*at == 0 || moment.kind.is_some_and(|(here, _)| here == *at)) => match self.by_kind(sid, moment) {
                         Some(c) => c,
                         None => continue,
                     },
