@@ -60,18 +60,24 @@ fn warns(clause: &str) -> bool {
     })
 }
 
-/// The lesson's remedies: runs of code-like words in the clauses that prescribe.
+/// The lesson's remedies: runs of code-like words in the clauses that prescribe. A run that a
+/// warning clause also holds names what the lesson is about, not what to do: in "ledger_entries
+/// is append-only; never UPDATE or DELETE rows of ledger_entries", `ledger_entries` is the table
+/// at risk, and an action on it is no sign that it complies.
 fn remedies(lesson: &str) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
     // Clauses end at ';', ',', '(' and ')', and at a '.' or ':' that ends a sentence.
     let clauses = lesson.split([';', ',', '(', ')']).flat_map(|c| c.split(". ")).flat_map(|c| c.split(": "));
-    for clause in clauses.filter(|c| !warns(c)) {
+    let (warnings, prescriptions): (Vec<&str>, Vec<&str>) = clauses.partition(|c| warns(c));
+    let warned: Vec<Vec<String>> = warnings.into_iter().map(words).collect();
+    let in_a_warning = |run: &[String]| warned.iter().any(|w| w.windows(run.len()).any(|w| w == run));
+    for clause in prescriptions {
         let mut run: Vec<String> = Vec::new();
         for w in words(clause).into_iter().map(Some).chain([None]) {
             match w {
                 Some(w) if !BREAKS.contains(&w.as_str()) => run.push(w),
                 _ => {
-                    if run.len() >= 2 || run.first().is_some_and(|w| is_code(w)) {
+                    if (run.len() >= 2 || run.first().is_some_and(|w| is_code(w))) && !in_a_warning(&run) {
                         out.push(std::mem::take(&mut run));
                     }
                     run.clear();
@@ -169,6 +175,11 @@ mod tests {
         assert_eq!(already_done(lesson, "terraform destroy -auto-approve"), None);
         assert_eq!(already_done("Don't call git push --force on main.", "git push --force origin main"), None);
         assert_eq!(already_done("Pin images by digest instead of latest tags.", "image: api:latest tags"), None);
+        // What a warning names is the thing at risk, even where another clause names it plainly.
+        let ledger = "ledger_entries is append-only: a correction is a reversing entry; never UPDATE or DELETE rows of ledger_entries.";
+        assert_eq!(already_done(ledger, "DELETE FROM ledger_entries WHERE amount_cents = 0"), None);
+        let locked = "Release binaries are built with cargo build --release --locked; without --locked the lockfile is ignored.";
+        assert_eq!(already_done(locked, "cargo build --release --locked").as_deref(), Some("cargo build release locked"), "the whole run is no warning's");
     }
 
     /// Texts of a few words that make remedies and warnings, so that matches happen.

@@ -8,7 +8,9 @@
 //!   the same way: keywords alone (no embeddings: the keywords-only model) and plain cosine
 //!   top-k at 0.30 on the raw input;
 //! - `--fit`: fits the decision on the `tune` parts only (of the advice set and of
-//!   `tests/data/fresh-set.json`, the seed pack's) and writes `daemon/src/advisor/decision.json`
+//!   `tests/data/fresh-set.json`, the seed pack's) and writes `daemon/src/advisor/decision.json`;
+//!   for trials, `--fit-batches A,B` adds batches over the advice set's lessons, whole, as tune
+//!   data, and `--out FILE` writes the model elsewhere (weigh with it by `--model FILE`)
 //!   (both models, their operating points, and the provenance). The penalty is chosen by
 //!   five-fold cross-validation over the tune events, and the operating point on out-of-fold
 //!   decisions, so that neither is chosen on answers the model was fitted to;
@@ -22,7 +24,7 @@
 //!
 //! - `--extra FILE`: more events over the same lessons (the fresh held-out batch), reported apart.
 //!
-//! Run: `cargo run --release -p cairn-tests --bin cairn-advice-bench -- [--set FILE] [--extra FILE] [--models DIR] [--model FILE] [--fit] [--fresh FILE [--no-examples]] [--show] [--dump FILE]`
+//! Run: `cargo run --release -p cairn-tests --bin cairn-advice-bench -- [--set FILE] [--extra FILE] [--models DIR] [--model FILE] [--fit [--fit-batches A,B] [--out FILE]] [--fresh FILE [--no-examples]] [--show] [--dump FILE]`
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -380,17 +382,30 @@ fn main() {
 
     if flag("--fit") {
         assert!(fresh.is_none() && arg("--extra").is_none() && arg("--set").is_none(), "--fit reads the shipped sets' tune parts alone: no --fresh, --extra or --set");
-        // The fit reads the tune parts of both sets: the advice set (the user's own lessons) and
-        // the fresh-install set (the seed pack, with its example moments).
+        // The fit reads the tune parts of both sets: the advice set (the user's own lessons), with
+        // for trials the batches `--fit-batches` names (every event of theirs tune data), and the
+        // fresh-install set (the seed pack, with its example moments).
+        let batches: Vec<PathBuf> = arg("--fit-batches").unwrap_or_default().split(',').filter(|f| !f.is_empty()).map(PathBuf::from).collect();
+        let mut files = vec![(set_path.clone(), set_bytes.clone())];
+        let mut fit_events = load_events(&set);
+        for batch in batches {
+            let bytes = std::fs::read(&batch).unwrap_or_else(|e| panic!("{}: {e}", batch.display()));
+            let mut added = load_events(&serde_json::from_slice(&bytes).expect("batch json"));
+            added.iter_mut().for_each(|e| e.tune = true);
+            fit_events.extend(added);
+            files.push((batch, bytes));
+        }
+        let fit_world = build_world(&embedder, &memories, &fit_events, false);
         let fresh_path = repo.join("tests/data/fresh-set.json");
         let fresh_bytes = std::fs::read(&fresh_path).expect("fresh set");
         let fresh_set: Value = serde_json::from_slice(&fresh_bytes).expect("fresh set json");
         let fresh_events = load_events(&fresh_set);
         let seed_memories: Vec<Memory> = seeds::pack().iter().map(|s| seeds::memory_of(s, "2026-01-01T00:00:00Z")).collect();
         let fresh_world = build_world(&embedder, &seed_memories, &fresh_events, true);
-        let sets = [Labelled { world: &world, events: &events, path: &set_path, bytes: &set_bytes }, Labelled { world: &fresh_world, events: &fresh_events, path: &fresh_path, bytes: &fresh_bytes }];
+        let sets = [Labelled { world: &fit_world, events: &fit_events, files }, Labelled { world: &fresh_world, events: &fresh_events, files: vec![(fresh_path, fresh_bytes)] }];
         let fitted = fit(&sets, &t, &repo);
-        let path = repo.join("daemon/src/advisor/decision.json");
+        // `--out FILE` writes the model elsewhere (to weigh with `--model FILE`), for trials.
+        let path = arg("--out").map(PathBuf::from).unwrap_or_else(|| repo.join("daemon/src/advisor/decision.json"));
         std::fs::write(&path, serde_json::to_string_pretty(&fitted).expect("model serialises") + "\n").expect("write decision.json");
         println!("wrote {} (rebuild, and set ranking.min_fusion_score's default to {:.2})", path.display(), fitted.with_embeddings.threshold);
         return;
@@ -565,12 +580,12 @@ fn operating_point(parts: &[Part<'_>], tune: &[(usize, usize)], t: &Tuneables, m
     (*bar, *m)
 }
 
-/// A labelled set as the fit reads it: its world, events, path and bytes.
+/// A labelled set as the fit reads it: its world, events, and the files they came from (path
+/// and bytes, for the provenance).
 struct Labelled<'a> {
     world: &'a World,
     events: &'a [Event],
-    path: &'a Path,
-    bytes: &'a [u8],
+    files: Vec<(PathBuf, Vec<u8>)>,
 }
 
 fn fit(sets: &[Labelled<'_>], t: &Tuneables, repo: &Path) -> Model {
@@ -605,8 +620,8 @@ fn fit(sets: &[Labelled<'_>], t: &Tuneables, repo: &Path) -> Model {
         with_embeddings,
         words_only,
         provenance: Provenance {
-            set: sets.iter().map(|s| relative(s.path)).collect::<Vec<_>>().join(" + "),
-            set_sha256: digest(&sets.iter().flat_map(|s| digest(s.bytes).into_bytes()).collect::<Vec<u8>>()),
+            set: sets.iter().flat_map(|s| &s.files).map(|(p, _)| relative(p)).collect::<Vec<_>>().join(" + "),
+            set_sha256: digest(&sets.iter().flat_map(|s| &s.files).flat_map(|(_, b)| digest(b).into_bytes()).collect::<Vec<u8>>()),
             part: "tune".into(),
             events: tune.len(),
             rows: rows_n,
