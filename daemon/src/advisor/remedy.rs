@@ -67,26 +67,55 @@ fn warns(clause: &str) -> bool {
 fn remedies(lesson: &str) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
     // Clauses end at ';', ',', '(' and ')', and at a '.' or ':' that ends a sentence.
-    let clauses = lesson.split([';', ',', '(', ')']).flat_map(|c| c.split(". ")).flat_map(|c| c.split(": "));
+    let clauses = lesson.split([';', ',', '(', ')']).flat_map(|c| c.split(". ")).flat_map(sentence_colons);
     let (warnings, prescriptions): (Vec<&str>, Vec<&str>) = clauses.partition(|c| warns(c));
     let warned: Vec<Vec<String>> = warnings.into_iter().map(words).collect();
     let in_a_warning = |run: &[String]| warned.iter().any(|w| w.windows(run.len()).any(|w| w == run));
     for clause in prescriptions {
         let mut run: Vec<String> = Vec::new();
+        // Runs joined by "and" or "or" wait for the word after them: a copula makes them the
+        // clause's subject ("console.log is stripped in production builds", "prisma migrate dev
+        // and prisma db push are for your local database only"), what the lesson is about.
+        let mut pending: Vec<Vec<String>> = Vec::new();
         for w in words(clause).into_iter().map(Some).chain([None]) {
             match w {
                 Some(w) if !BREAKS.contains(&w.as_str()) => run.push(w),
-                _ => {
+                w => {
                     if (run.len() >= 2 || run.first().is_some_and(|w| is_code(w))) && !in_a_warning(&run) {
-                        out.push(std::mem::take(&mut run));
+                        pending.push(std::mem::take(&mut run));
                     }
                     run.clear();
+                    match w.as_deref() {
+                        Some("and" | "or") => {}
+                        Some(w) if COPULAS.contains(&w) => pending.clear(),
+                        _ => out.append(&mut pending),
+                    }
                 }
             }
         }
     }
     out
 }
+
+/// `text` split at each ": " that ends a sentence's lead ("Guard against overlap: ..."), not at
+/// one that follows a code name (`concurrencyPolicy: Forbid`, `restart_policy: always`).
+fn sentence_colons(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, _) in text.match_indices(": ") {
+        let before = text[start..i].rsplit(char::is_whitespace).next().unwrap_or("");
+        let code_name = before.contains(['_', '.']) || before.chars().skip(1).any(char::is_uppercase) && before.chars().any(char::is_lowercase);
+        if !code_name {
+            out.push(&text[start..i]);
+            start = i + 2;
+        }
+    }
+    out.push(&text[start..]);
+    out
+}
+
+/// Verbs that make the words before them a clause's subject.
+const COPULAS: &[&str] = &["is", "are", "was", "were"];
 
 /// What an action puts in place (the command, an edit's new text, the prompt), as words, and
 /// what an edit takes out, as index terms: read once for every lesson weighed at the moment.
@@ -180,6 +209,27 @@ mod tests {
         assert_eq!(already_done(ledger, "DELETE FROM ledger_entries WHERE amount_cents = 0"), None);
         let locked = "Release binaries are built with cargo build --release --locked; without --locked the lockfile is ignored.";
         assert_eq!(already_done(locked, "cargo build --release --locked").as_deref(), Some("cargo build release locked"), "the whole run is no warning's");
+    }
+
+    #[test]
+    fn a_code_name_and_its_value_stay_one_run() {
+        let cron = "Scheduled jobs must guard against overlapping runs: concurrencyPolicy: Forbid on CronJobs.";
+        assert_eq!(already_done(cron, "spec:\n  concurrencyPolicy: Forbid\n  schedule: '0 1 * * *'").as_deref(), Some("concurrencypolicy forbid"));
+        assert_eq!(already_done(cron, "spec:\n  concurrencyPolicy: Allow"), None);
+        assert_eq!(sentence_colons("Lead: restart_policy: always; Mind: it"), vec!["Lead", "restart_policy: always; Mind", "it"]);
+    }
+
+    #[test]
+    fn the_subject_of_a_statement_is_no_remedy() {
+        let stripped = "console.log is stripped in production builds; log with logger.info.";
+        assert_eq!(already_done(stripped, "console.log('order', order)"), None);
+        assert_eq!(already_done(stripped, "logger.info({ order })").as_deref(), Some("logger.info"));
+        let local = "prisma migrate dev and prisma db push are for your local database only.";
+        assert_eq!(already_done(local, "npx dotenv -e .env.staging -- npx prisma db push"), None);
+        assert_eq!(already_done(local, "npx prisma migrate dev"), None);
+        // Runs joined by "and" with no copula after them stay remedies.
+        let seed = "Start the stack with make dev and make seed.";
+        assert_eq!(already_done(seed, "make seed").as_deref(), Some("make seed"));
     }
 
     /// Texts of a few words that make remedies and warnings, so that matches happen.

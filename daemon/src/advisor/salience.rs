@@ -29,27 +29,27 @@ const CLASSES: &[Class] = &[
     Class {
         score: 1.0,
         reason: "destroys data or history",
-        pattern: r"\brm\s+(-\w*[rf]\w*\s+)*-\w*[rf]|\bgit\s+(reset\s+--hard|clean\s+-\w*f|push\s+.*(--force|\s-f\b|\s\+\w)|branch\s+-D|checkout\s+--\s+\.|restore\s+\.)|\b(drop|truncate)\s+(table|database|schema)|\bdelete\s+from\b|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+delete\b|\bterraform(\s+-\S+)*\s+destroy\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(uninstall|delete)\b|\bdocker\s+(system\s+prune|volume\s+rm)|\bmkfs|\bdd\s+if=|\bchmod\s+-R\s+777|\bshred\b",
+        pattern: r"\brm\s+(-\w*[rf]\w*\s+)*-\w*[rf]|\bgit\s+(reset\s+--hard|clean\s+-\w*f|push\s+.*(--force|\s-f\b|\s\+\w)|branch\s+-D|checkout\s+--\s+\.|(switch|checkout)\s+(\S+\s+)*(-f|--force|--discard-changes)\b|restore\s+(-\S+\s+)*\.(\s|$)|stash\s+(drop|clear)\b)|\b(drop|truncate)\s+(table|database|schema)|\bdelete\s+from\b|\bdropdb\b|\bmigrate\s+reset\b|\bdb:(drop|reset)\b|\bflush(all|db)\b|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+delete\b|\bterra(form|grunt)(\s+-\S+)*\s+(run-all\s+)?destroy\b|\bpulumi(\s+-\S+)*\s+destroy\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(uninstall|delete)\b|\bargocd\s+app\s+delete\b|\baws(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+s3\s+(rm|rb)\b|\bgsutil(\s+-\w+)*\s+(rm|rb)\b|\bbq\s+rm\b|\bdocker\s+(system\s+prune|volume\s+rm)|\bmkfs|\bdd\s+if=|\bchmod\s+-R\s+777|\bshred\b",
     },
     Class {
         score: 0.9,
         reason: "changes something shared (remote, production, database)",
-        pattern: r"\bgit\s+push\b|\bdeploy|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(apply|rollout|scale|set|patch|edit|replace|exec)\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(install|upgrade|rollback)\b|\bterraform(\s+-\S+)*\s+(apply|import|state\s+(mv|rm|push|replace-provider))\b|\bdocker\s+push\b|\b(npm|pnpm|yarn|cargo|twine|gem)\s+publish\b|\bpsql\b|\bmysql\b|\bmongo(sh)?\b|\bredis-cli\b|\b(alter|update|insert\s+into|create\s+(table|index))\b|\bmigrat|\balembic\s+upgrade\b|\bgh\s+(pr\s+merge|release)\b|\bfly\s+|\bvercel\b|\baws\s+\w+\s+(delete|put|create|update|rm|cp|sync)|\bgcloud\b.*\b(delete|deploy|create)\b|\bssh\b|\bscp\b|\brsync\b",
+        pattern: r"\bgit\s+push\b|\bdeploy|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(apply|rollout|scale|set|patch|edit|replace|exec|cordon|uncordon|drain|taint|label|annotate|argo\s+rollouts\s+(promote|abort|undo|retry|set))\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(install|upgrade|rollback)\b|\bterra(form|grunt)(\s+-\S+)*\s+(run-all\s+)?(apply|import|state\s+(mv|rm|push|replace-provider))\b|\bpulumi(\s+-\S+)*\s+up\b|\bargocd\s+app\s+(sync|set|rollback|patch)\b|\bansible-playbook\b|\bdocker\s+push\b|\b(npm|pnpm|yarn|cargo|twine|gem)\s+publish\b|\bpsql\b|\bpgcli\b|\bmysql\b|\bmongo(sh)?\b|\bredis-cli\b|\b(alter|update|insert\s+into|create\s+(table|index))\b|\bmigrat|\balembic\s+upgrade\b|\bgh\s+(pr\s+merge|release|workflow\s+run)\b|\bfly\s+|\bvercel\b|\baws(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+[\w-]+\s+(delete|put|create|update|rm|cp|sync|restore|modify|reboot|stop|terminate|invoke)|\bgsutil(\s+-\w+)*\s+(cp|mv|rsync|acl|iam)\b|\bbq\s+(load|extract|cp|mk|update|insert)\b|\bgcloud\b.*\b(delete|deploy|create)\b|\bssh\b|\bscp\b|\brsync\b",
     },
     Class {
         score: 0.7,
         reason: "changes the project (commit, dependencies, files)",
-        pattern: r"\bgit\s+(commit|merge|rebase|cherry-pick|tag|stash|checkout\s+-b|switch\s+-c|am|revert|rm|mv)\b|\b(npm|pnpm|yarn|bun)\s+(i|install|add|remove|uninstall|update|upgrade)\b|\bpip3?\s+(install|uninstall)\b|\b(poetry|uv)\s+(add|remove|lock|update)\b|\bcargo\s+(add|remove|update|install)\b|\bgo\s+(get|mod)\b|\b(brew|apt|apt-get|dnf|yum)\s+(install|remove|upgrade)\b|\bsed\s+-i\b|\bmv\b|\bcp\s+-\w*r|\bchmod\b|\bchown\b|\bcurl\b.*\|\s*(ba)?sh|\bwget\b|\bdocker\s+(build|run|compose)\b|\bmake\s+install\b|\bln\s+-s|\btee\b|>\s*[\w./-]+",
+        pattern: r"\bgit\s+(commit|merge|rebase|cherry-pick|tag|stash|checkout\s+-b|switch\s+-c|am|revert|rm|mv|reset)\b|\b(npm|pnpm|yarn|bun)(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(i|install|add|remove|uninstall|update|upgrade|up)\b|\bpip3?\s+(install|uninstall)\b|\buv\s+pip\s+(install|uninstall|sync)\b|\b(poetry|uv)\s+(add|remove|lock|update|sync)\b|\bcargo\s+insta\s+(accept|review|reject)\b|\bnbstripout\s+--(install|uninstall)\b|\bcargo\s+(add|remove|update|install)\b|\bgo\s+(get|mod)\b|\b(brew|apt|apt-get|dnf|yum)\s+(install|remove|upgrade)\b|\bsed\s+-i\b|\bmv\b|\bcp\s+-\w*r|\bchmod\b|\bchown\b|\bcurl\b.*\|\s*(ba)?sh|\bwget\b|\bdocker\s+(build|run|compose)\b|\bmake\s+install\b|\bln\s+-s|\btee\b|>\s*[\w./-]+",
     },
     Class {
         score: 0.45,
         reason: "builds or tests",
-        pattern: r"\bcargo\s+(build|test|clippy|bench|run|fmt|nextest)\b|\b(npm|pnpm|yarn|bun)\s+(run|test|build|exec|x)\b|\bnpx\b|\bpytest\b|\bpython3?\s|\bgo\s+(test|build|run|vet)\b|\bmake\b|\btsc\b|\beslint\b|\bprettier\b|\bjest\b|\bvitest\b|\bgradle\b|\bmvn\b|\bdotnet\b|\bmix\s+test\b|\bbundle\s+exec\b|\brake\b|\bnode\s",
+        pattern: r"\bcargo\s+(build|test|clippy|bench|run|fmt|nextest|doc|deny|audit|llvm-cov|insta\s+test)\b|\b(npm|pnpm|yarn|bun)(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(run|test|build|exec|x|lint|typecheck|check|format|dev|start)\b|\bnpx\b|\bplaywright\b|\btflint\b|\bjupyter\s+nbconvert\b|\bpytest\b|\bpython3?\s|\bgo\s+(test|build|run|vet)\b|\bmake\b|\btsc\b|\beslint\b|\bprettier\b|\bjest\b|\bvitest\b|\bgradle\b|\bmvn\b|\bdotnet\b|\bmix\s+test\b|\bbundle\s+exec\b|\brake\b|\bnode\s",
     },
     Class {
         score: 0.15,
         reason: "looks around (read only)",
-        pattern: r"^\s*(ls|ll|cat|pwd|echo|head|tail|less|more|wc|grep|rg|ag|find|fd|tree|which|whereis|type|file|stat|du|df|env|printenv|whoami|id|date|uname|ps|top|history|jq|diff|sort|uniq|cut|awk)\b|\bgit\s+(status|log|diff|show|branch|remote|fetch|blame|describe|rev-parse|ls-files|config\s+--get)\b|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(get|describe|logs|top|explain|config\s+(get|current))\b|\bterraform(\s+-\S+)*\s+(plan|show|validate|fmt|output|state\s+(list|show|pull))\b|\baws(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+[\w-]+\s+(describe|list|get)-[\w-]+|\baws\s+s3\s+ls\b|\bgcloud\b.*\s(list|describe)\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(list|ls|status|history|get|show|template|lint|diff)\b|\bdocker\s+(ps|images|logs|inspect)\b|\b(npm|pnpm|yarn)\s+(ls|list|outdated|view|why)\b|\bcargo\s+(check|tree|metadata|search)\b|\bgh\s+(pr|issue)\s+(list|view|status|diff)\b",
+        pattern: r"^\s*(ls|ll|cat|pwd|echo|head|tail|less|more|wc|grep|rg|ag|find|fd|tree|which|whereis|type|file|stat|du|df|env|printenv|whoami|id|date|uname|ps|top|history|jq|diff|sort|uniq|cut|awk)\b|\bgit\s+(status|log|diff|show|branch|remote|fetch|blame|describe|rev-parse|ls-files|config\s+--get)\b|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(get|describe|logs|top|explain|diff|config\s+(get|current))\b|\b(pip3?|uv\s+pip)\s+(freeze|list|show)\b|\bterraform(\s+-\S+)*\s+(plan|show|validate|fmt|output|state\s+(list|show|pull))\b|\baws(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+[\w-]+\s+(describe|list|get)-[\w-]+|\baws\s+s3\s+ls\b|\bgcloud\b.*\s(list|describe)\b|\bhelm(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(list|ls|status|history|get|show|template|lint|diff)\b|\bdocker\s+(ps|images|logs|inspect)\b|\b(npm|pnpm|yarn)\s+(ls|list|outdated|view|why)\b|\bcargo\s+(check|tree|metadata|search)\b|\bgh\s+(pr|issue)\s+(list|view|status|diff)\b",
     },
 ];
 
@@ -60,17 +60,31 @@ static COMPILED: LazyLock<Vec<(Regex, &'static Class)>> = LazyLock::new(|| {
         .collect()
 });
 
+/// Read-only subcommands of tools whose other subcommands change things.
+static READS_THROUGH_A_WRITER: LazyLock<Regex> = LazyLock::new(|| {
+    RegexBuilder::new(
+        r"\b(migrate|migrations?)\s+(status|list|show|history|info|diff)\b|\balembic\s+(current|history|heads|show|check)\b|\bdocker\s+compose\s+(ps|logs|config|ls|images|top|version)\b|\bgit\s+stash\s+(list|show)\b|\bhelm\s+(dependency|dep)\s+list\b",
+    )
+    .case_insensitive(true)
+    .build()
+    .expect("read pattern compiles")
+});
+
 /// Salience of a shell command: the highest class any part of it falls in.
 pub fn of_command(command: &str) -> Salience {
     let command = command.trim();
     if command.is_empty() {
         return Salience { score: 0.15, reason: "does nothing" };
     }
-    let segments: Vec<&str> = command.split(['\n', ';', '|', '&']).map(str::trim).filter(|s| !s.is_empty()).collect();
+    let segments = segments(command);
+    // A tool that changes things asked only to report (`prisma migrate status`, `docker compose
+    // ps`) looks around: such a part is left out of what the other classes read.
+    let reports = |s: &str| READS_THROUGH_A_WRITER.is_match(s) && !COMPILED[0].0.is_match(s);
+    let acting = if segments.iter().any(|s| reports(s)) { segments.iter().filter(|s| !reports(s)).copied().collect::<Vec<_>>().join("\n") } else { command.to_string() };
     let mut best: Option<&Class> = None;
     for (regex, class) in COMPILED.iter() {
         // Read-only is judged per segment: `ls && rm -rf x` is not a look around.
-        let hit = if class.score < 0.2 { segments.iter().all(|s| regex.is_match(s)) } else { regex.is_match(command) };
+        let hit = if class.score < 0.2 { segments.iter().all(|s| reports(s) || regex.is_match(s)) } else { regex.is_match(&acting) };
         if hit && best.is_none_or(|b| class.score > b.score) {
             best = Some(class);
         }
@@ -79,6 +93,33 @@ pub fn of_command(command: &str) -> Salience {
         Some(c) => Salience { score: c.score, reason: c.reason },
         None => Salience { score: 0.5, reason: "runs a command" },
     }
+}
+
+/// The simple commands of a command line: split at newlines, `;`, `|` and `&` that stand outside
+/// quotes, so that a `jq '.[] | select(...)'` filter stays in its command.
+fn segments(command: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut quote, mut escaped) = (0, None::<char>, false);
+    for (i, c) in command.char_indices() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+            (Some('\''), _) => {}
+            (_, '\\') => escaped = true,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '\n' | ';' | '|' | '&') => {
+                out.push(&command[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(&command[start..]);
+    out.into_iter().map(str::trim).filter(|s| !s.is_empty()).collect()
 }
 
 static SENSITIVE_PATH: LazyLock<Regex> = LazyLock::new(|| {
@@ -180,6 +221,54 @@ mod tests {
         }
         for c in ["rm -rf build", "git push --force origin main", "git reset --hard HEAD~3", "terraform destroy", "echo 'DROP TABLE users' | psql", "kubectl -n checkout delete pod a", "terraform -chdir=envs/shared destroy"] {
             assert_eq!(s(c), 1.0, "{c}");
+        }
+    }
+
+    #[test]
+    fn options_before_the_subcommand_and_other_tools_are_read() {
+        let s = |c: &str| of_command(c).score;
+        // Destroys data or history.
+        for c in ["git switch -f main && git pull", "git checkout --force release", "git restore --source=HEAD --staged --worktree .", "git stash drop stash@{0}", "aws s3 rb s3://acme-terraform-state --force", "aws --profile prod s3 rm s3://b/k --recursive", "gsutil -m rm -r gs://exports/2024", "cd envs && terragrunt run-all destroy --terragrunt-non-interactive", "pulumi destroy --yes", "argocd app delete shop-api", "redis-cli -h cache FLUSHALL", "dropdb shop_dev", "bin/rails db:reset"] {
+            assert_eq!(s(c), 1.0, "{c}");
+        }
+        // A report beside an act is as salient as the act.
+        assert_eq!(s("npx prisma migrate status && npx prisma migrate reset --force"), 1.0);
+        assert!((0.65..0.75).contains(&s("docker compose ps && docker compose up -d")));
+        // Changes something shared.
+        for c in ["kubectl cordon ip-10-42-7-118", "kubectl -n ops drain node-3 --ignore-daemonsets", "kubectl argo rollouts promote shop-api --full -n shop", "cd envs/staging/eks && terragrunt apply --terragrunt-non-interactive", "argocd app set shop-api-prod --helm-set rollout.strategy=rolling", "pgcli postgres://app@prod-db:5432/shop", "aws rds restore-db-instance-from-db-snapshot --db-instance-identifier x", "bq extract --destination_format=CSV pii.customers gs://exports/c.csv", "gsutil cp report.csv gs://partners/", "gh workflow run deploy.yml", "pulumi up"] {
+            assert!((0.85..0.95).contains(&s(c)), "{c}: {}", s(c));
+        }
+        // Changes the project.
+        for c in ["pnpm --filter web add dayjs", "yarn --cwd app add zod", "uv pip sync requirements.txt", "cargo insta accept --workspace", "nbstripout --uninstall", "git reset HEAD src/config.ts"] {
+            assert!((0.65..0.75).contains(&s(c)), "{c}: {}", s(c));
+        }
+        // Builds or tests.
+        for c in ["pnpm --filter web exec playwright test --retries=3", "pnpm --filter @acme/ui typecheck", "pnpm --filter web lint -- --max-warnings=0", "cargo llvm-cov --workspace --lcov", "cargo doc --no-deps -p billing-core", "tflint --recursive", "cargo deny check licenses"] {
+            assert!((0.4..0.5).contains(&s(c)), "{c}: {}", s(c));
+        }
+        // Looks around, a pipe inside a quoted filter included.
+        for c in ["npx prisma migrate status", "docker compose ps", "docker compose logs api --tail 50 | grep ERROR", "alembic current", "git stash list", "terraform -chdir=envs/staging show -json staging.tfplan | jq '.resource_changes[] | select(.change.actions != [\"no-op\"]) | .address'", "kubectl diff -f k8s/hpa.yaml", ".venv/bin/pip freeze | grep -i pandas", "uv pip list"] {
+            assert!(s(c) < 0.2, "{c}: {}", s(c));
+        }
+    }
+
+    #[test]
+    fn a_command_line_splits_outside_quotes() {
+        assert_eq!(segments("a | b; c && d\ne"), vec!["a", "b", "c", "d", "e"]);
+        assert_eq!(segments("jq '.a | .b' f | head"), vec!["jq '.a | .b' f", "head"]);
+        assert_eq!(segments(r#"echo "x; y" \| z & w"#), vec![r#"echo "x; y" \| z"#, "w"]);
+        assert_eq!(segments("echo 'unclosed | q"), vec!["echo 'unclosed | q"]);
+        assert!(segments("  ;; | ").is_empty());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_command_line_is_read(c in "\\PC{0,120}") {
+            let s = of_command(&c);
+            proptest::prop_assert!((0.0..=1.0).contains(&s.score));
+            for seg in segments(&c) {
+                proptest::prop_assert!(c.contains(seg) && !seg.is_empty());
+            }
         }
     }
 

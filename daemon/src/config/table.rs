@@ -132,7 +132,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!("ranking.min_matched_terms", "semantic.min_matched_terms", Default::Count(2), Check::Any, "Distinct query words a keyword match must share (fewer for shorter queries), when there are no embeddings."),
     // The shipped decision model's operating point, chosen on the tune part of the advice set
     // (decision.json says how; a test keeps the two equal).
-    setting!("ranking.min_fusion_score", "semantic.min_fusion_score", Default::Number(0.59), UNIT, "The decision's bar: the probability (from the learned decision model) a lesson must reach to be said; higher says less."),
+    setting!("ranking.min_fusion_score", "semantic.min_fusion_score", Default::Number(0.66), UNIT, "The decision's bar: the probability (from the learned decision model) a lesson must reach to be said; higher says less."),
     setting!("ranking.weight_outcome", "semantic.weight_outcome", Default::Number(0.3), UNIT, "How much a memory's proven effectiveness moves the decision (a share of probability; the learning loop fills effectiveness)."),
     setting!("ranking.weight_recency", "semantic.weight_recency", Default::Number(0.1), UNIT, "How much a recently touched memory is lifted in the decision (a share of probability)."),
     setting!("ranking.recency_half_life_days", "semantic.recency_half_life_days", Default::Number(30.0), Check::Above(0.0), "Days for a memory's recency to halve."),
