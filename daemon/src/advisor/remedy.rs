@@ -18,9 +18,6 @@
 
 use crate::base::text;
 
-/// Words that mark a clause as a warning: its words are what not to do.
-const WARNS: &[&str] = &["never", "don't", "dont", "do not", "not", "no", "avoid", "rather than", "instead of", "without", "unless", "skips", "skip"];
-
 /// Function words of prose: they end a run of code-like words.
 const BREAKS: &[&str] = &[
     "a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "from", "by", "as", "into", "so", "that", "this", "these", "those", "it",
@@ -44,22 +41,6 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn warns(clause: &str) -> bool {
-    let lower = format!(" {} ", clause.to_lowercase().replace(['\u{2019}'], "'"));
-    WARNS.iter().any(|w| {
-        let mut at = 0;
-        while let Some(i) = lower[at..].find(w) {
-            let (start, end) = (at + i, at + i + w.len());
-            let bounded = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '\'');
-            if bounded(lower[..start].chars().next_back()) && bounded(lower[end..].chars().next()) {
-                return true;
-            }
-            at = end;
-        }
-        false
-    })
-}
-
 /// The lesson's remedies: runs of code-like words in the clauses that prescribe. A run that a
 /// warning clause also holds names what the lesson is about, not what to do: in "ledger_entries
 /// is append-only; never UPDATE or DELETE rows of ledger_entries", `ledger_entries` is the table
@@ -67,8 +48,7 @@ fn warns(clause: &str) -> bool {
 fn remedies(lesson: &str) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
     // Clauses end at ';', ',', '(' and ')', and at a '.' or ':' that ends a sentence.
-    let clauses = lesson.split([';', ',', '(', ')']).flat_map(|c| c.split(". ")).flat_map(sentence_colons);
-    let (warnings, prescriptions): (Vec<&str>, Vec<&str>) = clauses.partition(|c| warns(c));
+    let (warnings, prescriptions): (Vec<&str>, Vec<&str>) = text::clauses(lesson).partition(|c| text::warns(c));
     let warned: Vec<Vec<String>> = warnings.into_iter().map(words).collect();
     let in_a_warning = |run: &[String]| warned.iter().any(|w| w.windows(run.len()).any(|w| w == run));
     for clause in prescriptions {
@@ -94,23 +74,6 @@ fn remedies(lesson: &str) -> Vec<Vec<String>> {
             }
         }
     }
-    out
-}
-
-/// `text` split at each ": " that ends a sentence's lead ("Guard against overlap: ..."), not at
-/// one that follows a code name (`concurrencyPolicy: Forbid`, `restart_policy: always`).
-fn sentence_colons(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, _) in text.match_indices(": ") {
-        let before = text[start..i].rsplit(char::is_whitespace).next().unwrap_or("");
-        let code_name = before.contains(['_', '.']) || before.chars().skip(1).any(char::is_uppercase) && before.chars().any(char::is_lowercase);
-        if !code_name {
-            out.push(&text[start..i]);
-            start = i + 2;
-        }
-    }
-    out.push(&text[start..]);
     out
 }
 
@@ -216,7 +179,6 @@ mod tests {
         let cron = "Scheduled jobs must guard against overlapping runs: concurrencyPolicy: Forbid on CronJobs.";
         assert_eq!(already_done(cron, "spec:\n  concurrencyPolicy: Forbid\n  schedule: '0 1 * * *'").as_deref(), Some("concurrencypolicy forbid"));
         assert_eq!(already_done(cron, "spec:\n  concurrencyPolicy: Allow"), None);
-        assert_eq!(sentence_colons("Lead: restart_policy: always; Mind: it"), vec!["Lead", "restart_policy: always; Mind", "it"]);
     }
 
     #[test]

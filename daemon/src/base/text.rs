@@ -65,9 +65,62 @@ pub fn terms_with_words(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Words that mark a clause of a lesson as a warning: its words are what not to do.
+const WARNS: &[&str] = &["never", "don't", "dont", "do not", "not", "no", "avoid", "rather than", "instead of", "without", "unless", "skips", "skip"];
+
+/// The clauses of a lesson's prose: split at ';', ',', '(' and ')', at a '.' that ends a
+/// sentence, and at a ": " that ends a sentence's lead ("Guard against overlap: ..."), not one
+/// that follows a code name (`concurrencyPolicy: Forbid`, `restart_policy: always`).
+pub fn clauses(text: &str) -> impl Iterator<Item = &str> {
+    text.split([';', ',', '(', ')']).flat_map(|c| c.split(". ")).flat_map(sentence_colons)
+}
+
+fn sentence_colons(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, _) in text.match_indices(": ") {
+        let before = text[start..i].rsplit(char::is_whitespace).next().unwrap_or("");
+        let code_name = before.contains(['_', '.']) || before.chars().skip(1).any(char::is_uppercase) && before.chars().any(char::is_lowercase);
+        if !code_name {
+            out.push(&text[start..i]);
+            start = i + 2;
+        }
+    }
+    out.push(&text[start..]);
+    out
+}
+
+/// Whether a clause of a lesson warns ("never ...", "don't ...", "instead of ..."): its words
+/// are what not to do, not the remedy.
+pub fn warns(clause: &str) -> bool {
+    let lower = format!(" {} ", clause.to_lowercase().replace(['\u{2019}'], "'"));
+    WARNS.iter().any(|w| {
+        let mut at = 0;
+        while let Some(i) = lower[at..].find(w) {
+            let (start, end) = (at + i, at + i + w.len());
+            let bounded = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '\'');
+            if bounded(lower[..start].chars().next_back()) && bounded(lower[end..].chars().next()) {
+                return true;
+            }
+            at = end;
+        }
+        false
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lesson_splits_into_clauses_that_warn_or_not() {
+        let lesson = "Scheduled jobs must guard against overlap: concurrencyPolicy: Forbid on CronJobs; never UPDATE rows (use a new entry).";
+        let all: Vec<&str> = clauses(lesson).map(str::trim).collect();
+        assert_eq!(all, vec!["Scheduled jobs must guard against overlap", "concurrencyPolicy: Forbid on CronJobs", "never UPDATE rows", "use a new entry", "."]);
+        let warned: Vec<&str> = clauses(lesson).filter(|c| warns(c)).map(str::trim).collect();
+        assert_eq!(warned, vec!["never UPDATE rows"]);
+        assert!(warns("Don\u{2019}t push") && warns("use pnpm instead of npm") && !warns("notify the team") && !warns("nothing"));
+    }
 
     #[test]
     fn stop_words_are_sorted_for_binary_search() {

@@ -48,6 +48,9 @@ struct DocEntry {
     id: String,
     /// Term ids with their folded frequency in this memory.
     terms: Vec<(u32, f32)>,
+    /// Term ids of its text that a clause which warns holds ("never UPDATE rows"): what the
+    /// lesson says not to do, sorted.
+    warned: Vec<u32>,
 }
 
 /// A query's terms resolved against the index, shared by the ways of scoring.
@@ -141,6 +144,13 @@ impl LexicalIndex {
         self.docs[slot].as_ref().is_some_and(|d| d.terms.iter().any(|(x, _)| *x == t))
     }
 
+    /// Whether a warning of the memory `id` holds the index term `term` ("never UPDATE rows of
+    /// ledger_entries" holds `updat`): more of what it warns about, not its remedy.
+    pub fn warns_of(&self, id: &str, term: &str) -> bool {
+        let (Some(&slot), Some(&t)) = (self.slots.get(id), self.term_ids.get(term)) else { return false };
+        self.docs[slot].as_ref().is_some_and(|d| d.warned.binary_search(&t).is_ok())
+    }
+
     /// The category of the memory `id`.
     pub fn category_of(&self, id: &str) -> Option<&str> {
         let slot = *self.slots.get(id)?;
@@ -207,11 +217,14 @@ impl LexicalIndex {
             self.postings[term_id as usize].push((slot as u32, freq as f32));
             terms.push((term_id, freq as f32));
         }
+        let mut warned: Vec<u32> = text::clauses(doc.text).filter(|c| text::warns(c)).flat_map(text::terms).filter_map(|t| self.term_ids.get(&t).copied()).collect();
+        warned.sort_unstable();
+        warned.dedup();
         self.total_length += length;
         self.projects[slot] = project;
         self.categories[slot] = category;
         self.lengths[slot] = length;
-        self.docs[slot] = Some(DocEntry { id: doc.id.to_string(), terms });
+        self.docs[slot] = Some(DocEntry { id: doc.id.to_string(), terms, warned });
         self.slots.insert(doc.id.to_string(), slot);
     }
 
@@ -420,6 +433,18 @@ mod tests {
         idx.upsert(&LexicalDoc { id: "d", project: "p", text: "x", context: "", tags: &[], category: "git" });
         assert_eq!((idx.category_size("git"), idx.category_size("testing")), (3, 0), "moves and removals are counted");
         assert_eq!((idx.count_in(&["p"]), idx.count_in(&["p", "global"]), idx.count_in(&["nowhere"])), (1, 2, 0));
+    }
+
+    #[test]
+    fn a_memory_knows_the_terms_its_warnings_hold() {
+        let idx = index(&[("a", "p", "ledger_entries is append-only: post a reversing entry; never UPDATE or DELETE its rows")]);
+        for t in ["updat", "delet", "row"] {
+            assert!(idx.warns_of("a", t) && idx.holds_term("a", t), "{t}");
+        }
+        for t in ["revers", "ledger", "append"] {
+            assert!(!idx.warns_of("a", t) && idx.holds_term("a", t), "{t}");
+        }
+        assert!(!idx.warns_of("a", "unknown") && !idx.warns_of("b", "updat"));
     }
 
     #[test]

@@ -564,7 +564,7 @@ impl Situations {
     /// situation lacks (`softDelete` after a plain `DELETE`, beside "never hard-DELETE, use
     /// repo.softDelete") differs from it in what the lesson speaks of, most often the remedy:
     /// that situation says nothing for it, however close.
-    pub fn evidence(&self, lesson: &str, moment: &Moment<'_>, floor: f64, lesson_has: &dyn Fn(&str) -> bool) -> Learned {
+    pub fn evidence(&self, lesson: &str, moment: &Moment<'_>, floor: f64, lesson_has: &dyn Fn(&str) -> bool, lesson_warns: &dyn Fn(&str) -> bool) -> Learned {
         // The best on each side, by reference: only the two winners are copied out (this runs
         // for every candidate of every hook event, over all of a lesson's links).
         type Best<'s> = Option<(f64, &'s str, f64, Via, (usize, usize))>;
@@ -601,7 +601,7 @@ impl Situations {
                 let (all, shared) = self.anchors(sid, moment, lesson_has);
                 // A moment with a word of the lesson that the situation lacks differs from it in
                 // what the lesson speaks of (the remedy, most often): not its case, however close.
-                if self.adds_to(sid, moment, lesson_has) {
+                if self.adds_to(sid, moment, lesson_has, lesson_warns) {
                     continue;
                 }
                 let via = Via { meaning: compared.by_meaning && !by_command, command: by_command, anchors: false };
@@ -644,10 +644,12 @@ impl Situations {
     /// Whether `moment`'s action has a word of the lesson (by `lesson_has`) that the situation lacks: it
     /// differs from the situation in what the lesson speaks of (`softDelete` beside "never
     /// hard-DELETE, use repo.softDelete" after a plain `DELETE`), so its anchors alone do not
-    /// make it the same case.
-    fn adds_to(&self, situation: &str, moment: &Moment<'_>, lesson_has: &dyn Fn(&str) -> bool) -> bool {
+    /// make it the same case. A word of the lesson's warnings (by `lesson_warns`: a `DELETE`
+    /// after an `UPDATE`, beside "never UPDATE or DELETE its rows") is more of the mistake, not a
+    /// difference.
+    fn adds_to(&self, situation: &str, moment: &Moment<'_>, lesson_has: &dyn Fn(&str) -> bool, lesson_warns: &dyn Fn(&str) -> bool) -> bool {
         let Some(e) = self.by_id.get(situation) else { return true };
-        moment.terms.iter().any(|t| !e.terms.contains(t.as_str()) && lesson_has(t) && moment.does(t))
+        moment.terms.iter().any(|t| !e.terms.contains(t.as_str()) && lesson_has(t) && !lesson_warns(t) && moment.does(t))
     }
 
     /// The situation's anchors (its words that the lesson has, by `lesson_has`) and how many of
@@ -754,7 +756,7 @@ mod tests {
         let has = |t: &str| lesson_terms.iter().any(|l| l == t);
         let anchors = text::terms("bq query --destination_table analytics.prod_weekly").into_iter().filter(|t| has(t)).count();
         assert!(anchors >= 2, "the premise: the situation shares words with its lesson");
-        let said = |words: &str, lesson_has: &dyn Fn(&str) -> bool| s.evidence("lesson", &moment("/p", words, Some(&same)), 0.0, lesson_has).applies.unwrap();
+        let said = |words: &str, lesson_has: &dyn Fn(&str) -> bool| s.evidence("lesson", &moment("/p", words, Some(&same)), 0.0, lesson_has, &|_| false).applies.unwrap();
         // The same kind of write into prod: every anchor, the closeness in full.
         let to_prod = said("bq query --destination_table analytics.prod_daily", &has);
         assert_eq!((to_prod.anchors, to_prod.shared), (anchors, anchors));
@@ -766,8 +768,8 @@ mod tests {
         let unrelated = said("bq query --destination_table scratch.daily", &|_| false);
         assert_eq!((unrelated.anchors, unrelated.closeness), (0, 1.0));
         // Under the floor once scaled, it says nothing; the side against is never scaled.
-        assert!(s.evidence("lesson", &moment("/p", "make scratch.daily", Some(&same)), 0.5, &has).applies.is_none());
-        let against = s.evidence("lesson", &moment("/p", "make scratch.daily", Some(&[0.0, 1.0])), 0.5, &has).not.unwrap();
+        assert!(s.evidence("lesson", &moment("/p", "make scratch.daily", Some(&same)), 0.5, &has, &|_| false).applies.is_none());
+        let against = s.evidence("lesson", &moment("/p", "make scratch.daily", Some(&[0.0, 1.0])), 0.5, &has, &|_| false).not.unwrap();
         assert!((against.closeness - 1.0).abs() < 1e-6, "{against:?}");
     }
 
@@ -783,19 +785,19 @@ mod tests {
         let has = |t: &str| lesson_terms.iter().any(|l| l == t);
         let at = |words: &str, shape: &str| moment("/p", words, Some(&[0.0, 1.0])).running(Some(shape), 0.9);
         // The same command on another package: as close as `same_command`, by the command.
-        let lodash = s.evidence("pnpm", &at("Install lodash npm install lodash", "npm install"), 0.5, &has).applies.unwrap();
+        let lodash = s.evidence("pnpm", &at("Install lodash npm install lodash", "npm install"), 0.5, &has, &|_| false).applies.unwrap();
         assert!((lodash.closeness - 0.9).abs() < 1e-9 && lodash.by_command && !lodash.by_meaning, "{lodash:?}");
         // Prepared once, the same answer; and the lesson is near the moment for gathering.
         let prepared = s.prepare(at("Install lodash npm install lodash", "npm install"), 0.5);
-        assert_eq!(s.evidence("pnpm", &prepared, 0.5, &has).applies.unwrap(), lodash);
+        assert_eq!(s.evidence("pnpm", &prepared, 0.5, &has, &|_| false).applies.unwrap(), lodash);
         assert_eq!(s.lessons_near(&prepared, 5, 0.5), vec![("pnpm".to_string(), 0.9)]);
         // Another command of the same program, or commands not compared: nothing.
-        assert!(s.evidence("pnpm", &at("Build it npm run build", "npm run"), 0.5, &has).applies.is_none());
-        assert!(s.evidence("pnpm", &moment("/p", "npm install lodash", Some(&[0.0, 1.0])).running(Some("npm install"), 0.0), 0.5, &has).applies.is_none());
+        assert!(s.evidence("pnpm", &at("Build it npm run build", "npm run"), 0.5, &has, &|_| false).applies.is_none());
+        assert!(s.evidence("pnpm", &moment("/p", "npm install lodash", Some(&[0.0, 1.0])).running(Some("npm install"), 0.0), 0.5, &has, &|_| false).applies.is_none());
         // Anchors still count: the situation's words the lesson has (npm), which the moment lacks.
-        assert!(s.evidence("pnpm", &at("Install lodash with the other tool", "npm install"), 0.5, &has).applies.is_none());
+        assert!(s.evidence("pnpm", &at("Install lodash with the other tool", "npm install"), 0.5, &has, &|_| false).applies.is_none());
         // The side against: the command does not count, and it is never the same situation.
-        assert!(s.evidence("force", &at("Force it git push --force origin main", "git push"), 0.5, &|_| false).not.is_none());
+        assert!(s.evidence("force", &at("Force it git push --force origin main", "git push"), 0.5, &|_| false, &|_| false).not.is_none());
         assert!(s.same(&at("Install lodash npm install lodash", "npm install"), 0.5).is_none());
     }
 
@@ -809,22 +811,22 @@ mod tests {
         s.link("sit_b", "lesson", Some(0.49));
         s.link("sit_c", "other", Some(0.9));
         let v = [0.8f32, 0.6];
-        let e = s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0, &|_| false);
+        let e = s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0, &|_| false, &|_| false);
         assert_eq!(e.applies.as_ref().map(|m| m.situation.as_str()), Some("sit_a"));
         assert!((e.applies.unwrap().closeness - 0.8).abs() < 1e-6);
         assert!((e.not.unwrap().closeness - 0.6).abs() < 1e-6);
         // Another project's situations say nothing here.
-        assert_eq!(s.evidence("other", &moment("/p", "x", Some(&v)), 0.0, &|_| false), Learned::default());
+        assert_eq!(s.evidence("other", &moment("/p", "x", Some(&v)), 0.0, &|_| false, &|_| false), Learned::default());
         assert_eq!(s.lessons_near(&moment("/p", "x", Some(&v)), 5, 0.5), vec![("lesson".to_string(), 0.800000011920929)]);
         assert!(s.lessons_near(&moment("/q", "x", Some(&[0.0, 1.0])), 5, 0.5).is_empty(), "under the floor");
         // A neutral link says nothing; a removed situation neither.
         s.link("sit_b", "lesson", Some(NEUTRAL));
-        assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0, &|_| false).not.is_none());
+        assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0, &|_| false, &|_| false).not.is_none());
         s.unlink_lesson("other");
         assert!(s.links_of("other").is_empty());
         assert!(s.remove("sit_a") && !s.remove("sit_a"));
         assert!(s.links_of("lesson").iter().all(|(sid, _, _)| sid != "sit_a"));
-        assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0, &|_| false).applies.is_none());
+        assert!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.0, &|_| false, &|_| false).applies.is_none());
         assert_eq!(s.in_project("/p"), 1);
     }
 
@@ -841,7 +843,7 @@ mod tests {
         let plain = moment("/p", "q", Some(&q));
         let prepared = s.prepare(moment("/p", "q", Some(&q)), 0.5);
         for lesson in ["x", "y"] {
-            assert_eq!(s.evidence(lesson, &plain, 0.5, &|_| false), s.evidence(lesson, &prepared, 0.5, &|_| false), "{lesson}");
+            assert_eq!(s.evidence(lesson, &plain, 0.5, &|_| false, &|_| false), s.evidence(lesson, &prepared, 0.5, &|_| false, &|_| false), "{lesson}");
         }
         assert_eq!(s.lessons_near(&plain, 5, 0.5), s.lessons_near(&prepared, 5, 0.5));
         assert_eq!(s.lessons_near(&prepared, 5, 0.5).len(), 2);
@@ -856,13 +858,13 @@ mod tests {
         let m = moment("/p", "npm install lodash", Some(&[1.0, 0.0]));
         assert_eq!(s.same(&m, 0.99).map(|(id, _)| id), Some("sit_a".to_string()), "no vector on the situation: words");
         let near = moment("/p", "npm install express", None);
-        let e = s.evidence("pnpm", &near, 0.0, &|_| false).applies.unwrap();
+        let e = s.evidence("pnpm", &near, 0.0, &|_| false, &|_| false).applies.unwrap();
         assert!((e.closeness - 0.5).abs() < 1e-9 && !e.by_meaning, "2 shared of 4 words: {}", e.closeness);
         assert!(s.same(&near, 0.9).is_none());
         // A vector another model made is not compared with this one's.
         s.upsert("sit_b", "/p", "yarn add lodash", Act::default(), Some(("other-model".into(), vec![1.0, 0.0])), 0.0);
         s.link("sit_b", "yarn", Some(0.6));
-        let c = s.evidence("yarn", &moment("/p", "npm install lodash", Some(&[1.0, 0.0])), 0.0, &|_| false).applies.unwrap().closeness;
+        let c = s.evidence("yarn", &moment("/p", "npm install lodash", Some(&[1.0, 0.0])), 0.0, &|_| false, &|_| false).applies.unwrap().closeness;
         assert!((c - 0.2).abs() < 1e-9, "1 shared of 5 words, not cosine 1: {c}");
     }
 
@@ -872,7 +874,7 @@ mod tests {
         let day = 86_400.0;
         s.upsert("sit_a", "/p", "npm install lodash", Act::default(), v(&[1.0, 0.0]), 10.0 * day);
         s.link("sit_a", "pnpm", Some(0.6));
-        let at = |now: f64, floor: f64| s.evidence("pnpm", &moment("/p", "x", Some(&[1.0, 0.0])).fading(now, 90.0 * day), floor, &|_| false).applies.map(|m| m.closeness);
+        let at = |now: f64, floor: f64| s.evidence("pnpm", &moment("/p", "x", Some(&[1.0, 0.0])).fading(now, 90.0 * day), floor, &|_| false, &|_| false).applies.map(|m| m.closeness);
         assert_eq!(at(10.0 * day, 0.0), Some(1.0), "just judged");
         assert!((at(100.0 * day, 0.0).unwrap() - 0.5).abs() < 1e-9, "one half-life unused");
         assert_eq!(at(280.0 * day, 0.2), None, "faded under the floor");
@@ -889,6 +891,24 @@ mod tests {
     }
 
     #[test]
+    fn more_of_what_the_lesson_warns_about_is_no_difference() {
+        let mut s = Situations::default();
+        s.upsert("upd", "/p", "UPDATE ledger_entries SET amount_cents = 0", Act { kind: "edit", command: None }, v(&[1.0, 0.0]), 0.0);
+        s.link("upd", "ledger", Some(0.51));
+        let lesson = "ledger_entries is append-only: post a reversing entry with ledger::reverse(); never UPDATE or DELETE its rows";
+        let (lesson_terms, warned): (Vec<String>, Vec<String>) = (text::terms(lesson), text::clauses(lesson).filter(|c| text::warns(c)).flat_map(text::terms).collect());
+        let has = |t: &str| lesson_terms.iter().any(|l| l == t);
+        let warns = |t: &str| warned.iter().any(|l| l == t);
+        let near = |words: &'static str| moment("/p", words, Some(&[1.0, 0.0])).doing(words);
+        // A DELETE where the situation had an UPDATE: both are what the lesson warns about.
+        let delete = "UPDATE ledger_entries SET note = '' WHERE id = 3; DELETE FROM ledger_entries WHERE amount_cents = 0";
+        assert!(s.evidence("ledger", &near(delete), 0.5, &has, &warns).applies.is_some());
+        assert!(s.evidence("ledger", &near(delete), 0.5, &has, &|_| false).applies.is_none(), "read as a difference without the warnings");
+        // The remedy (a word of the lesson's prescription the situation lacks) still differs.
+        assert!(s.evidence("ledger", &near("UPDATE ledger_entries SET amount_cents = 0; ledger::reverse(entry)"), 0.5, &has, &warns).applies.is_none());
+    }
+
+    #[test]
     fn the_same_kind_of_action_with_every_anchor_is_the_same_case() {
         let mut s = Situations::default();
         // Taught: a service read process.env (the lesson: read config through the typed object).
@@ -898,27 +918,27 @@ mod tests {
         let has = |t: &str| lesson_terms.iter().any(|l| l == t);
         // Far in meaning (orthogonal vectors), another file, every anchor (process, env).
         let at = |words: &str, kind: &str| moment("/p", words, Some(&[0.0, 1.0])).acting(kind, 0.7);
-        let job = s.evidence("config", &at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit"), 0.5, &has).applies.unwrap();
+        let job = s.evidence("config", &at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit"), 0.5, &has, &|_| false).applies.unwrap();
         assert!((job.closeness - 0.7).abs() < 1e-9 && job.by_anchors && !job.by_meaning && !job.by_command, "{job:?}");
         assert_eq!((job.anchors, job.shared), (2, 2));
         // Prepared (the situation is not near by meaning), the same answer.
         let prepared = s.prepare(at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit"), 0.5);
-        assert_eq!(s.evidence("config", &prepared, 0.5, &has).applies.unwrap(), job);
+        assert_eq!(s.evidence("config", &prepared, 0.5, &has, &|_| false).applies.unwrap(), job);
         // Another kind of action (a prompt), a missing anchor, or the setting off: nothing.
-        assert!(s.evidence("config", &at("why is process.env empty in the job", "prompt"), 0.5, &has).applies.is_none());
-        assert!(s.evidence("config", &at("src/jobs/carts.ts delay = Number(env.CART_DELAY)", "edit"), 0.5, &has).applies.is_none());
-        assert!(s.evidence("config", &at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit").acting("edit", 0.0), 0.5, &has).applies.is_none());
+        assert!(s.evidence("config", &at("why is process.env empty in the job", "prompt"), 0.5, &has, &|_| false).applies.is_none());
+        assert!(s.evidence("config", &at("src/jobs/carts.ts delay = Number(env.CART_DELAY)", "edit"), 0.5, &has, &|_| false).applies.is_none());
+        assert!(s.evidence("config", &at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit").acting("edit", 0.0), 0.5, &has, &|_| false).applies.is_none());
         // A link that came before its situation (an import's order), or a situation that moved
         // to another project: the link learns where it is.
         let mut late = Situations::default();
         late.link("svc", "config", Some(0.51));
         late.upsert("svc", "/q", "src/services/payments.ts apiKey: process.env.PAYMENTS_API_KEY", Act { kind: "edit", command: None }, v(&[1.0, 0.0]), 0.0);
-        let in_p = |s: &Situations| s.evidence("config", &s.prepare(at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit"), 0.5), 0.5, &has).applies;
+        let in_p = |s: &Situations| s.evidence("config", &s.prepare(at("src/jobs/carts.ts delay = Number(process.env.CART_DELAY)", "edit"), 0.5), 0.5, &has, &|_| false).applies;
         assert!(in_p(&late).is_none(), "in /q, not /p");
         late.upsert("svc", "/p", "src/services/payments.ts apiKey: process.env.PAYMENTS_API_KEY", Act { kind: "edit", command: None }, v(&[1.0, 0.0]), 0.0);
         assert_eq!(in_p(&late), Some(job.clone()));
         // Closer by meaning than `same_anchors`: the meaning's closeness, as before.
-        let near = s.evidence("config", &moment("/p", "src/jobs/carts.ts process.env.CART_DELAY", Some(&[1.0, 0.0])).acting("edit", 0.7), 0.5, &has).applies.unwrap();
+        let near = s.evidence("config", &moment("/p", "src/jobs/carts.ts process.env.CART_DELAY", Some(&[1.0, 0.0])).acting("edit", 0.7), 0.5, &has, &|_| false).applies.unwrap();
         assert!((near.closeness - 1.0).abs() < 1e-6 && near.by_meaning && !near.by_anchors, "{near:?}");
     }
 
@@ -932,16 +952,16 @@ mod tests {
         let lesson_terms = text::terms("Orders are soft-deleted with repo.softDelete; never hard-DELETE their rows");
         let has = |t: &str| lesson_terms.iter().any(|l| l == t);
         // As close in meaning as can be, but with the remedy's words (soft): not the taught case.
-        let remedy = s.evidence("soft", &moment("/p", "src/services/orders.ts orderRepo.softDelete orders", Some(&[1.0, 0.0])).acting("edit", 0.7), 0.5, &has);
+        let remedy = s.evidence("soft", &moment("/p", "src/services/orders.ts orderRepo.softDelete orders", Some(&[1.0, 0.0])).acting("edit", 0.7), 0.5, &has, &|_| false);
         assert!(remedy.applies.is_none(), "{remedy:?}");
         // The side against is read as before.
         assert_eq!(remedy.not.map(|m| m.situation), Some("nope".to_string()));
         // The same mistake again: the situation speaks.
-        let again = s.evidence("soft", &moment("/p", "src/services/orders.ts DELETE FROM orders WHERE id", Some(&[1.0, 0.0])), 0.5, &has);
+        let again = s.evidence("soft", &moment("/p", "src/services/orders.ts DELETE FROM orders WHERE id", Some(&[1.0, 0.0])), 0.5, &has, &|_| false);
         assert_eq!(again.applies.map(|m| m.situation), Some("hard".to_string()));
         // A lesson word in the description only (not in what the action does) changes nothing.
         let described = moment("/p", "Hard-delete the soft rows src/services/orders.ts DELETE FROM orders", Some(&[1.0, 0.0])).doing("DELETE FROM orders");
-        let said = s.evidence("soft", &described, 0.5, &has);
+        let said = s.evidence("soft", &described, 0.5, &has, &|_| false);
         assert_eq!(said.applies.map(|m| m.situation), Some("hard".to_string()));
     }
 }
