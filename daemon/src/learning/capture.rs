@@ -326,9 +326,8 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
     // states no lesson in it, whatever its lines say ("`buf` does not live long enough"): only
     // the user's own lines are read. (Elsewhere a line naming `src/api.rs:40` is the user's.)
     let prompt: String = prompt.chars().take(4_000).collect();
-    let opens_pasted = prompt.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| PASTED.find(l).is_some_and(|m| l[..m.start()].trim().is_empty()));
-    let prompt: String = if opens_pasted { prompt.lines().filter(|l| !PASTED.is_match(l)).collect::<Vec<_>>().join("\n") } else { prompt };
-    let parts = clauses(&prompt);
+    let prompt = users_words(&prompt);
+    let parts = clauses(prompt);
     // "ugh, you did it again." opens a correction as "no, ..." does.
     let corrected = is_correction(&prompt) || parts.first().is_some_and(|c| strip_fillers(c.to_lowercase().trim()).1);
     let lower_prompt = prompt.to_lowercase();
@@ -411,11 +410,35 @@ pub fn lesson_of(sentences: &[String], best: usize) -> Option<String> {
     Some(out)
 }
 
-/// Machine output pasted into a prompt: an error's or a log's opening, a file:line place, or a line of
-/// a compiler's gutter (`  |`, `88 |`, `│`) under which it quotes the code.
+/// Machine output pasted into a prompt: an error's or a log's opening, a file:line place, a line of
+/// a compiler's gutter (`  |`, `88 |`, `│`) under which it quotes the code, or a build or test
+/// tool's line (a monorepo task's `web:build:` prefix, Gradle's `> Task :app:...`, Ninja's
+/// `[37/112]`, `FAILED:`, Kotlin's `e: file:///...`, pytest's `FAILED tests/x.py::t`, Jest's
+/// `FAIL src/x.test.ts` and `Tests: 1 failed`).
 static PASTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)^\s*(\*\*|error(\[\w+\])?:|\[error\]|warning:|fatal:|traceback|exception:|panic|thread '|npm err|caused by:|at\s+[\w.$<>]+\(|[\w\\.]+(exception|error)\b)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s|sqlstate\[|\(\d+,\d+\):\s*(error|warning)\b|^\s*--\s[A-Z][A-Z ]+\s-{3,}|^\s*goroutine \d+ \[|exception in thread|^\s*(✘\s*)?\[(error|vite|plugin:?[\w:-]*)\]|^\s*(\d+\s+)?[|│┃╷╵]").expect("a valid pattern")
+    regex::Regex::new(r"(?i)^\s*(\*\*|error(\[\w+\])?:|\[error\]|warning:|fatal:|traceback|exception:|panic|thread '|npm err|caused by:|at\s+[\w.$<>]+\(|[\w\\.]+(exception|error)\b)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s|sqlstate\[|\(\d+,\d+\):\s*(error|warning)\b|^\s*--\s[A-Z][A-Z ]+\s-{3,}|^\s*goroutine \d+ \[|exception in thread|^\s*(✘\s*)?\[(error|vite|plugin:?[\w:-]*)\]|^\s*(\d+\s+)?[|│┃╷╵]|^\s*[\w@./-]+:[\w@./-]+:(\s|$)|^\s*>\s*task\s+:|^\s*\[\d+/\d+\]\s|^\s*(failed|failure|elifecycle|ninja|make(\[\d+\])?):|^\s*build\s+(failed|successful)\b|^\s*e:\s+(file:|/)|^\s*(failed|passed|error)\s+[\w./-]+::|^\s*(pass|fail)\s+[\w./-]+\.(test|spec)\.|^\s*tests?:\s+\d+").expect("a valid pattern")
 });
+
+/// What the user wrote of a prompt. A prompt that opens with pasted output (a build's log, a
+/// compiler's error and its gutter) has the user's words after it, if any: only the lines after
+/// its last pasted line, since what lies between pasted lines is the paste too (a build tool's
+/// summary: `Tasks: 2 successful, 3 total`, `BUILD FAILED in 37s`). Any other prompt is the
+/// user's whole.
+pub fn users_words(prompt: &str) -> &str {
+    let opens_pasted = prompt.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| PASTED.find(l).is_some_and(|m| l[..m.start()].trim().is_empty()));
+    if !opens_pasted {
+        return prompt;
+    }
+    let mut after = prompt.len();
+    let mut at = 0;
+    for line in prompt.split_inclusive('\n') {
+        at += line.len();
+        if PASTED.is_match(line.trim_end_matches(['\n', '\r'])) {
+            after = at;
+        }
+    }
+    prompt.get(after..).unwrap_or("")
+}
 
 /// Words that hold what a sentence asks to now (of [`ONE_OFF`], those that say so whatever the
 /// sentence's verb: "there is no staging db yet" is still a fact that lasts).
@@ -899,6 +922,19 @@ mod tests {
         // prompt that opens in the user's words is theirs.
         assert!(!from_prompt("never unwrap the request body in src/api.rs:40, return a 400 instead").is_empty());
         assert!(!from_prompt(&format!("{pasted}\nnever hold two mutable borrows of the pool connection, take one with `pool.acquire()` per query")).is_empty());
+        // A build tool's log, its summary lines between and after the matched ones included.
+        for log in [
+            "web:build: Failed to compile.\nweb:build: ./src/app/page.tsx:37:24\nweb:build: Type error: Property 'x' does not exist\n\n Tasks:    2 successful, 3 total\nFailed:    web#build",
+            "> Task :app:compileDebugKotlin FAILED\ne: file:///home/dev/app/src/Main.kt:48:21 Unresolved reference: foo\n\nFAILURE: Build failed with an exception.\n* What went wrong:\nExecution failed for task ':app:compileDebugKotlin'.\nBUILD FAILED in 37s",
+            "[37/112] Building CXX object CMakeFiles/x.dir/src/a.cpp.o\nFAILED: CMakeFiles/x.dir/src/a.cpp.o\nsrc/a.cpp:114:23: error: no matching function for call to 'clamp'\n1 error generated.\nninja: build stopped: subcommand failed.",
+            "FAILED tests/test_refund.py::test_partial - AssertionError: never reached\n===== 1 failed, 87 passed in 3.2s =====",
+        ] {
+            assert_eq!(from_prompt(log), Vec::<String>::new(), "{log}");
+        }
+        assert_eq!(users_words("> Task :app:lint\nBUILD SUCCESSFUL in 9s\n").trim(), "");
+        assert_eq!(users_words("FAILED tests/t.py::test_a - boom\n== 1 failed ==\nPASSED tests/t.py::test_b\nwhy?"), "why?");
+        assert_eq!(users_words("web:build: error\nfrom now on run the typecheck before the build"), "from now on run the typecheck before the build");
+        assert_eq!(users_words("no paste here: a:b: c"), "no paste here: a:b: c");
         // "dont bother with it" dismisses; it is no rule.
         assert_eq!(from_prompt("new rule, every module gets a docstring... actually no, half of them are generated. dont bother with it"), Vec::<String>::new());
         // A prompt that opens by holding itself to now.
