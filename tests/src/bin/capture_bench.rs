@@ -71,7 +71,7 @@ fn judge(home: &Home, args: &[&str]) -> Value {
 }
 
 /// The labelled prompt sets the prompt model is fitted on, in order.
-const FIT_SETS: &[&str] = &["capture-set.json", "capture-fresh-batch.json", "capture-fresh-batch-2.json", "capture-fresh-batch-3.json", "capture-fresh-batch-4.json", "capture-fresh-batch-5.json", "capture-fresh-batch-6.json"];
+const FIT_SETS: &[&str] = &["capture-set.json", "capture-fresh-batch.json", "capture-fresh-batch-2.json", "capture-fresh-batch-3.json", "capture-fresh-batch-4.json", "capture-fresh-batch-5.json", "capture-fresh-batch-6.json", "capture-fresh-batch-7.json", "capture-fresh-batch-8.json", "capture-fresh-batch-9.json", "capture-fresh-batch-10.json", "capture-fresh-batch-11.json", "capture-fresh-batch-12.json"];
 const PENALTIES: &[f64] = &[0.1, 0.3, 1.0, 3.0, 10.0];
 
 /// Probabilities `p` read as "states a lesson" at `bar`, against labels `y`.
