@@ -183,7 +183,13 @@ fn prepare(fams: &[Family], learning: bool, options: &[String]) -> Prepared {
         first_said.push(said_in(&home, &session).contains(&lesson[n]));
         first_cos.push(if flag("--verbose") { signals_of(&home, &f.first, dir, &lesson[n])["similarity"].as_f64().unwrap_or(f64::NAN) } else { f64::NAN });
         let feedback = |verb: &str| {
-            let out = home.run_in(Some(dir), &[], &["feedback", verb, &lesson[n], "--session", &session, "--tool-use-id", "toolu_first"]);
+            // A prompt has no tool call: the session's moment is its latest.
+            let prompt = f.first["hook_event_name"] == "UserPromptSubmit";
+            let mut args = vec!["feedback", verb, &lesson[n], "--session", &session];
+            if !prompt {
+                args.extend(["--tool-use-id", "toolu_first"]);
+            }
+            let out = home.run_in(Some(dir), &[], &args);
             assert!(out.status.success(), "{}: {}", f.id, String::from_utf8_lossy(&out.stderr));
         };
         // `--implicit`: what the agent did is the only teacher (no feedback verbs).
