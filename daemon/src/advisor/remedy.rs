@@ -57,14 +57,19 @@ fn remedies(lesson: &str) -> Vec<Vec<String>> {
         // clause's subject ("console.log is stripped in production builds", "prisma migrate dev
         // and prisma db push are for your local database only"), what the lesson is about.
         let mut pending: Vec<Vec<String>> = Vec::new();
+        // The word before the run: after an article, plain words are a thing named ("run the
+        // database migrations on a copy first"), not a command to run; code is code anywhere.
+        let mut before: Option<String> = None;
         for w in words(clause).into_iter().map(Some).chain([None]) {
             match w {
                 Some(w) if !BREAKS.contains(&w.as_str()) => run.push(w),
                 w => {
-                    if (run.len() >= 2 || run.first().is_some_and(|w| is_code(w))) && !in_a_warning(&run) {
+                    let named = before.as_deref().is_some_and(|b| ARTICLES.contains(&b)) && !run.iter().any(|w| is_code(w));
+                    if (run.len() >= 2 || run.first().is_some_and(|w| is_code(w))) && !named && !in_a_warning(&run) {
                         pending.push(std::mem::take(&mut run));
                     }
                     run.clear();
+                    before = w.clone();
                     match w.as_deref() {
                         Some("and" | "or") => {}
                         Some(w) if COPULAS.contains(&w) => pending.clear(),
@@ -76,6 +81,9 @@ fn remedies(lesson: &str) -> Vec<Vec<String>> {
     }
     out
 }
+
+/// Words after which plain words name a thing.
+const ARTICLES: &[&str] = &["a", "an", "the", "this", "these", "those", "that", "our", "your", "their", "its", "every", "each", "any", "all"];
 
 /// Verbs that make the words before them a clause's subject.
 const COPULAS: &[&str] = &["is", "are", "was", "were"];
@@ -189,6 +197,10 @@ mod tests {
         let local = "prisma migrate dev and prisma db push are for your local database only.";
         assert_eq!(already_done(local, "npx dotenv -e .env.staging -- npx prisma db push"), None);
         assert_eq!(already_done(local, "npx prisma migrate dev"), None);
+        // A thing named after an article is what the action is about; code after one is code.
+        let copy = "Run the database migrations on a copy of production first.";
+        assert_eq!(already_done(copy, "run the database migrations on production"), None);
+        assert_eq!(already_done("Build the images with the docker-bake.hcl; it pins the platforms.", "docker buildx bake -f docker-bake.hcl").as_deref(), Some("docker-bake.hcl"));
         // Runs joined by "and" with no copula after them stay remedies.
         let seed = "Start the stack with make dev and make seed.";
         assert_eq!(already_done(seed, "make seed").as_deref(), Some("make seed"));

@@ -329,7 +329,7 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
     let prompt = users_words(&prompt);
     let parts = clauses(prompt);
     // "ugh, you did it again." opens a correction as "no, ..." does.
-    let corrected = is_correction(&prompt) || parts.first().is_some_and(|c| strip_fillers(c.to_lowercase().trim()).1);
+    let corrected = is_correction(prompt) || parts.first().is_some_and(|c| strip_fillers(c.to_lowercase().trim()).1);
     let lower_prompt = prompt.to_lowercase();
     if parts.first().is_some_and(|c| opens_for_now(&c.to_lowercase())) {
         return Vec::new();
