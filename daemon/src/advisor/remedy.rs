@@ -47,7 +47,6 @@ fn words(text: &str) -> Vec<String> {
 /// at risk, and an action on it is no sign that it complies.
 fn remedies(lesson: &str) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
-    // Clauses end at ';', ',', '(' and ')', and at a '.' or ':' that ends a sentence.
     let (warnings, prescriptions): (Vec<&str>, Vec<&str>) = text::clauses(lesson).partition(|c| text::warns(c));
     let warned: Vec<Vec<String>> = warnings.into_iter().map(words).collect();
     let in_a_warning = |run: &[String]| warned.iter().any(|w| w.windows(run.len()).any(|w| w == run));
