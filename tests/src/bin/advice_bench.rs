@@ -8,12 +8,12 @@
 //!   the same way: keywords alone (no embeddings: the keywords-only model) and plain cosine
 //!   top-k at 0.30 on the raw input;
 //! - `--fit`: fits the decision on the `tune` parts only (of the advice set and of
-//!   `tests/data/fresh-set.json`, the seed pack's) and writes `daemon/src/advisor/decision.json`;
-//!   for trials, `--fit-batches A,B` adds batches over the advice set's lessons, whole, as tune
-//!   data, and `--out FILE` writes the model elsewhere (weigh with it by `--model FILE`)
+//!   `tests/data/fresh-set.json`, the seed pack's) and writes `daemon/src/advisor/decision.json`
 //!   (both models, their operating points, and the provenance). The penalty is chosen by
 //!   five-fold cross-validation over the tune events, and the operating point on out-of-fold
-//!   decisions, so that neither is chosen on answers the model was fitted to;
+//!   decisions, so that neither is chosen on answers the model was fitted to. For trials,
+//!   `--fit-batches A,B` adds batches over the advice set's lessons, whole, as tune data, and
+//!   `--out FILE` writes the model elsewhere (weigh with it by `--model FILE`);
 //! - `--fresh FILE`: a fresh install: the seed pack is the only set of lessons (with its example
 //!   moments, or without them under `--no-examples`), events labelled with seed ids.
 //!
@@ -387,22 +387,29 @@ fn main() {
         // fresh-install set (the seed pack, with its example moments).
         let batches: Vec<PathBuf> = arg("--fit-batches").unwrap_or_default().split(',').filter(|f| !f.is_empty()).map(PathBuf::from).collect();
         let mut files = vec![(set_path.clone(), set_bytes.clone())];
-        let mut fit_events = load_events(&set);
-        for batch in batches {
-            let bytes = std::fs::read(&batch).unwrap_or_else(|e| panic!("{}: {e}", batch.display()));
-            let mut added = load_events(&serde_json::from_slice(&bytes).expect("batch json"));
-            added.iter_mut().for_each(|e| e.tune = true);
-            fit_events.extend(added);
-            files.push((batch, bytes));
-        }
-        let fit_world = build_world(&embedder, &memories, &fit_events, false);
+        // Without batches the set's own world serves; with them, one over every event.
+        let (built_world, built_events): (World, Vec<Event>);
+        let (fit_world, fit_events) = if batches.is_empty() {
+            (&world, &events)
+        } else {
+            let mut all = load_events(&set);
+            for batch in batches {
+                let bytes = std::fs::read(&batch).unwrap_or_else(|e| panic!("{}: {e}", batch.display()));
+                let mut added = load_events(&serde_json::from_slice(&bytes).expect("batch json"));
+                added.iter_mut().for_each(|e| e.tune = true);
+                all.extend(added);
+                files.push((batch, bytes));
+            }
+            (built_world, built_events) = (build_world(&embedder, &memories, &all, false), all);
+            (&built_world, &built_events)
+        };
         let fresh_path = repo.join("tests/data/fresh-set.json");
         let fresh_bytes = std::fs::read(&fresh_path).expect("fresh set");
         let fresh_set: Value = serde_json::from_slice(&fresh_bytes).expect("fresh set json");
         let fresh_events = load_events(&fresh_set);
         let seed_memories: Vec<Memory> = seeds::pack().iter().map(|s| seeds::memory_of(s, "2026-01-01T00:00:00Z")).collect();
         let fresh_world = build_world(&embedder, &seed_memories, &fresh_events, true);
-        let sets = [Labelled { world: &fit_world, events: &fit_events, files }, Labelled { world: &fresh_world, events: &fresh_events, files: vec![(fresh_path, fresh_bytes)] }];
+        let sets = [Labelled { world: fit_world, events: fit_events, files }, Labelled { world: &fresh_world, events: &fresh_events, files: vec![(fresh_path, fresh_bytes)] }];
         let fitted = fit(&sets, &t, &repo);
         // `--out FILE` writes the model elsewhere (to weigh with `--model FILE`), for trials.
         let path = arg("--out").map(PathBuf::from).unwrap_or_else(|| repo.join("daemon/src/advisor/decision.json"));
