@@ -79,12 +79,12 @@ pub fn of_command(command: &str) -> Salience {
     let segments = segments(command);
     // A tool that changes things asked only to report (`prisma migrate status`, `docker compose
     // ps`) looks around: such a part is left out of what the other classes read.
-    let reports = |s: &str| READS_THROUGH_A_WRITER.is_match(s) && !COMPILED[0].0.is_match(s);
-    let acting = if segments.iter().any(|s| reports(s)) { segments.iter().filter(|s| !reports(s)).copied().collect::<Vec<_>>().join("\n") } else { command.to_string() };
+    let reports: Vec<bool> = segments.iter().map(|s| READS_THROUGH_A_WRITER.is_match(s) && !COMPILED[0].0.is_match(s)).collect();
+    let acting = if reports.contains(&true) { segments.iter().zip(&reports).filter(|(_, r)| !**r).map(|(s, _)| *s).collect::<Vec<_>>().join("\n") } else { command.to_string() };
     let mut best: Option<&Class> = None;
     for (regex, class) in COMPILED.iter() {
         // Read-only is judged per segment: `ls && rm -rf x` is not a look around.
-        let hit = if class.score < 0.2 { segments.iter().all(|s| reports(s) || regex.is_match(s)) } else { regex.is_match(&acting) };
+        let hit = if class.score < 0.2 { segments.iter().zip(&reports).all(|(s, r)| *r || regex.is_match(s)) } else { regex.is_match(&acting) };
         if hit && best.is_none_or(|b| class.score > b.score) {
             best = Some(class);
         }
