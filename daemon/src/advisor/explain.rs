@@ -54,7 +54,7 @@ fn term(c: &Candidate, t: &Term, salience: &Salience) -> String {
     let words = match t.name.as_str() {
         "meaning" => match c.hit.as_ref().and_then(|h| h.lending_example()) {
             // A situation learned for it stands in for an example (its text marked so).
-            Some(text) => match text.strip_suffix(" (learned)") {
+            Some(text) => match text.strip_suffix(crate::retrieval::LEARNED_MARK) {
                 Some(moment) => format!("meaning {v:.2} (like '{}', where it was learned to apply)", clip(moment, 60)),
                 None => format!("meaning {v:.2} (like its example '{}')", clip(text, 60)),
             },

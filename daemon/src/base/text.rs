@@ -108,6 +108,12 @@ pub fn warns(clause: &str) -> bool {
     })
 }
 
+/// The index terms of a lesson's clauses that warn: what it says not to do ("never UPDATE or
+/// DELETE its rows" gives `updat`, `delet`, `row`), repeats kept.
+pub fn warned_terms(text: &str) -> Vec<String> {
+    clauses(text).filter(|c| warns(c)).flat_map(terms).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -217,7 +217,7 @@ impl LexicalIndex {
             self.postings[term_id as usize].push((slot as u32, freq as f32));
             terms.push((term_id, freq as f32));
         }
-        let mut warned: Vec<u32> = text::clauses(doc.text).filter(|c| text::warns(c)).flat_map(text::terms).filter_map(|t| self.term_ids.get(&t).copied()).collect();
+        let mut warned: Vec<u32> = text::warned_terms(doc.text).into_iter().filter_map(|t| self.term_ids.get(&t).copied()).collect();
         warned.sort_unstable();
         warned.dedup();
         self.total_length += length;

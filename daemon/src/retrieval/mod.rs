@@ -27,6 +27,10 @@ use vectors::VectorIndex;
 /// How many candidates each kind of retrieval hands to the later stages.
 pub const CANDIDATES: usize = 50;
 
+/// Marks an example moment's text as a situation learned for the lesson, not an example given
+/// with it (`why` words the two apart).
+pub const LEARNED_MARK: &str = " (learned)";
+
 /// The query's embedding and the graphs to search with it.
 pub struct SemanticQuery<'a> {
     pub vector: &'a [f32],
@@ -141,7 +145,7 @@ impl Retrieval<'_> {
             // by shared words stays in `learned`, where only a near-identical moment decides.
             let closer = |mine: &Option<(f64, String)>, learned: &Option<situations::LearnedMoment>| match (mine, learned.as_ref().filter(|m| m.by_meaning || m.by_anchors)) {
                 (Some((c, _)), Some(m)) if *c >= m.closeness => None,
-                (_, Some(m)) => Some((m.closeness, format!("{} (learned)", m.text))),
+                (_, Some(m)) => Some((m.closeness, format!("{}{LEARNED_MARK}", m.text))),
                 _ => None,
             };
             if let Some(x) = closer(&hit.example, &e.applies) {

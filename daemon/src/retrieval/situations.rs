@@ -107,7 +107,7 @@ pub struct Moment<'a> {
     /// number ([`place`]), and the closeness a situation of that kind in that project has on the
     /// side where the lesson applies when the moment has every one of its anchors and no word of
     /// the lesson it lacks (`learning.same_anchors`; 0: kinds are not compared).
-    pub kind: Option<(u64, f64)>,
+    pub place: Option<(u64, f64)>,
     /// What the action itself puts in place (the command, an edit's new text, the prompt),
     /// without Claude Code's description of it, and its words, made when first asked for: a
     /// word of the lesson that only the description adds ("Install the left-pad package") does
@@ -168,7 +168,7 @@ pub fn leans(strength: f64) -> Option<bool> {
 impl<'a> Moment<'a> {
     /// A moment with no fading (for finding the same situation again).
     pub fn new(project: &'a str, words: &str, vector: Option<(&'a str, &'a [f32])>) -> Moment<'a> {
-        Moment { project, vector, terms: text::terms(words).into_iter().collect(), command: None, kind: None, deed: None, deed_terms: std::cell::OnceCell::new(), now: 0.0, half_life: 0.0, near: None }
+        Moment { project, vector, terms: text::terms(words).into_iter().collect(), command: None, place: None, deed: None, deed_terms: std::cell::OnceCell::new(), now: 0.0, half_life: 0.0, near: None }
     }
 
     /// The same, running a command of `shape`: a situation that ran one of that shape is
@@ -183,7 +183,7 @@ impl<'a> Moment<'a> {
     /// applies, unless the moment has a word of the lesson the situation lacks (0: kinds are not
     /// compared).
     pub fn acting(mut self, kind: &str, closeness: f64) -> Moment<'a> {
-        self.kind = (closeness > 0.0 && !kind.is_empty()).then(|| (place(self.project, kind), closeness));
+        self.place = (closeness > 0.0 && !kind.is_empty()).then(|| (place(self.project, kind), closeness));
         self
     }
 
@@ -473,7 +473,7 @@ impl Situations {
     /// command), compared by its kind of action alone: `None` unless it is of the moment's
     /// kind, in its project, with `same_anchors` on. No cosine: it could not reach the floor.
     fn by_kind(&self, situation: &str, moment: &Moment<'_>) -> Option<Compared> {
-        let (at, closeness) = moment.kind?;
+        let (at, closeness) = moment.place?;
         let e = self.by_id.get(situation)?;
         let block = self.by_project.get(&e.project)?;
         if block.place[e.row] != at {
@@ -496,7 +496,7 @@ impl Situations {
             Some((shape, closeness)) if block.shape[row] == shape => closeness,
             _ => 0.0,
         };
-        let anchored = match moment.kind {
+        let anchored = match moment.place {
             Some((at, closeness)) if block.place[row] == at => closeness,
             _ => 0.0,
         };
@@ -582,7 +582,7 @@ impl Situations {
             let compared = match &moment.near {
                 Some(near) => match near.get(sid.as_str()) {
                     Some(found) => *found,
-                    None if applies_side && (*at == 0 || moment.kind.is_some_and(|(here, _)| here == *at)) => match self.by_kind(sid, moment) {
+                    None if applies_side && (*at == 0 || moment.place.is_some_and(|(here, _)| here == *at)) => match self.by_kind(sid, moment) {
                         Some(c) => c,
                         None => continue,
                     },
@@ -896,7 +896,7 @@ mod tests {
         s.upsert("upd", "/p", "UPDATE ledger_entries SET amount_cents = 0", Act { kind: "edit", command: None }, v(&[1.0, 0.0]), 0.0);
         s.link("upd", "ledger", Some(0.51));
         let lesson = "ledger_entries is append-only: post a reversing entry with ledger::reverse(); never UPDATE or DELETE its rows";
-        let (lesson_terms, warned): (Vec<String>, Vec<String>) = (text::terms(lesson), text::clauses(lesson).filter(|c| text::warns(c)).flat_map(text::terms).collect());
+        let (lesson_terms, warned): (Vec<String>, Vec<String>) = (text::terms(lesson), text::warned_terms(lesson));
         let has = |t: &str| lesson_terms.iter().any(|l| l == t);
         let warns = |t: &str| warned.iter().any(|l| l == t);
         let near = |words: &'static str| moment("/p", words, Some(&[1.0, 0.0])).doing(words);
