@@ -230,9 +230,12 @@ fn markdown_files(dir: &Path) -> Vec<PathBuf> {
         for entry in entries.flatten() {
             let path = entry.path();
             // Symlinks are followed by the reader's checks; folders are entered only when real.
+            // A folder named like a memory file is that file, not a folder to enter: the reader
+            // names it (not a regular file) and its lessons stay, instead of looking deleted.
+            let md = path.extension().is_some_and(|e| e == "md");
             match entry.file_type() {
+                Ok(_) if md => files.push(path),
                 Ok(t) if t.is_dir() && depth < 2 => dirs.push((path, depth + 1)),
-                Ok(t) if !t.is_dir() && path.extension().is_some_and(|e| e == "md") => files.push(path),
                 _ => {}
             }
         }
@@ -615,6 +618,9 @@ mod tests {
         std::fs::write(memory.join("MEMORY.md"), "- [Deploys](deploys.md) - how deploys go\n- The staging database is reset every night at 2am\n").unwrap();
         std::fs::write(memory.join("deploys.md"), "---\nname: deploys\ndescription: how deploys go\ntype: project\n---\nDeploys go through the release branch.\n\n- Tag the release before merging it\n").unwrap();
         std::fs::write(memory.join("empty.md"), "---\ndescription: the flaky payment tests need the mock server running\n---\n").unwrap();
+        // A rules file that became a folder is named, not taken for deleted (nor entered).
+        std::fs::create_dir_all(root.join(".claude/rules/db.md")).unwrap();
+        std::fs::write(root.join(".claude/rules/db.md/inner.md"), "- Inner files of a folder named db.md are not read\n").unwrap();
 
         let groups = gather(&claude, Some((project, &root)));
         let all: Vec<&Lesson> = groups.iter().flat_map(|g| &g.lessons).collect();
@@ -632,7 +638,9 @@ mod tests {
         by_text("the flaky payment tests need the mock server running");
         assert!(!all.iter().any(|l| l.text.contains("how deploys go")), "a link to a topic file is the topic file's");
         let errors: Vec<&String> = groups.iter().flat_map(|g| &g.errors).collect();
-        assert!(errors.len() == 1 && errors[0].contains("CLAUDE.local.md") && errors[0].contains("FIFO"), "{errors:?}");
+        assert!(errors.len() == 2 && errors.iter().any(|e| e.contains("CLAUDE.local.md") && e.contains("FIFO")), "{errors:?}");
+        assert!(errors.iter().any(|e| e.contains("rules/db.md")), "{errors:?}");
+        assert!(!all.iter().any(|l| l.text.contains("Inner files")));
         // Every id starts with its group's prefix, and reading again gives the same ids.
         assert!(groups.iter().all(|g| g.lessons.iter().all(|l| l.id.starts_with(&g.id_prefix) && l.id.starts_with(ID_PREFIX))));
         let again: Vec<String> = gather(&claude, Some((project, &root))).iter().flat_map(|g| g.lessons.iter().map(|l| l.id.clone())).collect();

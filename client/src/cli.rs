@@ -544,7 +544,7 @@ pub enum GraphAction {
         /// The lesson it leads to.
         target: String,
         /// The new strength, from 0 to 1.
-        #[arg(long)]
+        #[arg(long, value_parser = unit_number)]
         strength: f64,
         /// The edge's kind: manual (the default), co_used, applies (from a situation), ...
         #[arg(long)]
@@ -563,13 +563,19 @@ pub enum GraphAction {
         /// Only this memory's adjustments.
         #[arg(long)]
         memory: Option<String>,
-        /// How many of the newest changes to show.
-        #[arg(long, default_value_t = 50)]
+        /// How many of the newest changes to show (at least 1).
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
         last: u32,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
+}
+
+/// A number from 0 to 1 (`NaN` and infinities are no strength).
+fn unit_number(s: &str) -> Result<f64, String> {
+    let x: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if x.is_finite() && (0.0..=1.0).contains(&x) { Ok(x) } else { Err(format!("{s} is not between 0 and 1")) }
 }
 
 #[derive(Subcommand)]

@@ -89,7 +89,12 @@ pub async fn weights(action: WeightsAction, prediction: bool, json: bool, args: 
     if !r.message.is_empty() {
         outln!("{}", r.message);
     }
-    let state = if r.learned { "learned" } else { "default (none learned yet)" };
+    let state = match (r.learned, r.history.is_empty()) {
+        (true, _) => "learned",
+        (false, true) => "default (none learned yet)",
+        // After a reset: the runs before it are kept, below.
+        (false, false) => "default (reset; earlier runs kept)",
+    };
     outln!("project {}: {state}; {} samples ({} proved right; {} needed to learn)", r.project, r.samples, r.positives, r.min_samples);
     outln!("  {:<14} {:>8} {:>8}", "signal", "current", "default");
     for w in &r.weights {
@@ -98,6 +103,11 @@ pub async fn weights(action: WeightsAction, prediction: bool, json: bool, args: 
     match &r.last_run {
         Some(at) => outln!("last run {at}; {} run(s) kept", r.history.len()),
         None => outln!("no run yet: runs hourly once there are enough samples (`cairn weights learn` runs one now)"),
+    }
+    // The history, newest first: when, on how many samples, and the weights it left.
+    for run in r.history.iter().rev() {
+        let mix: Vec<String> = run.weights.iter().map(|(s, w)| format!("{s} {w:.3}")).collect();
+        outln!("  {}  {} samples ({} right): {}", run.at, run.samples, run.positives, mix.join(", "));
     }
     Ok(())
 }

@@ -5,6 +5,11 @@
 use crate::config::rules::Priority;
 use crate::retrieval::Hit;
 
+
+/// The node weight at or under which the user's `used` no longer makes a lesson speak like an
+/// instruction: five `not-useful` steps of 0.1 from 1.
+pub const INSTRUCTED_NODE_WEIGHT: f64 = 0.5;
+
 /// A candidate's standing among the others retrieved for the same moment.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Standing {
@@ -115,8 +120,14 @@ impl Candidate {
     }
 
     /// The user's feedback says the lesson applies to a moment like this one: a situation they
-    /// linked to it is at least `same_moment` close, closer than any they said it is not for.
+    /// linked to it is at least `same_moment` close, closer than any they said it is not for,
+    /// and they have not judged the lesson itself not useful again and again since (its node
+    /// weight above [`INSTRUCTED_NODE_WEIGHT`]): a lesson they keep calling stale speaks only as
+    /// the model decides, its odds scaled down.
     pub fn by_feedback(&self, same_moment: f64) -> bool {
+        if self.node_weight <= INSTRUCTED_NODE_WEIGHT {
+            return false;
+        }
         let Some(h) = &self.hit else { return false };
         let Some(yes) = &h.learned.applies else { return false };
         yes.closeness >= same_moment && h.learned.not.as_ref().is_none_or(|no| no.closeness < yes.closeness)

@@ -212,6 +212,18 @@ mod tests {
     }
 
     #[test]
+    fn the_users_used_speaks_like_an_instruction_until_they_keep_calling_it_stale() {
+        let mut c = cand("a", 0.1, Some(0.2), 1, 0.5);
+        let taught = crate::retrieval::situations::LearnedMoment { situation: "sit_1".into(), text: "npm install left-pad".into(), closeness: 0.97, strength: 0.51, by_meaning: true, by_command: false, by_anchors: false, anchors: 0, shared: 0 };
+        c.hit.as_mut().unwrap().learned.applies = Some(taught);
+        assert!(by_feedback(&c, 0.85));
+        c.node_weight = 0.9;
+        assert!(by_feedback(&c, 0.85), "one `not-useful` does not undo the user's `used`");
+        c.node_weight = 0.5;
+        assert!(!by_feedback(&c, 0.85), "five do: the model decides, the odds scaled down");
+    }
+
+    #[test]
     fn the_decision_is_the_model_s_probability_against_its_bar() {
         // logit = -6 + 10 x 0.5 + 2 x 0 + 2 x 1 = 1: said; at cosine 0.3 it is -1: not said.
         let (kept, dropped) = rank(vec![cand("close", 0.0, Some(0.5), 0, 0.5), cand("far", 0.0, Some(0.3), 0, 0.5)], &LOUD, false, &gates());

@@ -77,7 +77,12 @@ fn term(c: &Candidate, t: &Term, salience: &Salience) -> String {
         "node_weight" => format!("node weight {v:.2} (judged not useful)"),
         "learned" => "learned: applied to a moment like this".to_string(),
         "activation" => match &c.activation {
-            Some(a) => format!("learned: linked from '{}' (activation {v:.2}, {} hops)", clip(&a.from, 60), a.path.len().saturating_sub(1)),
+            Some(a) => {
+                // Hops between lessons: a path may open at the situation that put its first
+                // lesson forward, which is how that lesson was found, not a hop.
+                let hops = a.path.iter().filter(|n| !n.starts_with(cairn_proto::SITUATION_PREFIX)).count().saturating_sub(1);
+                format!("learned: linked from '{}' (activation {v:.2}, {hops} hop{})", clip(&a.from, 60), if hops == 1 { "" } else { "s" })
+            }
             None => format!("activation {v:.2}"),
         },
         other => match other.strip_prefix("category:") {

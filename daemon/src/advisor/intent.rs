@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::base::event::{action_kind, EventKind, HookEvent};
+use crate::base::redact;
 use crate::retrieval::command;
 
 /// Longest intent kept, in characters.
@@ -143,9 +144,36 @@ fn text_arguments(input: &Value, per_value: usize) -> Vec<String> {
     }
 }
 
-/// The intent of a tool call or prompt.
+/// How much of each string of an event is read for its intent, redacted before anything is cut
+/// shorter: every form of the intent is a prefix of its fields' gists, at most [`DEED_CHARS`].
+const READ_CHARS: usize = DEED_CHARS + 1_000;
+
+/// The intent of a tool call or prompt, with every secret redacted. The redaction comes first:
+/// an intent is cut to length, and a cut through `postgres://admin:pw@db` leaves a password the
+/// redaction, which needs the whole URL, no longer sees.
 pub fn intent(event: &HookEvent) -> Intent {
-    Intent { kind: action_kind(event.kind.name(), event.tool_name.as_deref()), ..intent_of(event) }
+    fn clipped(v: &Value) -> Value {
+        match v {
+            Value::String(s) => Value::String(clip(s, READ_CHARS).to_string()),
+            Value::Array(items) => Value::Array(items.iter().map(clipped).collect()),
+            Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), clipped(v))).collect()),
+            other => other.clone(),
+        }
+    }
+    let mut tool_input = clipped(&event.tool_input);
+    redact::redact_value(&mut tool_input);
+    let clean = HookEvent {
+        kind: event.kind.clone(),
+        session_id: None,
+        cwd: None,
+        tool_name: event.tool_name.clone(),
+        tool_use_id: None,
+        tool_input,
+        tool_response: None,
+        prompt: event.prompt.as_deref().map(|p| redact::redact_text(clip(p, READ_CHARS))),
+        source: event.source.clone(),
+    };
+    Intent { kind: action_kind(event.kind.name(), event.tool_name.as_deref()), ..intent_of(&clean) }
 }
 
 fn intent_of(event: &HookEvent) -> Intent {
@@ -280,7 +308,7 @@ mod tests {
         let i = intent(&ev("MultiEdit", json!({"file_path": "/a/b/c.py", "edits": [{"old_string": "x", "new_string": "retry(3)"}, {"old_string": "y", "new_string": "timeout=5"}]})));
         assert_eq!(i.words, "edit a/b/c.py: retry(3) timeout=5");
         let i = intent(&ev("Write", json!({"file_path": "/r/.env", "content": "API_KEY=abc"})));
-        assert_eq!(i.words, "write r/.env: API_KEY=abc");
+        assert_eq!(i.words, "write r/.env: API_KEY=[REDACTED]", "a secret is redacted where the intent is made");
         let i = intent(&ev("NotebookEdit", json!({"notebook_path": "/n/eda.ipynb", "new_source": "df.describe()"})));
         assert_eq!(i.words, "edit notebook n/eda.ipynb: df.describe()");
     }
@@ -373,5 +401,23 @@ mod tests {
             assert!(raw.contains(part), "{raw}");
         }
         assert_eq!(raw_input(&e, 3).chars().count(), 3);
+    }
+
+    #[test]
+    fn secrets_are_redacted_before_an_intent_is_cut() {
+        // Wherever the cut falls, no part of the password survives in any form of the intent.
+        for n in 0..120 {
+            let filler = "word ".repeat(n);
+            let command = format!("echo {filler}&& psql postgres://admin:hunter2secret@db.prod:5432/app -c 'select 1'");
+            let i = intent(&ev("Bash", json!({"command": command, "description": format!("Check {filler} the database")})));
+            for form in [&i.words, &i.meaning, &i.deed] {
+                assert!(!form.contains("hunter") && !form.contains("2secret"), "{n}: {form}");
+            }
+        }
+        let p = HookEvent::from_payload(&json!({"hook_event_name": "UserPromptSubmit", "prompt": format!("{} use postgres://admin:hunter2secret@db/app", "x ".repeat(198))}));
+        let i = intent(&p);
+        assert!(!i.words.contains("hunter") && !i.deed.contains("hunter"), "{}", i.words);
+        let w = intent(&ev("Write", json!({"file_path": "a/.env", "content": "DATABASE_URL=postgres://u:hunter2secret@db/app\nAPI_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz"})));
+        assert!(!w.words.contains("hunter") && !w.deed.contains("abcdefghijklmnop"), "{}", w.words);
     }
 }

@@ -61,7 +61,8 @@ impl Subject<'_> {
         match self {
             Subject::Event(e) => (intent::intent(e), salience::salience(e), intent::raw_input(e, RAW_INPUT_CHARS)),
             Subject::Text(t) => {
-                let text = t.trim().to_string();
+                // Redacted before it is cut, as an event's intent is.
+                let text = crate::base::redact::redact_text(t.trim());
                 (Intent { words: text.clone(), meaning: text.chars().take(160).collect(), deed: text.clone(), kind: "prompt".into(), ..Intent::default() }, salience::of_prompt(&text), text)
             }
         }
@@ -278,8 +279,9 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
             project: project.clone(),
             tool_name: None,
             tool_use_id: None,
-            intent: Some(crate::base::redact::redact_text(&answer.intent.words)),
-            meaning: Some(crate::base::redact::redact_text(&answer.intent.meaning)),
+            // The intent is redacted where it is made.
+            intent: Some(answer.intent.words.clone()),
+            meaning: Some(answer.intent.meaning.clone()),
             payload: serde_json::Value::Null,
             advised: record::said(&answer.items),
             decision: answer.decision.as_ref().map(record::decision),

@@ -78,8 +78,8 @@ struct Offer<'a> {
     /// The moments the lesson would have helped at (the calls a prompt corrected, the failed
     /// call), oldest first.
     moments: Vec<&'a SessionEvent>,
-    /// For a lesson the prompt model heard, its probability (see `gate::Input::heard`).
-    heard: Option<f64>,
+    /// How the lesson was heard in a prompt (see `gate::Input::heard`).
+    heard: gate::HeardBy,
 }
 
 /// Captures what it can from one session; `true` when nothing is left waiting.
@@ -112,11 +112,11 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
         let mut before: Vec<&SessionEvent> = events[..i].iter().rev().take_while(|x| x.event != "UserPromptSubmit").filter(|x| is_result(x) && x.intent.as_deref().is_some_and(|w| !w.trim().is_empty())).take(CORRECTED).collect();
         before.reverse();
         let heard = heard_in(d, prompt).await;
-        let probability = heard.reading.as_ref().map(|r| r.probability);
+        let by = heard.by();
         for text in heard.lessons {
             let mut evidence = vec![moment_of(e)];
             evidence.extend(before.iter().map(|m| moment_of(m)));
-            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moments: before.clone(), heard: probability }).await?;
+            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moments: before.clone(), heard: by }).await?;
         }
     }
 
@@ -131,7 +131,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             d.store().failure_done(&sig, &f.project)?;
         }
         let text = redact::redact_text(&r.text);
-        offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moments: vec![f], heard: None }).await?;
+        offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moments: vec![f], heard: gate::HeardBy::Not }).await?;
     }
     for (i, f) in events.iter().enumerate().filter(|(_, e)| is_result(e) && failed(e)) {
         if found.iter().any(|r| r.failed == i) {
@@ -154,7 +154,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             d.store().failure_done(&sig, &f.project)?;
             let why = if gist.is_empty() { String::new() } else { format!(" ({gist})") };
             let text = format!("In this project, `{call}` keeps failing{why}: seen in {} sessions, never fixed in one. Find the cause before running it again.", record.sessions.len());
-            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f], heard: None }).await?;
+            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f], heard: gate::HeardBy::Not }).await?;
         }
     }
     d.store().durable().await?;
@@ -168,6 +168,17 @@ struct Heard {
     reading: Option<heard::Reading>,
     /// Why the sentence the model rated highest is no lesson after all, when it is not.
     refused: Option<&'static str>,
+}
+
+impl Heard {
+    /// How its lessons were heard: by the model when it read the prompt, else by the patterns.
+    fn by(&self) -> gate::HeardBy {
+        match &self.reading {
+            Some(r) => gate::HeardBy::Model(r.probability),
+            None if !self.lessons.is_empty() => gate::HeardBy::Patterns,
+            None => gate::HeardBy::Not,
+        }
+    }
 }
 
 /// What a prompt teaches: what capture's patterns hear in it; else, with the embedding model
@@ -207,6 +218,7 @@ async fn heard_in(d: &Daemon, prompt: &str) -> Heard {
     let reading = model.read(&vectors[0], &per_sentence);
     tracing::debug!(probability = reading.probability, states = reading.states_lesson, "prompt read by the prompt model");
     let (lessons, refused) = match (reading.states_lesson, reading.best) {
+        (true, Some(best)) if sentences.get(best).is_some_and(|s| capture::in_paste(prompt, s)) => (Vec::new(), Some("pasted output")),
         (true, Some(best)) => match capture::not_a_lesson(&sentences, best) {
             None => (capture::lesson_of(&sentences, best).into_iter().collect(), None),
             refused => (Vec::new(), refused),
@@ -224,18 +236,18 @@ fn nearest(d: &Daemon, t: &Tuneables, text: &str, project: &str, own: Option<&st
 }
 
 /// The gate's judgement of `text` against the lessons of `project`.
-async fn judge_text(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, heard: Option<f64>) -> gate::Judgement {
+async fn judge_text(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, heard: gate::HeardBy) -> gate::Judgement {
     judge_against(d, t, text, from, project, None, heard).await
 }
 
 /// The gate's judgement of a lesson imported from the user's own files (`claude-md`), against
 /// the other lessons of its project: scored and kept whatever the verdict (the user wrote it).
 pub async fn judge_import(d: &Daemon, t: &Tuneables, text: &str, source: &str, project: &str, id: &str) -> (Quality, String) {
-    let j = judge_against(d, t, text, source, project, Some(id), None).await;
+    let j = judge_against(d, t, text, source, project, Some(id), gate::HeardBy::Not).await;
     (quality_of(&j), j.verdict.as_str().to_string())
 }
 
-async fn judge_against(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, own: Option<&str>, heard: Option<f64>) -> gate::Judgement {
+async fn judge_against(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, own: Option<&str>, heard: gate::HeardBy) -> gate::Judgement {
     let _ = d.embedder_ready().await;
     let near = tokio::task::block_in_place(|| nearest(d, t, text, project, own));
     let input = gate::Input { text, source: from, nearest: near.iter().map(|(id, text, c)| (id.as_str(), text.as_str(), *c)).collect(), heard };
@@ -485,7 +497,8 @@ pub async fn act(d: &Daemon, action: ReviewAction) -> Result<ReviewOutcome> {
             let edited = super::memories::edit(d, MemoryEdit { id: id.clone(), text: Some(text), ..Default::default() }).await?;
             // Judged again in its new words.
             let from = m.capture.as_ref().map_or("prompt", |c| c.from.as_str()).to_string();
-            let j = judge_text(d, &t, &edited.text, &from, &edited.project, None).await;
+            // Against the other lessons: its own old words are no duplicate of it.
+            let j = judge_against(d, &t, &edited.text, &from, &edited.project, Some(&id), gate::HeardBy::Not).await;
             let m = tokio::task::block_in_place(|| -> Result<Memory> {
                 let w = d.memories().writer();
                 let mut m = w.get(&id)?.ok_or_else(|| Error::NotFound(id.clone()))?;
@@ -527,11 +540,11 @@ pub async fn judge(d: &Daemon, req: JudgeRequest) -> Result<Judged> {
     }
     let t = d.tuneables();
     let project = d.project_for(&req.scope);
-    let (captured, subject, probability) = if req.prompt {
+    let (captured, subject, by) = if req.prompt {
         let heard = heard_in(d, text).await;
-        let probability = heard.reading.as_ref().map(|r| r.probability);
+        let by = heard.by();
         match heard.lessons.into_iter().next() {
-            Some(lesson) => (Some(lesson.clone()), lesson, probability),
+            Some(lesson) => (Some(lesson.clone()), lesson, by),
             None => {
                 let why = match (heard.reading, heard.refused) {
                     (Some(r), _) if !r.states_lesson => format!("the prompt model reads no lesson in it (probability {:.2}, under {:.2})", r.probability, heard::builtin().threshold),
@@ -543,10 +556,10 @@ pub async fn judge(d: &Daemon, req: JudgeRequest) -> Result<Judged> {
             }
         }
     } else {
-        (None, text.to_string(), None)
+        (None, text.to_string(), gate::HeardBy::Not)
     };
     let from = req.source.as_deref().unwrap_or("prompt");
-    let j = judge_text(d, &t, &subject, from, &project, probability).await;
+    let j = judge_text(d, &t, &subject, from, &project, by).await;
     let rejected = d.store().is_rejected(&subject)?;
     Ok(Judged { captured, not_captured: rejected.then(|| "rejected before: never captured again".to_string()), keep: j.verdict.keeps() && !rejected, quality: Some(quality_view(&j)) })
 }

@@ -29,6 +29,16 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
         match exchange::parse_import_line(&line.text, &default_project) {
             Err(reason) => report.rejected.push(Rejection { line: line.line, reason }),
             Ok(ImportItem::Minimal(mut m)) => {
+                // Claude Code's memory files may hold secrets (a key pasted into CLAUDE.md, a
+                // file an `@` line imports): the lesson keeps none, and one that was only a secret
+                // is none.
+                if m.source.as_deref() == Some(GATED_SOURCE) {
+                    m.text = crate::base::redact::redact_text(&m.text);
+                    if m.text.replace(crate::base::redact::MASK, " ").split_whitespace().count() < 3 {
+                        report.rejected.push(Rejection { line: line.line, reason: "it holds a secret and little else: not a lesson".into() });
+                        continue;
+                    }
+                }
                 m.id.get_or_insert_with(|| ulid::Ulid::new().to_string());
                 items.push((line.line, ImportItem::Minimal(m)));
             }
@@ -79,8 +89,8 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                 }
                 ImportItem::Memory(m) => w.put(&m, &prepared)?.is_some(),
                 ImportItem::Edge(e) => {
-                    // A situation's link keeps the rules feedback keeps: from a situation there
-                    // is, to a lesson of its project or `global`.
+                    // An edge keeps the rules `graph link` and feedback keep: a situation's link
+                    // from a situation there is, to a lesson of its project or `global`.
                     if let Some(reason) = bad_link(&w, &e)? {
                         report.rejected.push(Rejection { line, reason });
                         continue;
@@ -111,13 +121,28 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
     Ok(report)
 }
 
-/// The embeddings of the situations among `items`, with the model's fingerprint, when the model
-/// is available (else they are compared by words until a later judgement embeds them).
-/// Why an imported `applies` edge cannot be stored, if it cannot.
+/// Why an imported edge cannot be stored, if it cannot: the checks `graph link` and feedback
+/// keep.
 fn bad_link(w: &crate::app::writer::Writer<'_>, e: &cairn_proto::Edge) -> Result<Option<String>> {
     let from_situation = e.source.starts_with(cairn_proto::SITUATION_PREFIX);
+    if e.source == e.target {
+        return Ok(Some(format!("an edge needs two different ends ({} -> itself)", e.source)));
+    }
     if e.kind != cairn_proto::EdgeKind::Applies {
-        return Ok(from_situation.then(|| format!("a situation ({}) links to a lesson with `applies` only", e.source)));
+        // Between lessons, as `graph link` keeps them: both there (memory lines come before
+        // edges), neither a situation.
+        if from_situation {
+            return Ok(Some(format!("a situation ({}) links to a lesson with `applies` only", e.source)));
+        }
+        if e.target.starts_with(cairn_proto::SITUATION_PREFIX) {
+            return Ok(Some(format!("a {} edge to {}, a situation: only situations link to lessons", e.kind.as_str(), e.target)));
+        }
+        for end in [&e.source, &e.target] {
+            if w.get(end)?.is_none() {
+                return Ok(Some(format!("a {} edge with {}, which is not a memory here (memory lines come before edges)", e.kind.as_str(), end)));
+            }
+        }
+        return Ok(None);
     }
     let Some(s) = w.situation(&e.source)? else {
         return Ok(Some(format!("`applies` edge from {}, which is not a situation here (situation lines come before edges)", e.source)));
@@ -131,6 +156,8 @@ fn bad_link(w: &crate::app::writer::Writer<'_>, e: &cairn_proto::Edge) -> Result
     Ok(None)
 }
 
+/// The embeddings of the situations among `items`, with the model's fingerprint, when the model
+/// is available (else they are compared by words until a later judgement embeds them).
 async fn situation_vectors(d: &Daemon, items: &[(u64, ImportItem)]) -> Option<(String, std::collections::HashMap<String, Vec<f32>>)> {
     let situations: Vec<&cairn_proto::Situation> = items.iter().filter_map(|(_, i)| if let ImportItem::Situation(s) = i { Some(&**s) } else { None }).collect();
     if situations.is_empty() {

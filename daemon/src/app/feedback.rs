@@ -282,6 +282,10 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
         }
     };
     let situation_id = situation.as_ref().map(|s| s.id.clone()).unwrap_or_default();
+    // A judgement the moment's situation already had (a second `used` on the same moment) moves
+    // its link on, but is not a second outcome of the lesson.
+    let judged_before = situation.is_some()
+        && d.store().get_edge(&situation_id, &lesson.id, EdgeKind::Applies.as_str())?.is_some_and(|e| crate::retrieval::situations::leans(e.strength) == Some(applies));
     // The moment's own link: a verb takes its side; an outcome moves toward it.
     let own = |old: Option<f64>| if j.tier == Tier::Outcome { graph::nudge(old, applies, step) } else { graph::judge(old, applies, step) };
 
@@ -325,7 +329,7 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
             changes.edge(j.tier, &edge, old.map(|e| e.strength));
         }
     }
-    if let Some(helpful) = j.counts {
+    if let Some(helpful) = j.counts.filter(|_| !(j.tier == Tier::Deliberate && judged_before)) {
         let mut m = w.get(&lesson.id)?.ok_or_else(|| Error::NotFound(lesson.id.clone()))?;
         count_outcome(&mut m, helpful, j.tier, &mut changes);
         w.put(&m, &Prepared::default())?;
@@ -451,7 +455,15 @@ pub fn log(d: &Daemon, q: GraphLogQuery) -> Result<Vec<Value>> {
     let limit = (q.limit as usize).clamp(1, 10_000);
     Ok(match &q.memory {
         // The lines about a memory through the log's index by subject.
-        Some(m) => d.store().adjustments_of(m, limit)?,
+        Some(m) => {
+            let lines = d.store().adjustments_of(m, limit)?;
+            // No line about an id that names nothing is a mistyped id, not a quiet lesson (a
+            // forgotten memory's history is still there, and shown).
+            if lines.is_empty() && d.memories().get(m).is_none() && d.store().get_situation(m)?.is_none() {
+                return Err(Error::NotFound(m.clone()));
+            }
+            lines
+        }
         None => d.store().adjustments(limit, |_| true)?,
     })
 }

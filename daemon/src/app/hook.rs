@@ -47,8 +47,9 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         reply.decision = answer.decision;
         said = record::said(&answer.items);
         shadow = answer.shadow;
-        intent_text = Some(redact::redact_text(&answer.intent.words));
-        meaning_text = Some(redact::redact_text(&answer.intent.meaning));
+        // Redacted where it is made (`intent::intent`).
+        intent_text = Some(answer.intent.words);
+        meaning_text = Some(answer.intent.meaning);
     }
 
     redact::redact_value(&mut payload);

@@ -123,9 +123,30 @@ fn url_credentials(text: &str) -> std::borrow::Cow<'_, str> {
     })
 }
 
+/// A secret said in words: "the staging password is Tr0ub4dor77", "api key: AbC9...". The value
+/// goes when it looks like one (six characters or more, with a digit, a capital after its first
+/// letter, or a sign): "the password is stored in vault" names no secret.
+fn said_in_words(text: &str) -> std::borrow::Cow<'_, str> {
+    static SAID: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)(?P<k>\b(?:password|passwd|passphrase|pwd|secret|token|api[ _-]?key|access[ _-]?key|private[ _-]?key|credentials?)(?:\s+(?:is|was)\s+|\s*[=:]\s*)["'`]?)(?P<v>[^\s"'`,;]+)"#)
+            .expect("said-in-words pattern compiles")
+    });
+    SAID.replace_all(text, |c: &regex::Captures<'_>| {
+        let v = c["v"].trim_end_matches(['.', ')']);
+        let looks_secret = v.chars().count() >= 6
+            && (v.chars().any(|ch| ch.is_ascii_digit()) || v.chars().skip(1).any(|ch| ch.is_uppercase()) || v.chars().any(|ch| !ch.is_alphanumeric() && !matches!(ch, '-' | '_' | '.')))
+            && v != MASK
+            && !env_reference(v);
+        if looks_secret { format!("{}{MASK}{}", &c["k"], &c["v"][v.len()..]) } else { c[0].to_string() }
+    })
+}
+
 /// `text` with every secret replaced by [`MASK`].
 pub fn redact_text(text: &str) -> String {
     let mut out = url_credentials(text);
+    if let std::borrow::Cow::Owned(said) = said_in_words(&out) {
+        out = std::borrow::Cow::Owned(said);
+    }
     for rule in RULES.iter() {
         let replaced = if rule.keeps_references {
             rule.pattern.replace_all(&out, |c: &regex::Captures<'_>| {
@@ -304,8 +325,22 @@ mod tests {
             "mkdir -p build/out && docker run -p 8080:80 web",
             "mysql --help",
             "let token = [];",
+            "the password is stored in vault, never in the repo",
+            "the api key is read from $STRIPE_KEY at start",
         ] {
             assert_eq!(redact_text(text), text);
+        }
+    }
+
+    #[test]
+    fn secrets_said_in_words() {
+        for (text, redacted) in [
+            ("remember that the staging database password is Tr0ub4dorHorse77", "remember that the staging database password is [REDACTED]"),
+            ("the deploy token is hunter2hunter2 for staging", "the deploy token is [REDACTED] for staging"),
+            ("API key: AbCdEfGh12.", "API key: [REDACTED]."),
+            ("the secret was 'pa$$word!' until monday", "the secret was '[REDACTED]' until monday"),
+        ] {
+            assert_eq!(redact_text(text), redacted, "{text}");
         }
     }
 

@@ -423,8 +423,9 @@ fn validate_full(m: &Memory) -> Result<(), String> {
         }
     }
     check_unit("worth.effectiveness", m.worth.effectiveness)?;
-    if !m.node_weight.is_finite() || m.node_weight < 0.0 {
-        return Err(format!("node_weight {} must be a non-negative number", m.node_weight));
+    // As feedback keeps it: from 1 down to the floor of `not-useful` steps.
+    if !m.node_weight.is_finite() || !(cairn_proto::Edge::MIN_STRENGTH..=1.0).contains(&m.node_weight) {
+        return Err(format!("node_weight {} must be between {} and 1", m.node_weight, cairn_proto::Edge::MIN_STRENGTH));
     }
     Ok(())
 }
@@ -624,6 +625,15 @@ mod tests {
         let mut v: Value = serde_json::from_str(&memory_line(&sample())).unwrap();
         v["worth"]["effectiveness"] = Value::from(3.0);
         assert!(parse_import_line(&v.to_string(), "global").unwrap_err().contains("effectiveness"));
+        // A node weight is kept between the floor of `not-useful` and 1, as feedback keeps it.
+        for w in [0.0, 17.0, 0.01] {
+            let mut v: Value = serde_json::from_str(&memory_line(&sample())).unwrap();
+            v["node_weight"] = Value::from(w);
+            assert!(parse_import_line(&v.to_string(), "global").unwrap_err().contains("node_weight"), "{w}");
+        }
+        let mut v: Value = serde_json::from_str(&memory_line(&sample())).unwrap();
+        v["node_weight"] = Value::from(0.05);
+        assert!(parse_import_line(&v.to_string(), "global").is_ok());
     }
 
     use proptest::strategy::Strategy as _;

@@ -52,7 +52,7 @@ const STANDING_ENDINGS: &[&str] = &["keep that in mind", "keep in mind", "rememb
 /// Words that tie an instruction to this moment only ("not yet", "this time").
 const ONE_OFF: &[&str] = &[
     " yet", "this time", "for now", "right now", "just this once", "that approach", "that one", "i want to", "for this pr", "for this one", "this once", "today",
-    "on this pr", "this pr only", "on this branch", "is fine for that", "is fine for this", "are fine for that", "are fine for this",
+    "on this pr", "this pr only", "on this branch", "when you're done", "when youre done", "when you are done", "tomorrow", "this afternoon", "this morning", "tonight", "is fine for that", "is fine for this", "are fine for that", "are fine for this",
 ];
 
 /// Openers of a rule that lasts, kept in the lesson's words.
@@ -75,13 +75,22 @@ const CHATTER: &[&str] = &[
     "no need", "not now", "stop here", "stop there", "stop for now", "always happy", "dont know", "don't know", "do not know", "don't think", "dont think",
     "don't see", "dont see", "never seen", "whenever you're done", "whenever youre done", "whenever you get a chance", "whenever you can",
     "whenever you have time", "whenever you're ready", "whenever youre ready", "whenever you finish", "whenever you're finished", "whenever youre finished",
-    "when you're done", "when youre done", "once you're done", "once youre done", "once you finish",
+    "when you're done", "when youre done", "once you're done", "once youre done", "once you finish", "haha", "hahaha", "lol", "lmao", "heh", "hah",
 ];
 
 /// Openers of a question asked without a question mark.
 const QUESTION_OPENERS: &[&str] = &[
     "what", "why", "how", "where", "which", "who", "should", "can", "could", "would", "is", "are", "do you", "does", "did", "will", "shall", "have you",
     "has", "any idea", "is there", "are there",
+];
+
+/// Openers of a question said as a statement, when a question word follows ("im not sure why
+/// ...", "wondering if ..."): the user wants to understand, not to set a rule. "not sure why, but
+/// always ..." is a rule with an aside.
+const WONDERING: &[&str] = &[
+    "not sure", "im not sure", "i'm not sure", "i am not sure", "wondering", "i wonder", "i was wondering", "im wondering", "i'm wondering", "curious",
+    "im curious", "i'm curious", "dont really get", "don't really get", "dont get", "don't get", "dont understand", "don't understand",
+    "do not understand", "dont really understand", "don't really understand", "id like to understand", "i'd like to understand",
 ];
 
 /// Reason words that attach a following sentence to the instruction before it.
@@ -138,7 +147,8 @@ fn strip_fillers(mut s: &str) -> (&str, bool) {
 fn clauses(prompt: &str) -> Vec<String> {
     let mut out = Vec::new();
     let text = prompt.replace(['’', '‘'], "'").replace(['“', '”'], "\"");
-    for line in text.lines() {
+    // Pasted lines anywhere (a CI log under "here is the output:") are the tool's words.
+    for line in text.lines().filter(|l| !pasted_line(l)) {
         let line = line.trim().trim_start_matches(['-', '*', '•', '>']).trim();
         let mut start = 0;
         let b = line.as_bytes();
@@ -196,7 +206,15 @@ fn and_then_rule(lower: &str) -> Option<usize> {
 }
 
 fn is_question(lower: &str) -> bool {
-    lower.trim_end().ends_with('?') || QUESTION_OPENERS.iter().any(|q| starts_with_word(lower, q))
+    let wonders = || {
+        WONDERING.iter().any(|w| {
+            starts_with_word(lower, w) && {
+                let next = lower[w.len()..].split_whitespace().next().unwrap_or("");
+                ["why", "if", "whether", "how", "what", "where", "when", "which", "who"].contains(&next)
+            }
+        })
+    };
+    lower.trim_end().ends_with('?') || QUESTION_OPENERS.iter().any(|q| starts_with_word(lower, q)) || wonders()
 }
 
 /// The lesson a clause of `prompt` (lowercased: what the other clauses say, such as a bug
@@ -414,10 +432,17 @@ pub fn lesson_of(sentences: &[String], best: usize) -> Option<String> {
 /// a compiler's gutter (`  |`, `88 |`, `│`) under which it quotes the code, or a build or test
 /// tool's line (a monorepo task's `web:build:` prefix, Gradle's `> Task :app:...`, Ninja's
 /// `[37/112]`, `FAILED:`, Kotlin's `e: file:///...`, pytest's `FAILED tests/x.py::t`, Jest's
-/// `FAIL src/x.test.ts` and `Tests: 1 failed`).
+/// `FAIL src/x.test.ts` and `Tests: 1 failed`, and a monorepo runner's lines with a project's
+/// prefix: `web: > nx run web:test`, `api:  FAIL ...`).
 static PASTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)^\s*(\*\*|error(\[\w+\])?:|\[error\]|warning:|fatal:|traceback|exception:|panic|thread '|npm err|caused by:|at\s+[\w.$<>]+\(|[\w\\.]+(exception|error)\b)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s|sqlstate\[|\(\d+,\d+\):\s*(error|warning)\b|^\s*--\s[A-Z][A-Z ]+\s-{3,}|^\s*goroutine \d+ \[|exception in thread|^\s*(✘\s*)?\[(error|vite|plugin:?[\w:-]*)\]|^\s*(\d+\s+)?[|│┃╷╵]|^\s*[\w@./-]+:[\w@./-]+:(\s|$)|^\s*>\s*task\s+:|^\s*\[\d+/\d+\]\s|^\s*(failed|failure|elifecycle|ninja|make(\[\d+\])?):|^\s*build\s+(failed|successful)\b|^\s*e:\s+(file:|/)|^\s*(failed|passed|error)\s+[\w./-]+::|^\s*(pass|fail)\s+[\w./-]+\.(test|spec)\.|^\s*tests?:\s+\d+").expect("a valid pattern")
+    regex::Regex::new(r"(?i)^\s*(\*\*|error(\[\w+\])?:|\[error\]|warning:|warn:|info:|debug:|notice:|\$\s+\S|fatal:|traceback|exception:|panic|thread '|npm err|caused by:|at\s+[\w.$<>]+\(|[\w\\.]+(exception|error)\b)|[\w./-]+\.[a-z]{1,6}:\d+|\berror(\[\w+\])?:\s|sqlstate\[|[\w./-]*\(\d+,\d+\):\s*(error|warning)\b|^\s*--\s[A-Z][A-Z ]+\s-{3,}|^\s*goroutine \d+ \[|exception in thread|^\s*(✘\s*)?\[(error|vite|plugin:?[\w:-]*)\]|^\s*(\d+\s+)?[|│┃╷╵]|^\s*[\w@./-]+:[\w@./-]+:(\s|$)|^\s*>\s*task\s+:|^\s*\[\d+/\d+\]\s|^\s*(failed|failure|elifecycle|ninja|make(\[\d+\])?):|^\s*build\s+(failed|successful)\b|^\s*e:\s+(file:|/)|^\s*(failed|passed|error)\s+[\w./-]+::|^\s*(pass|fail)\s+[\w./-]+\.(test|spec)\.|^\s*tests?:\s+\d+|^\s*[\w@./-]+:\s+(>\s|(?-i:FAIL|PASS)\s|tests?:|test suites:)").expect("a valid pattern")
 });
+
+/// Whether a line is pasted output: a tool's line from its start (a line of the user's that
+/// names `src/api.rs:40` further on is theirs).
+fn pasted_line(line: &str) -> bool {
+    PASTED.find(line).is_some_and(|m| line[..m.start()].trim().is_empty())
+}
 
 /// What the user wrote of a prompt. A prompt that opens with pasted output (a build's log, a
 /// compiler's error and its gutter) has the user's words after it, if any: only the lines after
@@ -425,8 +450,13 @@ static PASTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
 /// summary: `Tasks: 2 successful, 3 total`, `BUILD FAILED in 37s`). Any other prompt is the
 /// user's whole.
 pub fn users_words(prompt: &str) -> &str {
-    let opens_pasted = prompt.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| PASTED.find(l).is_some_and(|m| l[..m.start()].trim().is_empty()));
-    if !opens_pasted {
+    let mut lines = prompt.lines().filter(|l| !l.trim().is_empty());
+    let (first, second) = (lines.next().unwrap_or(""), lines.next().unwrap_or(""));
+    // The command the output came from, or the tool's banner, heads a paste as often as not
+    // (`yarn nx run-many -t test` then its output, `-- west build: building application`): a
+    // first line that is no sentence, with a pasted line under it, is the paste's.
+    let headed = pasted_line(second) && !first.trim_end().ends_with(['.', '!', '?']) && !first.contains(". ");
+    if !(pasted_line(first) || headed) {
         return prompt;
     }
     let mut after = prompt.len();
@@ -440,11 +470,20 @@ pub fn users_words(prompt: &str) -> &str {
     prompt.get(after..).unwrap_or("")
 }
 
+/// Whether `sentence` of `prompt` lies in pasted output: the prompt opens with a paste
+/// ([`users_words`]) and the sentence is not among the user's words after it. The prompt model
+/// reads the whole prompt, paste and all; what it rates highest there is the tool's, not a rule.
+pub fn in_paste(prompt: &str, sentence: &str) -> bool {
+    let words = users_words(prompt);
+    words.len() < prompt.len() && !words.contains(sentence.trim())
+}
+
 /// Words that hold what a sentence asks to now (of [`ONE_OFF`], those that say so whatever the
 /// sentence's verb: "there is no staging db yet" is still a fact that lasts).
 const NOW_ONLY: &[&str] = &[
     " this time", " for now", " right now", " just this once", " this once", " for this pr", " on this pr", " in this pr", " this pr only", " on this branch",
-    " for today", " just for this ",
+    " for today", " just for this ", " this afternoon", " this morning", " this evening", " tonight", " tomorrow", " when im done", " when i'm done", " when you're done", " when youre done",
+    " when i am done", " while im ", " while i'm ", " while i am ",
 ];
 
 /// Openers of thanks and praise, which state no lesson however they read.
@@ -935,12 +974,41 @@ mod tests {
         assert_eq!(users_words("FAILED tests/t.py::test_a - boom\n== 1 failed ==\nPASSED tests/t.py::test_b\nwhy?"), "why?");
         assert_eq!(users_words("web:build: error\nfrom now on run the typecheck before the build"), "from now on run the typecheck before the build");
         assert_eq!(users_words("no paste here: a:b: c"), "no paste here: a:b: c");
+        // A paste headed by the command that made it, or by the tool's banner, is the paste's;
+        // a sentence above a paste is the user's.
+        let nx = "yarn nx run-many -t test --projects=api,web\n\nweb: > nx run web:test\napi:  FAIL  apps/api/src/a.spec.ts\napi: Tests:       1 failed, 211 passed\n\nalways run the api tests alone first";
+        assert_eq!(users_words(nx), "\nalways run the api tests alone first");
+        assert!(in_paste(nx, "yarn nx run-many -t test --projects=api,web") && !in_paste(nx, "always run the api tests alone first"));
+        assert_eq!(users_words("-- west build: building application\n[1/14] Generating include/app_version.h\nninja: build stopped: subcommand failed.").trim(), "");
+        let said = "The build fails on arm.\n[1/14] Generating include/app_version.h";
+        assert_eq!(users_words(said), said);
+        assert!(!in_paste(said, "The build fails on arm."));
+        assert_eq!(users_words("tip: fail fast when the config is missing"), "tip: fail fast when the config is missing");
         // "dont bother with it" dismisses; it is no rule.
         assert_eq!(from_prompt("new rule, every module gets a docstring... actually no, half of them are generated. dont bother with it"), Vec::<String>::new());
         // A prompt that opens by holding itself to now.
         assert_eq!(from_prompt("for today point the importer at the staging bucket. dont commit it, ill revert it later"), Vec::<String>::new());
         assert_eq!(not_a_lesson(&s(&["for today point the importer at the staging bucket.", "dont commit the config change"]), 1), Some("for now only"));
         assert_eq!(not_a_lesson(&s(&["in this pr skip the lint fixes in vendor/, that folder goes away soon"]), 0), Some("for now only"));
+        // A time of day, tomorrow, or "while I'm at it" hold a prompt to now too.
+        for (t, best) in [
+            (&["while im profiling the report this afternoon turn on echo on the engine.", "dont commit that, ill ask you to revert it when im done"][..], 1),
+            (&["for the training session tomorrow morning seed the demo practice with 30 fake patients and turn off the sms channel"][..], 0),
+        ] {
+            assert_eq!(not_a_lesson(&s(t), best), Some("for now only"), "{t:?}");
+        }
+        assert!(from_prompt("tonight dont run the migrations on staging, the backup is still running").is_empty());
+        // Questions said as statements, and laughter, state no rule.
+        for t in [
+            "im not sure why dispensing is a POST on /batches/{id}/dispense and not a POST on /dispensations",
+            "dont really get why the settings partition is 32k when we store 200 bytes",
+            "wondering if we actually need horizon or if the database queue driver would do",
+            "haha the farm just sent a photo of the first boxes, they look really good",
+        ] {
+            assert!(not_a_lesson(&s(&[t]), 0).is_some(), "{t}");
+        }
+        assert_eq!(not_a_lesson(&s(&["not sure why, but always run `make gen` after editing the schema"]), 0), None);
+        assert!(!from_prompt("not sure why, but always run `make gen` after editing the schema").is_empty());
         // A lasting rule beside them stays one.
         assert!(!from_prompt("always run `make gen` after editing the schema, the generated files are committed").is_empty());
     }

@@ -30,10 +30,22 @@ pub struct Input<'a> {
     /// The closest existing lessons: id, text, and the cosine with the candidate when the model
     /// is loaded.
     pub nearest: Vec<(&'a str, &'a str, Option<f64>)>,
-    /// For a lesson taken from a user's prompt by the prompt model (`super::heard`), the
-    /// probability it gave the prompt of stating a lesson: the user said it as a rule, whatever
-    /// its verb.
-    pub heard: Option<f64>,
+    /// How capture heard the lesson in a user's prompt, if it did: the user said it as a rule,
+    /// whatever its verb.
+    pub heard: HeardBy,
+}
+
+/// How a lesson was heard in a user's prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum HeardBy {
+    /// Not from a prompt, or not heard there (a text judged on its own).
+    #[default]
+    Not,
+    /// By capture's patterns: a correction ("X, not Y"), a prohibition ("no lombok in new
+    /// code"), a standing instruction ("going forward ..."), what the wrong way does.
+    Patterns,
+    /// By the prompt model (`super::heard`), with the probability it gave the prompt.
+    Model(f64),
 }
 
 /// The gate's verdict.
@@ -610,9 +622,13 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         // is a convention of the project, whatever its verb ("every change gets a bullet in
         // NEWS.md").
         (0.7, "a convention the user wrote down, naming things in code")
+    } else if input.heard == HeardBy::Patterns {
+        // Capture heard a correction or a standing instruction, not a bare request: "pytest
+        // here, not unittest" says what to do without a verb.
+        (0.7, "a rule the user stated: a correction or standing instruction")
     } else if imperative {
         (0.3, "a request for now, not a rule that lasts")
-    } else if input.heard.is_some() {
+    } else if matches!(input.heard, HeardBy::Model(_)) {
         (0.7, "a rule the user stated, as the prompt model reads their words")
     } else if fact {
         (0.5, "a statement with nothing to act on named")
@@ -698,7 +714,7 @@ mod tests {
     use super::*;
 
     fn v(text: &str, source: &str) -> Verdict {
-        judge(&Input { text, source, nearest: Vec::new(), heard: None }, &Bars::default()).verdict
+        judge(&Input { text, source, nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default()).verdict
     }
 
     #[test]
@@ -719,7 +735,7 @@ mod tests {
     #[test]
     fn primitives_are_never_kept() {
         for t in ["Bash was used 14 times in this session.", "cargo build took 41s.", "Ran git status.", "the config", "Tests should pass.", "Make sure the code works.", "Be careful with changes.", "Should we always run cargo test with --release?", "In this project, `kubeclt get pods -n shop` fails (command not found); `kubectl get pods -n shop` works.", "In this project, `Read` fails (File does not exist.); `Glob` works."] {
-            let j = judge(&Input { text: t, source: "prompt", nearest: Vec::new(), heard: None }, &Bars::default());
+            let j = judge(&Input { text: t, source: "prompt", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
             assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
             assert!(!j.verdict.keeps());
         }
@@ -752,13 +768,13 @@ mod tests {
 
     /// Asserts the gate keeps `text` from `source`.
     fn assert_kept(text: &str, source: &str) {
-        let j = judge(&Input { text, source, nearest: Vec::new(), heard: None }, &Bars::default());
+        let j = judge(&Input { text, source, nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
         assert!(j.verdict.keeps(), "{text}: {:?}", j.reasons);
     }
 
     /// Asserts the gate finds `text` from `source` primitive; its reason.
     fn primitive_reason(text: &str, source: &str) -> String {
-        let j = judge(&Input { text, source, nearest: Vec::new(), heard: None }, &Bars::default());
+        let j = judge(&Input { text, source, nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
         assert_eq!(j.verdict, Verdict::Primitive, "{text}: {:?}", j.reasons);
         j.reasons.last().cloned().unwrap_or_default()
     }
@@ -806,14 +822,31 @@ mod tests {
     #[test]
     fn a_rule_the_prompt_model_heard_is_acted_on_whatever_its_verb() {
         let text = "Prod migrations go through the release pipeline, running them by hand skips the lock.";
-        let plain = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: None }, &Bars::default());
+        let plain = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
         assert_eq!(plain.verdict, Verdict::Primitive, "{:?}", plain.reasons);
-        let heard = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: Some(0.87) }, &Bars::default());
+        let heard = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: HeardBy::Model(0.87) }, &Bars::default());
         assert!(heard.verdict.keeps(), "{:?}", heard.reasons);
         assert!(heard.reasons[0].contains("as the prompt model reads their words"), "{:?}", heard.reasons);
         // Heard or not, requests for now, statistics, fragments and bug reports stay primitive.
         for text in ["Fix the typo in the vendored parser notes.", "The tests took 42 seconds on average.", "Fix it.", "The login page never loads after the deploy."] {
-            let j = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: Some(0.9) }, &Bars::default());
+            let j = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: HeardBy::Model(0.9) }, &Bars::default());
+            assert_eq!(j.verdict, Verdict::Primitive, "{text}: {:?}", j.reasons);
+        }
+    }
+
+    #[test]
+    fn a_correction_the_patterns_heard_is_kept_without_a_verb() {
+        // What capture's patterns hear is a correction or standing instruction, not a bare
+        // request: kept, though it has no directive ("pytest here, not unittest").
+        for text in ["Pytest here, not unittest.", "No lombok in new code.", "You don't need docker for the unit tests.", "Rubocop -a, not -A.", "Use tsx, ts-node chokes on our esm config."] {
+            let plain = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
+            assert_eq!(plain.verdict, Verdict::Primitive, "{text}: {:?}", plain.reasons);
+            let j = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: HeardBy::Patterns }, &Bars::default());
+            assert!(j.verdict.keeps(), "{text}: {:?}", j.reasons);
+        }
+        // Fragments and statistics stay primitive however they were heard.
+        for text in ["Fix it.", "The tests took 42 seconds on average."] {
+            let j = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: HeardBy::Patterns }, &Bars::default());
             assert_eq!(j.verdict, Verdict::Primitive, "{text}: {:?}", j.reasons);
         }
     }
@@ -830,7 +863,7 @@ mod tests {
 
     #[test]
     fn every_dimension_has_its_reason() {
-        let j = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: Vec::new(), heard: None }, &Bars::default());
+        let j = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
         assert_eq!(j.reasons.len(), 6);
         for (r, name) in j.reasons.iter().zip(["actionability", "specificity", "reasoning", "novelty", "outcome link", "quality"]) {
             assert!(r.starts_with(name), "{r}");
@@ -840,16 +873,16 @@ mod tests {
     #[test]
     fn an_existing_lesson_again_is_a_duplicate_by_meaning_or_words() {
         let lesson = "Never force-push main or a release branch: the deploy bot tags from them.";
-        let by_meaning = judge(&Input { text: "Do not rewrite history on main with push -f.", source: "prompt", nearest: vec![("m1", lesson, Some(0.91))], heard: None }, &Bars::default());
+        let by_meaning = judge(&Input { text: "Do not rewrite history on main with push -f.", source: "prompt", nearest: vec![("m1", lesson, Some(0.91))], heard: HeardBy::Not }, &Bars::default());
         assert_eq!((by_meaning.verdict, by_meaning.duplicate_of.as_deref()), (Verdict::Duplicate, Some("m1")));
-        let by_words = judge(&Input { text: "Never force-push main or a release branch.", source: "prompt", nearest: vec![("m1", lesson, None)], heard: None }, &Bars::default());
+        let by_words = judge(&Input { text: "Never force-push main or a release branch.", source: "prompt", nearest: vec![("m1", lesson, None)], heard: HeardBy::Not }, &Bars::default());
         assert_eq!(by_words.verdict, Verdict::Duplicate);
-        let other = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: vec![("m1", lesson, Some(0.2))], heard: None }, &Bars::default());
+        let other = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: vec![("m1", lesson, Some(0.2))], heard: HeardBy::Not }, &Bars::default());
         assert_eq!(other.verdict, Verdict::Quality);
         assert!(other.novelty > 0.7);
         // Near the bar (0.10 under it), a third of the words shared makes it the lesson again;
         // fewer words at that closeness, or as many further off, leave it a lesson of its own.
-        let near = |text: &str, c: f64| judge(&Input { text, source: "prompt", nearest: vec![("m1", lesson, Some(c))], heard: None }, &Bars::default()).verdict;
+        let near = |text: &str, c: f64| judge(&Input { text, source: "prompt", nearest: vec![("m1", lesson, Some(c))], heard: HeardBy::Not }, &Bars::default()).verdict;
         assert_eq!(near("Do not force-push main; the release tags come from it.", 0.68), Verdict::Duplicate);
         assert_eq!(near("Rewriting main breaks the release tags; coordinate first.", 0.67), Verdict::Duplicate);
         assert_ne!(near("Rewriting main breaks the release tags; coordinate first.", 0.62), Verdict::Duplicate);

@@ -431,15 +431,26 @@ fn imported_links_keep_the_rules_feedback_keeps() {
     let theirs = home.ok(&["add", "Deploy the blog with hugo deploy", "--project", "/blog", "--category", "deployment"]).trim().to_string();
     let situation = json!({"v": 1, "kind": "situation", "situation": {"id": "sit_01", "project": "/shop", "event": "PostToolUse", "tool": "Bash", "text": "make deploy", "meaning": "Deploy", "created_at": at, "last_seen": at, "seen": 1}});
     let edge = |source: &str, target: &str, kind: &str| json!({"v": 1, "kind": "edge", "edge": {"source": source, "target": target, "kind": kind, "strength": 0.6, "created_at": at, "updated_at": at}}).to_string();
-    let lines = [situation.to_string(), edge("sit_01", &mine, "applies"), edge("sit_01", &theirs, "applies"), edge("sit_99", &mine, "applies"), edge("sit_01", &mine, "manual"), edge(&mine, &theirs, "applies")];
+    let lines = [
+        situation.to_string(),
+        edge("sit_01", &mine, "applies"),
+        edge("sit_01", &theirs, "applies"),
+        edge("sit_99", &mine, "applies"),
+        edge("sit_01", &mine, "manual"),
+        edge(&mine, &theirs, "applies"),
+        // As `graph link` refuses them: a dangling end, a loop, a lesson's link to a situation.
+        edge(&mine, "NO-SUCH-MEMORY", "manual"),
+        edge(&mine, &mine, "co_used"),
+        edge(&mine, "sit_01", "manual"),
+    ];
     let file = home.path().join("graph.jsonl");
     std::fs::write(&file, lines.join("\n")).unwrap();
     let out = home.run(&["import", file.to_str().unwrap()]);
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("2 added, 0 updated, 4 rejected"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("2 added, 0 updated, 7 rejected"), "{stdout}\n{stderr}");
     let rejected: Vec<&str> = stderr.lines().filter(|l| l.contains(": line ")).collect();
-    assert_eq!(rejected.len(), 4, "{stderr}");
-    for (line, says) in [(3, "may not link"), (4, "not a situation here"), (5, "with `applies` only"), (6, "not a situation here")] {
+    assert_eq!(rejected.len(), 7, "{stderr}");
+    for (line, says) in [(3, "may not link"), (4, "not a situation here"), (5, "with `applies` only"), (6, "not a situation here"), (7, "not a memory here"), (8, "two different ends"), (9, "only situations link to lessons")] {
         assert!(rejected.iter().any(|l| l.contains(&format!(": line {line}: ")) && l.contains(says)), "line {line}: {stderr}");
     }
     let graph: Value = serde_json::from_str(&home.ok(&["graph", "show", &mine, "--json"])).unwrap();
@@ -550,6 +561,10 @@ fn a_recovery_is_captured_accepted_or_rejected_for_good() {
     said(&home, &prompt("r1", &project, "never run the e2e suite against the shared staging db"));
     let c = candidates(&home, &project, |c| c.len() == 2);
     let staging = c.iter().find(|c| c["source"] == "prompt").unwrap()["id"].as_str().unwrap().to_string();
+    // Edited: judged against the other lessons, not its own old words.
+    let out = ok_in(&home, &project, &["review", "edit", &staging, "Never run the e2e suite against the shared staging database, since its data is real; use the compose database"]);
+    assert!(out.contains("still a candidate") && !out.contains("duplicate"), "{out}");
+    ok_in(&home, &project, &["review", "edit", &staging, "never run the e2e suite against the shared staging db"]);
     ok_in(&home, &project, &["review", "reject", &staging]);
     said(&home, &prompt("r2", &project, "never run the e2e suite against the shared staging db"));
     std::thread::sleep(Duration::from_secs(2));
