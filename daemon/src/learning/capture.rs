@@ -200,7 +200,7 @@ fn and_then_rule(lower: &str) -> Option<usize> {
         // "the nightly job is slow and always fails on arm64" says what a thing does: its
         // subject is before " and ", and nothing is asked.
         let does = next.split_whitespace().nth(1).is_some_and(|w| w.len() > 3 && w.ends_with('s'));
-        STANDING.iter().any(|p| starts_with_word(next, p.trim_end_matches([',', ':'])))
+        STANDING.iter().any(|p| starts_with_word(next, p.trim_end_matches(',')))
             || (["always", "never", "whenever", "every time"].iter().any(|p| starts_with_word(next, p)) && !does)
     })
 }
@@ -231,7 +231,9 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
     }
     let mut rest = body;
     let mut standing = false;
-    while let Some(p) = STANDING.iter().find(|p| starts_with_word(rest, p.trim_end_matches([',', ':'])) || rest.starts_with(*p)) {
+    // A marker written with its colon needs it: "note: ..." marks a rule, "note the steps"
+    // asks to write something down.
+    while let Some(p) = STANDING.iter().find(|p| starts_with_word(rest, p.trim_end_matches(',')) || rest.starts_with(*p)) {
         standing = true;
         rest = rest[p.len()..].trim_start_matches(|c: char| c == ',' || c == ':' || c == '-' || c.is_whitespace());
         rest = strip_fillers(rest).0;
@@ -1007,6 +1009,9 @@ mod tests {
         ] {
             assert!(not_a_lesson(&s(&[t]), 0).is_some(), "{t}");
         }
+        // "note:" marks a rule; "note the steps" asks to write something down.
+        assert!(from_prompt("Note the steps to reproduce the bug").is_empty());
+        assert!(!from_prompt("note: the staging db is read-only, never write to it").is_empty());
         assert_eq!(not_a_lesson(&s(&["not sure why, but always run `make gen` after editing the schema"]), 0), None);
         assert!(!from_prompt("not sure why, but always run `make gen` after editing the schema").is_empty());
         // A lasting rule beside them stays one.

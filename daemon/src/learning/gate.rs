@@ -166,6 +166,17 @@ fn directs(lower: &str) -> bool {
     lower.split([';', ',', ':', '.']).any(|c| words(c).first().is_some_and(|w| DIRECTIVES.contains(&w.as_str()) && w != "do" && w != "make"))
 }
 
+/// Whether a lowercased text says what a thing always or never does ("node 7 never rejoins
+/// after a brownout", "the picker always comes up empty"): "always" or "never" after a subject
+/// that is not the agent, the team or the user, with nothing before it that asks ("you", "we",
+/// "should", "must", "please").
+fn describes(lower: &str) -> bool {
+    lower.split([',', '.', ';', ':']).any(|clause| {
+        let ws: Vec<&str> = clause.split_whitespace().collect();
+        ws.iter().enumerate().any(|(i, w)| i > 0 && matches!(*w, "always" | "never") && !ws[..i].iter().any(|b| matches!(*b, "you" | "we" | "i" | "please" | "should" | "must" | "has" | "have")))
+    })
+}
+
 /// A request for now: a lowercased sentence that opens with a directive ("fix the typo in ...",
 /// "add a csv export ...") and neither marks a rule that lasts nor gives a reason.
 pub fn request_for_now(lower: &str) -> bool {
@@ -622,9 +633,11 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         // is a convention of the project, whatever its verb ("every change gets a bullet in
         // NEWS.md").
         (0.7, "a convention the user wrote down, naming things in code")
-    } else if input.heard == HeardBy::Patterns {
+    } else if input.heard == HeardBy::Patterns && !describes(&lower) {
         // Capture heard a correction or a standing instruction, not a bare request: "pytest
-        // here, not unittest" says what to do without a verb.
+        // here, not unittest" says what to do without a verb. What a thing always or never does
+        // ("node 7 never rejoins after a brownout") is a report as often as a rule: it is
+        // judged as any text.
         (0.7, "a rule the user stated: a correction or standing instruction")
     } else if imperative {
         (0.3, "a request for now, not a rule that lasts")
@@ -838,14 +851,15 @@ mod tests {
     fn a_correction_the_patterns_heard_is_kept_without_a_verb() {
         // What capture's patterns hear is a correction or standing instruction, not a bare
         // request: kept, though it has no directive ("pytest here, not unittest").
-        for text in ["Pytest here, not unittest.", "No lombok in new code.", "You don't need docker for the unit tests.", "Rubocop -a, not -A.", "Use tsx, ts-node chokes on our esm config."] {
+        for text in ["Pytest here, not unittest.", "No lombok in new code.", "You don't need docker for the unit tests.", "Rubocop -a, not -A.", "Use tsx, ts-node chokes on our esm config.", "We build with cmake presets here.", "New queue names have to be added to config/sidekiq.yml."] {
             let plain = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
             assert_eq!(plain.verdict, Verdict::Primitive, "{text}: {:?}", plain.reasons);
             let j = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: HeardBy::Patterns }, &Bars::default());
             assert!(j.verdict.keeps(), "{text}: {:?}", j.reasons);
         }
-        // Fragments and statistics stay primitive however they were heard.
-        for text in ["Fix it.", "The tests took 42 seconds on average."] {
+        // Fragments, statistics and what a thing always or never does stay primitive however
+        // they were heard.
+        for text in ["Fix it.", "The tests took 42 seconds on average.", "Node 7 never rejoins after a brownout.", "The vent always swings fully open for a second on boot."] {
             let j = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: HeardBy::Patterns }, &Bars::default());
             assert_eq!(j.verdict, Verdict::Primitive, "{text}: {:?}", j.reasons);
         }

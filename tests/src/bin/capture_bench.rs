@@ -199,11 +199,19 @@ fn main() {
     }
 
     let mut prompts = Counts::default();
+    // Captured and kept by the gate: what a user would find in `cairn review`.
+    let mut prompts_kept = Counts::default();
     for p in set["prompts"].as_array().unwrap().iter().filter(|v| in_part(v)) {
         let j = judge(&home, &["--prompt", "--", p["prompt"].as_str().unwrap()]);
         let captured = j["captured"].is_string();
         let label = p["capture"].as_bool().unwrap();
         prompts.add(captured, label);
+        let kept = captured && j["keep"].as_bool().unwrap_or(false);
+        prompts_kept.add(kept, label);
+        if show && kept != label && captured {
+            let reasons: Vec<&str> = j["quality"]["reasons"].as_array().map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            println!("prompt {} {}: {} ({})", p["id"].as_str().unwrap(), if kept { "KEPT FALSE" } else { "CAPTURED, NOT KEPT" }, j["captured"], reasons.last().unwrap_or(&""));
+        }
         if show && captured != label {
             println!("prompt {} {}: {:?} -> {}", p["id"].as_str().unwrap(), if label { "MISSED" } else { "FALSE" }, p["prompt"].as_str().unwrap(), j["captured"]);
         }
@@ -247,6 +255,7 @@ fn main() {
     home.down();
     println!("part {part}");
     println!("prompts, capture:   {}", prompts.line());
+    println!("prompts, kept:      {}", prompts_kept.line());
     println!("candidates, keep:   {}", keep.line());
     for (s, c) in &by_source {
         println!("  {s:<10}        {}", c.line());
