@@ -385,11 +385,8 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
                 let lower = c.to_lowercase();
                 // What the wrong way does ("plain `cmake -B build` wont find the deps") is part
                 // of the complaint too.
-                let says_it_fails = [" wont ", " won't ", " doesn't ", " doesnt ", " does not ", " can't ", " cant ", " cannot ", " fails", " breaks", " isn't ", " isnt "]
-                    .iter()
-                    .any(|f| format!(" {lower} ").contains(f));
                 complaints += 1;
-                complaint &= out.is_empty() && (c.split_whitespace().count() <= 6 || says_it_fails) && !is_question(&lower) && complaints <= 1;
+                complaint &= out.is_empty() && (c.split_whitespace().count() <= 6 || says_it_fails(&lower)) && !is_question(&lower) && complaints <= 1;
                 if let Some(prev) = out.last_mut().filter(|_| last_was_lesson && !is_question(&lower) && BECAUSE.iter().any(|b| lower.starts_with(b))) {
                     with_reason(prev, c.trim().trim_end_matches(['.', '!']));
                 }
@@ -423,11 +420,28 @@ pub fn lesson_of(sentences: &[String], best: usize) -> Option<String> {
     if text.split_whitespace().count() < 3 {
         return None;
     }
+    // What the wrong way does, then what to do instead ("plain `cmake -B build` wont find the
+    // deps. configure with `-DCMAKE_PREFIX_PATH=...`"): the directive is the lesson, what fails
+    // its reason.
+    let next = sentences.get(best + 1).map(|n| n.trim().trim_end_matches(['.', '!', ';']));
+    let directs = |n: &str| {
+        n.split_whitespace().next().map(str::to_lowercase).is_some_and(|w| (super::gate::DIRECTIVES.contains(&w.as_str()) || matches!(w.as_str(), "configure" | "compile")) && !matches!(w.as_str(), "do" | "only"))
+    };
+    if let Some(next) = next.filter(|n| says_it_fails(rest) && !directs(rest) && directs(n) && !is_question(&n.to_lowercase())) {
+        let mut out = finished(next)?;
+        with_reason(&mut out, text);
+        return Some(out);
+    }
     let mut out = finished(text)?;
     if let Some(reason) = sentences.get(best + 1).filter(|n| BECAUSE.iter().any(|b| n.to_lowercase().starts_with(b))) {
         with_reason(&mut out, reason.trim().trim_end_matches(['.', '!', ';']));
     }
     Some(out)
+}
+
+/// Whether a lowercased clause says what fails ("plain `cmake -B build` wont find the deps").
+fn says_it_fails(lower: &str) -> bool {
+    [" wont ", " won't ", " doesn't ", " doesnt ", " does not ", " can't ", " cant ", " cannot ", " fails", " breaks", " isn't ", " isnt "].iter().any(|f| format!(" {lower} ").contains(f))
 }
 
 /// Machine output pasted into a prompt: an error's or a log's opening, a file:line place, a line of
@@ -1025,6 +1039,10 @@ mod tests {
         assert_eq!(lesson_of(&sentences, 1).as_deref(), Some("Deps live in requirements/base.in: because pip-compile reads only that file."));
         assert_eq!(lesson_of(&s(&["from now on, the `api/` handlers get #[instrument]!"]), 0).as_deref(), Some("The `api/` handlers get #[instrument]."));
         assert_eq!(lesson_of(&s(&["ok thanks"]), 0), None, "too short to be a lesson");
+        // What the wrong way does, then what to do: the directive, with what fails as its reason.
+        let wrong_way = s(&["plain `cmake -B build` wont find the deps.", "configure with `cmake -B build -DCMAKE_PREFIX_PATH=/opt/deps`"]);
+        assert_eq!(lesson_of(&wrong_way, 0).as_deref(), Some("Configure with `cmake -B build -DCMAKE_PREFIX_PATH=/opt/deps`: plain `cmake -B build` wont find the deps."));
+        assert_eq!(lesson_of(&s(&["the deploy script fails on arm.", "any idea why?"]), 0).as_deref(), Some("The deploy script fails on arm."));
         assert_eq!(lesson_of(&s(&["a b c"]), 3), None);
         // Any text, in any script, without a panic.
         assert_eq!(lesson_of(&s(&["ça doit être ÉCRIT ainsi, toujours"]), 0).as_deref(), Some("Ça doit être ÉCRIT ainsi, toujours."));
