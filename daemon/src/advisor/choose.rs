@@ -7,7 +7,8 @@
 //!    than to the lesson and its examples is not advised. A rule of the user's, the pack's or
 //!    cairn's own (not a learned one) is an instruction rather than evidence: what it puts
 //!    forward speaks whatever the model says, unless the moment is one of the lesson's near
-//!    misses; a critical rule speaks even then (it may be the user's own order to stop such
+//!    misses (as close as `learning.same_moment` to one: the rule's match says more than the
+//!    model's closeness); a critical rule speaks even then (it may be the user's own order to stop such
 //!    commands). The user's own feedback is an instruction too: on a moment as close as
 //!    `learning.same_moment` to a situation they said a lesson applies to (and closer to it
 //!    than to any they said it does not), the lesson speaks like a rule's; one they said it does
@@ -83,6 +84,12 @@ fn near_miss(s: &Scored, same_moment: f64) -> Option<String> {
         return Some(format!("learned: you said it is not for a moment like '{}' ({:.2}; link {:.2})", no.text, no.closeness, no.strength));
     }
     let (n, text) = h.counter.as_ref()?;
+    // A rule's pattern matched the action itself, which says more than closeness by meaning:
+    // the model rates an f-string query as close to the parameterised one the lesson is not
+    // for. Against a rule, only a moment as close as `same_moment` to a near miss is one.
+    if by_rule(&s.candidate) && *n < same_moment {
+        return None;
+    }
     let meaning = super::decision::meaning(&s.candidate)?;
     (*n > meaning).then(|| format!("closer to '{text}' ({n:.2}), a moment it is not for, than to the lesson or its examples ({meaning:.2})"))
 }
@@ -246,19 +253,24 @@ mod tests {
         assert_eq!(kept[0].short_why, "trigger force_push (critical)");
         assert_eq!(kept[0].signals["trigger_conf"], 1.0);
         // A rule of lower priority speaks too, unless the moment is one of its lesson's near
-        // misses; a learned rule is weighed like retrieval.
+        // misses, as close as `same_moment` to it (merely closer to it than to the lesson is
+        // the model's reading against the rule's match: the rule wins); a learned rule is
+        // weighed like retrieval.
         let high = trig("h", Priority::High);
         let mut missed = trig("m", Priority::High);
         missed.hit = Some(Hit::by_words("m".into(), 0.0, 0.0, vec![], 3));
         missed.hit.as_mut().unwrap().cosine = Some(0.3);
-        missed.hit.as_mut().unwrap().counter = Some((0.6, "the safe variant".into()));
+        missed.hit.as_mut().unwrap().counter = Some((0.9, "the safe variant".into()));
+        let mut closer = missed.clone();
+        closer.id = "n".into();
+        closer.hit.as_mut().unwrap().counter = Some((0.6, "the safe variant, by meaning".into()));
         let mut critical_missed = missed.clone();
         critical_missed.id = "c".into();
         critical_missed.trigger.as_mut().unwrap().priority = Priority::Critical;
         let mut learned = trig("l", Priority::Critical);
         learned.trigger.as_mut().unwrap().learned = true;
-        let (kept, dropped) = rank(vec![high, missed, critical_missed, learned], &LOUD, false, &gates());
-        assert_eq!(ids(&kept), vec!["c", "h"]);
+        let (kept, dropped) = rank(vec![high, missed, closer, critical_missed, learned], &LOUD, false, &gates());
+        assert_eq!(ids(&kept), vec!["c", "n", "h"]);
         assert!(dropped.iter().any(|(s, v)| s.candidate.id == "m" && matches!(v, Verdict::NearMiss(_))));
         assert!(dropped.iter().any(|(s, v)| s.candidate.id == "l" && matches!(v, Verdict::Undecided(_))));
     }

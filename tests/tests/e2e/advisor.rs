@@ -240,6 +240,17 @@ fn the_seed_pack_speaks_by_its_example_moments_and_keeps_quiet_on_its_near_misse
     // An f-string query in Python: no trigger pattern of the pack matches it.
     let a = advise_payload(&home, "fstring.json", "Edit", json!({"file_path": home.path().join("api/search.py"), "old_string": "cur.execute(\"SELECT * FROM items WHERE name LIKE %s\", (f\"%{term}%\",))", "new_string": "cur.execute(f\"SELECT * FROM items WHERE name LIKE '%{term}%'\")"}));
     assert!(a["advice"].as_array().unwrap().iter().any(|i| i["id"] == "seed-sql-params"), "{a}");
+    // Where the pack's rule matches an injection, the model's reading (closer to the lesson's
+    // parameterised near miss than to the lesson) does not silence it; the parameterised query,
+    // which no rule matches, stays quiet. So does a hard-coded live key's rule.
+    let edit = |name: &str, new: &str| advise_payload(&home, name, "Edit", json!({"file_path": home.path().join("app/db.py"), "old_string": "def find_user(name):\n    pass", "new_string": new}));
+    let said = |a: &Value, id: &str| a["advice"].as_array().unwrap().iter().any(|i| i["id"] == id);
+    let injected = edit("inject.json", "def find_user(name):\n    cur.execute(f\"SELECT * FROM users WHERE name = '{name}'\")\n    return cur.fetchall()");
+    assert!(said(&injected, "seed-sql-params"), "{injected}");
+    let bound = edit("bound.json", "def find_user(name):\n    cur.execute(\"SELECT * FROM users WHERE name = %s\", (name,))\n    return cur.fetchall()");
+    assert!(!said(&bound, "seed-sql-params"), "{bound}");
+    let key = advise_payload(&home, "key.json", "Write", json!({"file_path": home.path().join("config/settings.py"), "content": "STRIPE_KEY = 'sk_live_51HxQw2eZvKYlo2C0123456789abcdef'\n"}));
+    assert!(said(&key, "seed-secrets-no-literals"), "{key}");
     home.down();
 }
 
