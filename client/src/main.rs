@@ -68,7 +68,9 @@ fn run(command: Command) -> Result<(), Failure> {
             Command::Doctor => commands::doctor::doctor().await,
             Command::Hooks { action } => match action {
                 HooksAction::Install { target, all_tools, interrupts, mcp } => {
-                    commands::hooks::install(target.target(), settings::Wiring { all_tools, interrupts }).and_then(|()| if mcp { commands::hooks::install_mcp(target.target()) } else { Ok(()) })
+                    // The MCP file is read first: one that cannot be read changes nothing at all.
+                    let checked = if mcp { commands::hooks::check_mcp(target.target()) } else { Ok(()) };
+                    checked.and_then(|()| commands::hooks::install(target.target(), settings::Wiring { all_tools, interrupts })).and_then(|()| if mcp { commands::hooks::install_mcp(target.target()) } else { Ok(()) })
                 }
                 HooksAction::Uninstall { target } => commands::hooks::uninstall(target.target()),
                 HooksAction::Status => commands::hooks::status(),

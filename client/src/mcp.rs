@@ -29,10 +29,16 @@ fn answer<T: serde::Serialize>(r: Result<T, Failure>) -> Result<CallToolResult, 
     })
 }
 
+/// Requests to the daemon at once: each holds a connection, and a client sending hundreds of
+/// calls together would take the daemon's every connection (it serves 256), failing some of its
+/// own calls and keeping hooks waiting. The rest queue here.
+static IN_FLIGHT: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(16);
+
 /// Runs one request against the daemon.
 macro_rules! call {
     ($method:ident $(, $arg:expr)*) => {
         answer(async {
+            let _turn = IN_FLIGHT.acquire().await.map_err(|e| Failure::new(1, format!("cannot queue the request: {e}")))?;
             let c = client().await?;
             let out = c.$method(ctx() $(, $arg)*).await??;
             Ok::<_, Failure>(out)
@@ -196,7 +202,10 @@ impl CairnMcp {
 
     #[tool(description = "The memory's state: memories, tiers (active, recent, archived, expired), captured lessons, the model and index, hook misses.")]
     async fn get_memory_stats(&self) -> Result<CallToolResult, ErrorData> {
-        answer(async { Ok::<_, Failure>(client().await?.status(ctx()).await?) }.await)
+        answer(async {
+            let _turn = IN_FLIGHT.acquire().await.map_err(|e| Failure::new(1, format!("cannot queue the request: {e}")))?;
+            Ok::<_, Failure>(client().await?.status(ctx()).await?)
+        }.await)
     }
 
     #[tool(description = "Recalculate every memory's tier from its last access now, and count them per tier.")]

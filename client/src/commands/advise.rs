@@ -31,7 +31,9 @@ pub async fn advise(text: Vec<String>, hook_input: Option<PathBuf>, json: bool, 
     outln!("intent:   {}", advice.intent);
     outln!("project:  {}", advice.project);
     outln!("salience: {:.2} ({})", advice.salience, advice.salience_reason);
-    if advice.advice.is_empty() {
+    if advice.paused {
+        outln!("project {} is paused: nothing is advised or recorded there (`cairn resume` to advise again)", advice.project);
+    } else if advice.advice.is_empty() {
         outln!("no advice worth giving");
     }
     for item in &advice.advice {

@@ -250,11 +250,19 @@ pub fn install_mcp(target: Target) -> Result<(), Failure> {
     let shown = mcp_path(target)?;
     let path = resolve(&shown);
     let cairn = std::env::current_exe().map_err(|e| Failure::new(1, format!("cannot tell where this cairn binary is: {e}")))?;
-    let mut value = read(&path)?.unwrap_or_else(|| Value::Object(Default::default()));
+    let existing = read(&path)?;
+    let created_file = existing.is_none();
+    let mut value = existing.unwrap_or_else(|| Value::Object(Default::default()));
     let entry = settings::mcp_entry(&cairn, chosen_home()?.as_deref());
     if !settings::add_mcp(&mut value, entry).map_err(|e| describe_error(&path, e))? {
         outln!("cairn's MCP server is already registered in {}", shown.display());
         return Ok(());
+    }
+    if created_file {
+        // Made by cairn: uninstall takes the file away again, as the settings file's.
+        let mut records = load_records();
+        records.insert(path.display().to_string(), Record { created_file: true, created_dir: false, created: settings::Created::default() });
+        save_records(&records)?;
     }
     let saved = write(&path, &value)?;
     outln!("registered cairn's MCP server (`cairn mcp`) in {}{}", shown.display(), saved.map(|b| format!(" (backup: {})", b.display())).unwrap_or_default());
@@ -270,14 +278,40 @@ fn uninstall_mcp(target: Target) -> Result<(), Failure> {
     let path = resolve(&shown);
     let Some(mut value) = read(&path)? else { return Ok(()) };
     if settings::remove_mcp(&mut value) {
-        write(&path, &value)?;
-        outln!("removed cairn's MCP server from {}", shown.display());
+        let mut records = load_records();
+        let key = path.display().to_string();
+        let created = records.get(&key).is_some_and(|r| r.created_file);
+        let emptied = value.as_object().is_some_and(|o| o.is_empty() || (o.len() == 1 && o.get("mcpServers").is_some_and(|m| m.as_object().is_some_and(|m| m.is_empty()))));
+        if created && emptied {
+            std::fs::remove_file(&path).map_err(|e| Failure::new(1, format!("cannot remove {}: {e}", path.display())))?;
+            outln!("removed cairn's MCP server and the file cairn had created, {}", shown.display());
+        } else {
+            let saved = write(&path, &value)?;
+            outln!("removed cairn's MCP server from {}", shown.display());
+            if let Some(b) = saved {
+                outln!("backup of the previous file: {}", b.display());
+            }
+        }
+        records.remove(&key);
+        save_records(&records)?;
     }
     Ok(())
 }
 
+/// Whether the MCP file of `target` can be read (before anything is changed for `install --mcp`).
+pub fn check_mcp(target: Target) -> Result<(), Failure> {
+    read(&resolve(&mcp_path(target)?)).map(|_| ())
+}
+
+/// Removes cairn's hooks, then its MCP server entry: a file of one that cannot be read does not
+/// keep the other in place.
 pub fn uninstall(target: Target) -> Result<(), Failure> {
-    uninstall_mcp(target)?;
+    let hooks = uninstall_hooks(target);
+    let mcp = uninstall_mcp(target);
+    hooks.and(mcp)
+}
+
+fn uninstall_hooks(target: Target) -> Result<(), Failure> {
     let shown = settings_path(target)?;
     let path = resolve(&shown);
     let Some(mut value) = read(&path)? else {

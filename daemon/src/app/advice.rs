@@ -248,6 +248,9 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
     let explicit = req.scope.project.is_some() || req.scope.global;
     let event = req.hook_input.as_ref().map(HookEvent::from_payload);
     let text = req.text.as_deref().map(str::trim).filter(|t| !t.is_empty());
+    if let Some(text) = text {
+        super::retrieve::bounded_query(text)?;
+    }
     let (subject, project, kind) = match (&event, text) {
         (Some(event), _) => {
             let project = match (&event.cwd, explicit) {
@@ -261,7 +264,7 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
     };
     if d.memories().is_paused(&project) {
         let (intent, salience, _) = subject.parts();
-        return Ok(Advice { intent: intent.words, project, advice: Vec::new(), salience: salience.score, salience_reason: salience.reason.into(), considered: Vec::new(), decision: None });
+        return Ok(Advice { intent: intent.words, project, advice: Vec::new(), salience: salience.score, salience_reason: salience.reason.into(), considered: Vec::new(), decision: None, paused: true });
     }
     // A person asking may wait for the model, so the answer is the one the hook gives once warm.
     let _ = d.embedder_ready().await;
@@ -299,5 +302,6 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
         salience_reason: answer.salience.reason.into(),
         considered: answer.considered,
         decision: answer.decision.map(|d| d.permission),
+        paused: false,
     })
 }

@@ -538,6 +538,7 @@ pub async fn judge(d: &Daemon, req: JudgeRequest) -> Result<Judged> {
     if text.is_empty() {
         return Err(Error::Invalid("give a text to judge".into()));
     }
+    super::retrieve::bounded_query(text)?;
     let t = d.tuneables();
     let project = d.project_for(&req.scope);
     let (captured, subject, by) = if req.prompt {

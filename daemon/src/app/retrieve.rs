@@ -35,6 +35,19 @@ pub struct AtMoment<'a> {
 /// Runs `f` with the retrieval for `meaning` under the settings `t` (the caller's one copy of
 /// them, so that one answer reads one version of the settings); for advice, `moment` brings in
 /// what was learned in its project.
+/// Longest text a person's query may be (`search`, `advise TEXT`, `review judge`): retrieval's
+/// work grows with a query's words, and a megabyte of them kept the daemon busy for minutes after
+/// the caller had gone. A hook event's intent is cut far shorter where it is made.
+pub const MAX_QUERY_CHARS: usize = 4_000;
+
+/// `Ok` for a query within [`MAX_QUERY_CHARS`], else why not.
+pub fn bounded_query(text: &str) -> super::error::Result<()> {
+    match text.chars().nth(MAX_QUERY_CHARS) {
+        Some(_) => Err(super::error::Error::Invalid(format!("the text is longer than {MAX_QUERY_CHARS} characters: give its gist"))),
+        None => Ok(()),
+    }
+}
+
 pub fn with_retrieval<R>(d: &Daemon, t: &Tuneables, meaning: &str, patience: Patience, fusion: Fusion, moment: Option<AtMoment<'_>>, f: impl FnOnce(&Retrieval<'_>) -> R) -> R {
     // The model if loaded and wanted; never waits for a load (the hook's path).
     let embedder = if t.model.enabled { d.semantic().model().embedder_now() } else { None };

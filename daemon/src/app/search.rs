@@ -18,6 +18,7 @@ pub async fn search(d: &Daemon, req: SearchRequest) -> Result<SearchResults> {
     if text.is_empty() {
         return Err(Error::Invalid("give a text to search for".into()));
     }
+    super::retrieve::bounded_query(&text)?;
     let k = req.k.unwrap_or(DEFAULT_K);
     if k == 0 || k > MAX_K {
         return Err(Error::Invalid(format!("-k must be between 1 and {MAX_K}")));

@@ -231,6 +231,11 @@ pub fn validate_text(text: &str) -> Result<String, String> {
     if trimmed.chars().count() > MAX_TEXT_CHARS {
         return Err(format!("text is longer than {MAX_TEXT_CHARS} characters"));
     }
+    // A lesson is printed to terminals and given to the agent: no escape sequences, bells or
+    // other control characters (line breaks and tabs are text).
+    if let Some(c) = trimmed.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+        return Err(format!("text must be printable: it holds the control character U+{:04X}", c as u32));
+    }
     Ok(trimmed.to_string())
 }
 
@@ -625,6 +630,9 @@ mod tests {
         let mut v: Value = serde_json::from_str(&memory_line(&sample())).unwrap();
         v["worth"]["effectiveness"] = Value::from(3.0);
         assert!(parse_import_line(&v.to_string(), "global").unwrap_err().contains("effectiveness"));
+        // Control characters other than line breaks and tabs are refused.
+        assert!(validate_text("ring \u{7} and clear \u{1b}[2J").unwrap_err().contains("U+0007"));
+        assert_eq!(validate_text("line one\n\tline two").unwrap(), "line one\n\tline two");
         // A node weight is kept between the floor of `not-useful` and 1, as feedback keeps it.
         for w in [0.0, 17.0, 0.01] {
             let mut v: Value = serde_json::from_str(&memory_line(&sample())).unwrap();
@@ -669,7 +677,8 @@ mod tests {
         /// A memory exported and imported again is the same memory, whatever its words.
         #[test]
         fn export_then_import_is_the_same_memory(
-            text in "[\\PL\\PN][\\PL\\PN\\PP ]{0,80}",
+            // Any printable words (control characters are refused at the door).
+            text in "[^\\p{Cc}\\s][^\\p{Cc}]{0,80}",
             category in "[a-z]{1,12}",
             tags in proptest::collection::vec("[a-z0-9-]{1,10}", 0..4),
             project in "(global|/[a-z]{1,10}(/[a-z]{1,8}){0,2})",

@@ -321,7 +321,8 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
 fn finished(text: &str) -> Option<String> {
     let mut chars = text.chars();
     let first = chars.next()?;
-    let mut out: String = first.to_uppercase().chain(chars).collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ");
+    // Control characters (a terminal's escapes in a pasted line) are no part of a lesson.
+    let mut out: String = first.to_uppercase().chain(chars).filter(|c| c.is_whitespace() || !c.is_control()).collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ");
     if out.chars().count() > MAX_TEXT {
         out = out.chars().take(MAX_TEXT).collect::<String>().trim_end().to_string();
     }

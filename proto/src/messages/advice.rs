@@ -115,6 +115,9 @@ pub struct Advice {
     /// The interrupt the hook would answer with (`ask` or `deny`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<String>,
+    /// The project is paused (`cairn pause`): nothing is advised or recorded there.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paused: bool,
 }
 
 /// One lesson the advisor said, or weighed and did not say: in an answer, in `--explain`'s list

@@ -139,6 +139,29 @@ fn hooks_install_registers_the_server_and_uninstall_takes_it_away() {
     run(&["hooks", "uninstall", "--user"]);
     let config: Value = serde_json::from_str(&std::fs::read_to_string(user.path().join(".claude.json")).unwrap()).unwrap();
     assert!(config["mcpServers"].get("cairn").is_none() && config["mcpServers"]["other"].is_object(), "{config}");
+
+    // A file cairn created for the server goes with it.
+    let bare = tempfile::tempdir().unwrap();
+    let in_bare = |args: &[&str]| home.run_in(None, &[("HOME", bare.path().as_os_str())], args);
+    assert!(in_bare(&["hooks", "install", "--user", "--mcp"]).status.success());
+    assert!(bare.path().join(".claude.json").is_file());
+    assert!(in_bare(&["hooks", "uninstall", "--user"]).status.success());
+    let left: Vec<_> = std::fs::read_dir(bare.path()).unwrap().flatten().map(|e| e.file_name()).filter(|n| n.to_string_lossy().starts_with(".claude.json")).collect();
+    assert!(left.is_empty(), "nothing of the file cairn made is left: {left:?}");
+
+    // A server file that cannot be read changes nothing: the hooks are not installed either, and
+    // uninstall still takes the hooks away.
+    let broken = tempfile::tempdir().unwrap();
+    std::fs::write(broken.path().join(".claude.json"), "{\"numStartups\": 5,").unwrap();
+    let in_broken = |args: &[&str]| home.run_in(None, &[("HOME", broken.path().as_os_str())], args);
+    let out = in_broken(&["hooks", "install", "--user", "--mcp"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("cannot parse"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!broken.path().join(".claude/settings.json").exists(), "no hooks were installed");
+    assert!(in_broken(&["hooks", "install", "--user"]).status.success());
+    let out = in_broken(&["hooks", "uninstall", "--user"]);
+    assert!(!out.status.success(), "the broken server file is still named");
+    let settings = std::fs::read_to_string(broken.path().join(".claude/settings.json")).unwrap_or_default();
+    assert!(!settings.contains("cairn"), "the hooks were removed: {settings}");
 }
 
 /// The official MCP Inspector's CLI, fetched by scripts/test.sh.
