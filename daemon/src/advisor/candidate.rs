@@ -124,13 +124,19 @@ impl Candidate {
     /// and they have not judged the lesson itself not useful again and again since (its node
     /// weight above [`INSTRUCTED_NODE_WEIGHT`]): a lesson they keep calling stale speaks only as
     /// the model decides, its odds scaled down.
+    ///
+    /// An example moment the user gave their own lesson (`--example`; a seed's are the pack's
+    /// guesses, weighed by the model) is their word the same way: a moment as close as
+    /// `same_moment` to it, closer than to any of the lesson's near misses, gets the lesson.
     pub fn by_feedback(&self, same_moment: f64) -> bool {
         if self.node_weight <= INSTRUCTED_NODE_WEIGHT {
             return false;
         }
         let Some(h) = &self.hit else { return false };
-        let Some(yes) = &h.learned.applies else { return false };
-        yes.closeness >= same_moment && h.learned.not.as_ref().is_none_or(|no| no.closeness < yes.closeness)
+        let taught = h.learned.applies.as_ref().is_some_and(|yes| yes.closeness >= same_moment && h.learned.not.as_ref().is_none_or(|no| no.closeness < yes.closeness));
+        let exemplified = self.seed.is_none()
+            && h.example.as_ref().is_some_and(|(c, _)| *c >= same_moment && h.counter.as_ref().is_none_or(|(n, _)| n < c) && h.learned.not.as_ref().is_none_or(|no| no.closeness < *c));
+        taught || exemplified
     }
 
     pub fn source(&self) -> Source {

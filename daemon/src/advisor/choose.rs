@@ -228,6 +228,19 @@ mod tests {
         assert!(by_feedback(&c, 0.85), "one `not-useful` does not undo the user's `used`");
         c.node_weight = 0.5;
         assert!(!by_feedback(&c, 0.85), "five do: the model decides, the odds scaled down");
+        // The user's own example moment is their word too, unless a near miss is closer; a
+        // seed's examples are the pack's guesses, which the model weighs.
+        let mut e = cand("e", 0.1, Some(0.2), 1, 0.5);
+        e.hit.as_mut().unwrap().example = Some((0.93, "edit src/checkout.ts: ldClient.variation('new-checkout', user, false)".into()));
+        assert!(by_feedback(&e, 0.85));
+        e.hit.as_mut().unwrap().counter = Some((0.95, "edit src/checkout.ts: flags.get('new-checkout')".into()));
+        assert!(!by_feedback(&e, 0.85));
+        e.hit.as_mut().unwrap().counter = None;
+        e.seed = Some((0.5, "seed".into()));
+        assert!(!by_feedback(&e, 0.85));
+        e.seed = None;
+        e.hit.as_mut().unwrap().example = Some((0.8, "further off".into()));
+        assert!(!by_feedback(&e, 0.85));
     }
 
     #[test]
