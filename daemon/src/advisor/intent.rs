@@ -148,10 +148,17 @@ fn text_arguments(input: &Value, per_value: usize) -> Vec<String> {
 /// shorter: every form of the intent is a prefix of its fields' gists, at most [`DEED_CHARS`].
 const READ_CHARS: usize = DEED_CHARS + 1_000;
 
-/// The intent of a tool call or prompt, with every secret redacted. The redaction comes first:
-/// an intent is cut to length, and a cut through `postgres://admin:pw@db` leaves a password the
-/// redaction, which needs the whole URL, no longer sees.
+/// The intent of a tool call or prompt, as retrieval and the decision read it: the action as it
+/// is (a secret in it stays in memory, never written; what replaces it, `Variable.get(...)` for
+/// a pasted token, is what tells a fix from the mistake).
 pub fn intent(event: &HookEvent) -> Intent {
+    Intent { kind: action_kind(event.kind.name(), event.tool_name.as_deref()), ..intent_of(event) }
+}
+
+/// The intent as the session log and situations keep it, with every secret redacted. The
+/// redaction comes first: an intent is cut to length, and a cut through `postgres://admin:pw@db`
+/// leaves a password the redaction, which needs the whole URL, no longer sees.
+pub fn recorded(event: &HookEvent) -> Intent {
     fn clipped(v: &Value) -> Value {
         match v {
             Value::String(s) => Value::String(clip(s, READ_CHARS).to_string()),
@@ -173,7 +180,15 @@ pub fn intent(event: &HookEvent) -> Intent {
         prompt: event.prompt.as_deref().map(|p| redact::redact_text(clip(p, READ_CHARS))),
         source: event.source.clone(),
     };
-    Intent { kind: action_kind(event.kind.name(), event.tool_name.as_deref()), ..intent_of(&clean) }
+    intent(&clean)
+}
+
+/// A person's text as the log keeps it (`advise TEXT --session`): redacted, then cut as an
+/// intent's meaning is.
+pub fn recorded_text(text: &str) -> (String, String) {
+    let text = redact::redact_text(clip(text, READ_CHARS));
+    let meaning = clip(&text, MAX_MEANING_CHARS).to_string();
+    (text, meaning)
 }
 
 fn intent_of(event: &HookEvent) -> Intent {
@@ -308,7 +323,8 @@ mod tests {
         let i = intent(&ev("MultiEdit", json!({"file_path": "/a/b/c.py", "edits": [{"old_string": "x", "new_string": "retry(3)"}, {"old_string": "y", "new_string": "timeout=5"}]})));
         assert_eq!(i.words, "edit a/b/c.py: retry(3) timeout=5");
         let i = intent(&ev("Write", json!({"file_path": "/r/.env", "content": "API_KEY=abc"})));
-        assert_eq!(i.words, "write r/.env: API_KEY=[REDACTED]", "a secret is redacted where the intent is made");
+        assert_eq!(i.words, "write r/.env: API_KEY=abc", "retrieval reads the action as it is");
+        assert_eq!(recorded(&ev("Write", json!({"file_path": "/r/.env", "content": "API_KEY=abc"}))).words, "write r/.env: API_KEY=[REDACTED]", "the log keeps it redacted");
         let i = intent(&ev("NotebookEdit", json!({"notebook_path": "/n/eda.ipynb", "new_source": "df.describe()"})));
         assert_eq!(i.words, "edit notebook n/eda.ipynb: df.describe()");
     }
@@ -409,15 +425,15 @@ mod tests {
         for n in 0..120 {
             let filler = "word ".repeat(n);
             let command = format!("echo {filler}&& psql postgres://admin:hunter2secret@db.prod:5432/app -c 'select 1'");
-            let i = intent(&ev("Bash", json!({"command": command, "description": format!("Check {filler} the database")})));
+            let i = recorded(&ev("Bash", json!({"command": command, "description": format!("Check {filler} the database")})));
             for form in [&i.words, &i.meaning, &i.deed] {
                 assert!(!form.contains("hunter") && !form.contains("2secret"), "{n}: {form}");
             }
         }
         let p = HookEvent::from_payload(&json!({"hook_event_name": "UserPromptSubmit", "prompt": format!("{} use postgres://admin:hunter2secret@db/app", "x ".repeat(198))}));
-        let i = intent(&p);
+        let i = recorded(&p);
         assert!(!i.words.contains("hunter") && !i.deed.contains("hunter"), "{}", i.words);
-        let w = intent(&ev("Write", json!({"file_path": "a/.env", "content": "DATABASE_URL=postgres://u:hunter2secret@db/app\nAPI_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz"})));
+        let w = recorded(&ev("Write", json!({"file_path": "a/.env", "content": "DATABASE_URL=postgres://u:hunter2secret@db/app\nAPI_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz"})));
         assert!(!w.words.contains("hunter") && !w.deed.contains("abcdefghijklmnop"), "{}", w.words);
     }
 }

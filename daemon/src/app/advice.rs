@@ -61,8 +61,7 @@ impl Subject<'_> {
         match self {
             Subject::Event(e) => (intent::intent(e), salience::salience(e), intent::raw_input(e, RAW_INPUT_CHARS)),
             Subject::Text(t) => {
-                // Redacted before it is cut, as an event's intent is.
-                let text = crate::base::redact::redact_text(t.trim());
+                let text = t.trim().to_string();
                 (Intent { words: text.clone(), meaning: text.chars().take(160).collect(), deed: text.clone(), kind: "prompt".into(), ..Intent::default() }, salience::of_prompt(&text), text)
             }
         }
@@ -275,6 +274,14 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
         answer.items.truncate(limit as usize);
     }
     if let Some(session) = &req.session {
+        // Kept redacted, the redaction before any cut.
+        let kept = match (&event, text) {
+            (Some(e), _) => {
+                let i = intent::recorded(e);
+                (i.words, i.meaning)
+            }
+            (None, t) => intent::recorded_text(t.unwrap_or_default()),
+        };
         let event = SessionEvent {
             at: crate::base::clock::now(),
             session_id: session.clone(),
@@ -282,9 +289,8 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
             project: project.clone(),
             tool_name: None,
             tool_use_id: None,
-            // The intent is redacted where it is made.
-            intent: Some(answer.intent.words.clone()),
-            meaning: Some(answer.intent.meaning.clone()),
+            intent: Some(kept.0),
+            meaning: Some(kept.1),
             payload: serde_json::Value::Null,
             advised: record::said(&answer.items),
             decision: answer.decision.as_ref().map(record::decision),

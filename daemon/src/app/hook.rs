@@ -47,9 +47,10 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         reply.decision = answer.decision;
         said = record::said(&answer.items);
         shadow = answer.shadow;
-        // Redacted where it is made (`intent::intent`).
-        intent_text = Some(answer.intent.words);
-        meaning_text = Some(answer.intent.meaning);
+        // Kept redacted, the redaction before any cut (`intent::recorded`).
+        let kept = crate::advisor::intent::recorded(&event);
+        intent_text = Some(kept.words);
+        meaning_text = Some(kept.meaning);
     }
 
     redact::redact_value(&mut payload);

@@ -23,11 +23,13 @@ struct Rule {
     keeps_references: bool,
 }
 
-/// Whether a secret-named key's whole unquoted value only refers to the environment.
+/// Whether a secret-named key's whole unquoted value only refers to the environment, or is a
+/// call that fetches it by a constant's name (`Variable.get(HUBSPOT_TOKEN_VAR)`): code, not a
+/// secret (a call given anything else may carry one: `x.concat(hunter2)`).
 fn env_reference(value: &str) -> bool {
     static REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"^(?:process\.env(?:\.[A-Za-z_][A-Za-z0-9_]*!?|\[)?|import\.meta\.env\.[A-Za-z_][A-Za-z0-9_]*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|(?:std::)?env::var(?:_os)?\(|os\.environ(?:\.get\(|\[)?|os\.getenv\(|System\.getenv\(|ENV(?:\.fetch\(|\[)|Deno\.env\.get\()$",
+            r"^(?:process\.env(?:\.[A-Za-z_][A-Za-z0-9_]*!?|\[)?|import\.meta\.env\.[A-Za-z_][A-Za-z0-9_]*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|(?:std::)?env::var(?:_os)?\(|os\.environ(?:\.get\(|\[)?|os\.getenv\(|System\.getenv\(|ENV(?:\.fetch\(|\[)|Deno\.env\.get\(|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\((?:[A-Z][A-Z0-9_]*)?\))$",
         )
         .expect("reference pattern compiles")
     });
@@ -136,7 +138,8 @@ fn said_in_words(text: &str) -> std::borrow::Cow<'_, str> {
         let looks_secret = v.chars().count() >= 6
             && (v.chars().any(|ch| ch.is_ascii_digit()) || v.chars().skip(1).any(|ch| ch.is_uppercase()) || v.chars().any(|ch| !ch.is_alphanumeric() && !matches!(ch, '-' | '_' | '.')))
             && v != MASK
-            && !env_reference(v);
+            && !env_reference(v)
+            && !env_reference(&c["v"]);
         if looks_secret { format!("{}{MASK}{}", &c["k"], &c["v"][v.len()..]) } else { c[0].to_string() }
     })
 }
@@ -327,6 +330,7 @@ mod tests {
             "let token = [];",
             "the password is stored in vault, never in the repo",
             "the api key is read from $STRIPE_KEY at start",
+            "token = Variable.get(HUBSPOT_TOKEN_VAR)",
         ] {
             assert_eq!(redact_text(text), text);
         }
