@@ -63,7 +63,8 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
     outln!("{} added, {} updated, {} rejected", total.added, total.updated, total.rejected.len());
     if !total.rejected.is_empty() {
         // The rest is imported; the exit code says not everything was.
-        return Err(Failure::new(1, format!("{} of {n} lines were rejected (listed above); the others were imported", total.rejected.len())));
+        let rest = if total.rejected.len() as u64 >= n { "nothing was imported" } else { "the others were imported" };
+        return Err(Failure::new(1, format!("{} of {n} lines were rejected (listed above); {rest}", total.rejected.len())));
     }
     Ok(())
 }

@@ -56,17 +56,19 @@ pub fn check_causes(d: &Daemon, own: &str, caused_by: &[String]) -> Result<Vec<S
 pub fn dependencies_now(d: &Daemon, project: &str, own: &str, cross_project: bool) -> Result<Vec<String>> {
     let now = unix_seconds(&clock::now()) as i64;
     let since = time::OffsetDateTime::from_unix_timestamp(now - causality::DEPENDENCY_WINDOW_S).map(clock::timestamp).unwrap_or_default();
+    // The seed pack is loaded, not written: a lesson is never written on top of it.
+    let written = |m: &cairn_proto::Memory| m.source != crate::advisor::seeds::SEED_SOURCE;
     let recent: Vec<(String, i64)> = if cross_project {
         let mut v = Vec::new();
         for m in d.store().memories_after(None) {
             let m = m?;
-            if m.updated_at.as_str() > since.as_str() {
+            if m.updated_at.as_str() > since.as_str() && written(&m) {
                 v.push((m.id.clone(), unix_seconds(&m.updated_at) as i64));
             }
         }
         v
     } else {
-        d.memories().changed_since(project, &since).into_iter().filter_map(|id| d.memories().get(&id)).map(|m| (m.id.clone(), unix_seconds(&m.updated_at) as i64)).collect()
+        d.memories().changed_since(project, &since).into_iter().filter_map(|id| d.memories().get(&id)).filter(written).map(|m| (m.id.clone(), unix_seconds(&m.updated_at) as i64)).collect()
     };
     Ok(causality::dependencies(&recent, now, own))
 }

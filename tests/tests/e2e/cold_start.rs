@@ -55,6 +55,12 @@ fn a_fresh_home_advises_from_the_seed_pack() {
     assert!(additional_context(&bash(&home, "s4", "rm -rf \"$OUT\"/*")).contains("print the expanded path"));
     assert_eq!(home.run(&["seed", "--disable", "not-a-seed"]).status.code(), Some(2));
 
+    // A lesson is not written on top of the pack, which was loaded, not written.
+    let first = home.ok(&["add", "Pin the Node version in .nvmrc so CI and laptops agree", "--global"]).trim().to_string();
+    let shown: Value = serde_json::from_str(&home.ok(&["show", "--json", &first])).unwrap();
+    assert!(shown["why"]["dependencies"].as_array().is_none_or(|d| d.is_empty()), "{shown}");
+    home.ok(&["forget", &first]);
+
     // Weight falls as the user's own lessons accumulate.
     for i in 0..5 {
         home.ok(&["add", &format!("Lesson of my own number {i} about the build"), "--global"]);
