@@ -79,7 +79,8 @@ pub struct SearchContext {
     pub query: String,
     /// The project (by default the server's folder's); its `global` lessons are searched too.
     pub project: Option<String>,
-    /// Most results (10 by default).
+    /// Most results, from 1 to 1000 (10 by default).
+    #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<u32>,
 }
 
@@ -177,6 +178,10 @@ impl CairnMcp {
 
     #[tool(description = "Search memories by meaning and words in a project and global; each result says why it ranks where it does.")]
     async fn search_context(&self, Parameters(p): Parameters<SearchContext>) -> Result<CallToolResult, ErrorData> {
+        // Refused in the tool's own terms (the daemon names the command line's `-k`).
+        if p.limit.is_some_and(|k| !(1..=1000).contains(&k)) {
+            return answer::<()>(Err(Failure::new(2, "limit must be between 1 and 1000")));
+        }
         call!(search, SearchRequest { text: p.query, scope: scope(p.project.as_deref()), k: p.limit, browse: false })
     }
 
