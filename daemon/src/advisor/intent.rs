@@ -169,18 +169,8 @@ pub fn recorded(event: &HookEvent) -> Intent {
     }
     let mut tool_input = clipped(&event.tool_input);
     redact::redact_value(&mut tool_input);
-    let clean = HookEvent {
-        kind: event.kind.clone(),
-        session_id: None,
-        cwd: None,
-        tool_name: event.tool_name.clone(),
-        tool_use_id: None,
-        tool_input,
-        tool_response: None,
-        prompt: event.prompt.as_deref().map(|p| redact::redact_text(clip(p, READ_CHARS))),
-        source: event.source.clone(),
-    };
-    intent(&clean)
+    let prompt = event.prompt.as_deref().map(|p| redact::redact_text(clip(p, READ_CHARS)));
+    intent(&HookEvent { tool_input, prompt, ..HookEvent::bare(event) })
 }
 
 /// A person's text as the log keeps it (`advise TEXT --session`): redacted, then cut as an

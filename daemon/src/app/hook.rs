@@ -47,13 +47,16 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         reply.decision = answer.decision;
         said = record::said(&answer.items);
         shadow = answer.shadow;
-        // Kept redacted, the redaction before any cut (`intent::recorded`).
-        let kept = crate::advisor::intent::recorded(&event);
-        intent_text = Some(kept.words);
-        meaning_text = Some(kept.meaning);
     }
 
     redact::redact_value(&mut payload);
+    if event.kind.advises() {
+        // The intent kept is made from the redacted payload, so no cut to length leaves part of
+        // a secret (`intent::recorded` does the same for a payload not yet redacted).
+        let kept = crate::advisor::intent::intent(&HookEvent { tool_input: payload.get("tool_input").cloned().unwrap_or(Value::Null), prompt: payload.get("prompt").and_then(Value::as_str).map(str::to_string), tool_response: None, ..HookEvent::bare(&event) });
+        intent_text = Some(kept.words);
+        meaning_text = Some(kept.meaning);
+    }
     let entry = SessionEvent {
         at: crate::base::clock::now(),
         session_id: session.clone(),

@@ -86,6 +86,11 @@ fn string(payload: &Value, key: &str) -> Option<String> {
 }
 
 impl HookEvent {
+    /// Its kind, tool and source alone: no ids, input, response or prompt.
+    pub fn bare(e: &HookEvent) -> HookEvent {
+        HookEvent { kind: e.kind.clone(), session_id: None, cwd: None, tool_name: e.tool_name.clone(), tool_use_id: None, tool_input: Value::Null, tool_response: None, prompt: None, source: e.source.clone() }
+    }
+
     /// Reads what it can; a payload that is not an object yields an `Other("")` event.
     pub fn from_payload(payload: &Value) -> HookEvent {
         HookEvent {

@@ -332,6 +332,9 @@ fn secrets_never_reach_the_store_verbatim() {
         "p@ss-in-url-42",
         "wJalrXUtnFEMIK7MDENGbPxR",
         "38afes7a8cookie",
+        // A URL's password where the recorded intent is cut to length (a cut through it left
+        // part of it for the URL rule to miss).
+        "hunter2cutsecret",
     ];
     let events = [
         json!({"session_id": "sec", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash",
@@ -351,10 +354,17 @@ fn secrets_never_reach_the_store_verbatim() {
                "tool_input": {"command": format!("psql postgres://app:{}@db/x && psql postgres://app:{}@db.internal:5432/app && aws configure set aws_secret_access_key {} && curl -b 'sessionid={}' https://app.example", secrets[9], secrets[10], secrets[11], secrets[12])},
                "tool_response": {"stdout": "", "stderr": ""}}),
     ];
-    for e in &events {
+    let cut: Vec<Value> = (0..30)
+        .map(|n| {
+            json!({"session_id": "sec", "cwd": "/tmp", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                   "tool_input": {"command": format!("echo {}&& psql postgres://admin:{}@db.prod:5432/app -c 'select 1'", "word ".repeat(n), secrets[13]), "description": "Call api"},
+                   "tool_response": {"stdout": "ok", "stderr": ""}})
+        })
+        .collect();
+    for e in events.iter().chain(&cut) {
         assert_hook_contract(&home.hook(e.to_string().as_bytes()));
     }
-    assert_eq!(home.status()["session_events"], 6, "the events were recorded");
+    assert_eq!(home.status()["session_events"], 6 + cut.len(), "the events were recorded");
     home.down();
     let mut scanned = 0;
     let mut stack = vec![home.path().to_path_buf()];
@@ -370,12 +380,14 @@ fn secrets_never_reach_the_store_verbatim() {
             for secret in secrets {
                 assert!(!bytes.windows(secret.len()).any(|w| w == secret.as_bytes()), "{secret} found in {}", path.display());
             }
+            // Nor a part of one that a cut left.
+            assert!(!bytes.windows(8).any(|w| w == b"hunter2c"), "part of a secret found in {}", path.display());
         }
     }
     assert!(scanned > 0);
     // The redaction kept the rest of what happened.
     home.up();
     let s = home.status();
-    assert_eq!(s["session_events"], 6);
+    assert_eq!(s["session_events"], 6 + cut.len());
     home.down();
 }
