@@ -18,6 +18,11 @@ const BATCH_BYTES: usize = 1024 * 1024;
 const IMPORT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 const EXPORT_PAGE: u32 = 1000;
 
+/// "N unchanged, " when a re-import left lines as they were.
+fn unchanged(total: &ImportReport) -> String {
+    if total.unchanged > 0 { format!("{} unchanged, ", total.unchanged) } else { String::new() }
+}
+
 pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
     let mut reader = BufReader::new(open_import(&file)?);
     let c = client().await?;
@@ -60,7 +65,7 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
     for r in &total.rejected {
         errln!("{}: line {}: {}", file.display(), r.line, r.reason);
     }
-    outln!("{} added, {} updated, {} rejected", total.added, total.updated, total.rejected.len());
+    outln!("{} added, {} updated, {}{} rejected", total.added, total.updated, unchanged(&total), total.rejected.len());
     if !total.rejected.is_empty() {
         // The rest is imported; the exit code says not everything was.
         let rest = if total.rejected.len() as u64 >= n { "nothing was imported" } else { "the others were imported" };
@@ -74,6 +79,7 @@ async fn send(c: &cairn_proto::CairnClient, lines: Vec<ImportLine>, default_proj
     let report = c.import(crate::connect::ctx(IMPORT_TIMEOUT), ImportBatch { lines, default_project }).await??;
     total.added += report.added;
     total.updated += report.updated;
+    total.unchanged += report.unchanged;
     total.rejected.extend(report.rejected);
     Ok(())
 }
@@ -117,6 +123,8 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
 
     let c = client().await?;
     let mut total = ImportReport::default();
+    // Each lesson is judged by the quality gate and embedded: a large file takes a while.
+    let progress = std::io::stderr().is_terminal() && lessons.len() > BATCH_LINES;
     for (n, chunk) in lessons.chunks(BATCH_LINES).enumerate() {
         let lines = chunk
             .iter()
@@ -127,6 +135,12 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
             })
             .collect();
         send(&c, lines, None, &mut total).await?;
+        if progress {
+            err!("\rimported {} of {} lessons", (n * BATCH_LINES + chunk.len()), lessons.len());
+        }
+    }
+    if progress {
+        errln!();
     }
     for r in &total.rejected {
         let at = lessons.get(r.line as usize - 1).map_or(String::new(), |l| l.context.clone());
@@ -150,7 +164,7 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
     for id in gone {
         c.forget(ctx(), id).await??;
     }
-    outln!("{} added, {} updated, {removed} removed (no longer in their files), {} rejected", total.added, total.updated, total.rejected.len());
+    outln!("{} added, {} updated, {}{removed} removed (no longer in their files), {} rejected", total.added, total.updated, unchanged(&total), total.rejected.len());
     let errors: Vec<&String> = groups.iter().flat_map(|g| &g.errors).collect();
     for e in &errors {
         errln!("cannot read {e}");

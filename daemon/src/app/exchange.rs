@@ -78,14 +78,28 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                 ImportItem::Minimal(m) => {
                     let id = m.id.clone().expect("ids assigned above");
                     let current = w.get(&id)?;
-                    let existed = current.is_some();
+                    let before = current.clone();
                     let mut memory = apply_minimal(&m, &id, current);
                     if let Some((quality, verdict)) = judged.get(&id) {
                         memory.worth.quality = Some(quality.clone());
                         memory.worth.verdict = Some(verdict.clone());
                     }
+                    // The same lesson again (a re-import) is left as it was, its time of change
+                    // and its judgement included (a score against the lessons around it, which
+                    // moves as they come and go).
+                    let same = |b: &cairn_proto::Memory| {
+                        let mut again = memory.clone();
+                        again.updated_at = b.updated_at.clone();
+                        again.worth.quality = b.worth.quality.clone();
+                        again.worth.verdict = b.worth.verdict.clone();
+                        again == *b
+                    };
+                    if before.as_ref().is_some_and(same) {
+                        report.unchanged += 1;
+                        continue;
+                    }
                     w.put(&memory, &prepared)?;
-                    existed
+                    before.is_some()
                 }
                 ImportItem::Memory(m) => w.put(&m, &prepared)?.is_some(),
                 ImportItem::Edge(e) => {

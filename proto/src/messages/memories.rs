@@ -97,6 +97,9 @@ pub struct ImportBatch {
 pub struct ImportReport {
     pub added: u64,
     pub updated: u64,
+    /// Lines that changed nothing (a re-import of the same lessons).
+    #[serde(default)]
+    pub unchanged: u64,
     pub rejected: Vec<Rejection>,
 }
 

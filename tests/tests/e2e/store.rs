@@ -209,6 +209,9 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     let said = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
     assert!(said.contains("4 added, 0 updated, 0 removed"), "{said}");
+    // The same files again: nothing changes, and the import says so.
+    let again = String::from_utf8_lossy(&import().stdout).to_string();
+    assert!(again.contains("0 added, 0 updated, 4 unchanged, 0 removed"), "{again}");
     assert!(said.contains(&format!("{}: 2 lessons", claude_md.display())), "{said}");
     let ours = |home: &Home| -> Vec<Value> { home.memories().into_iter().filter(|m| m["source"] == "claude-md").collect() };
     let lessons = ours(&home);
@@ -233,7 +236,7 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     std::fs::write(&claude_md, "# Repo\n\n## Tooling\n- Use pnpm here, never npm: the lockfile is pnpm-lock.yaml\n- Run the linter with:\n\n```\nmake lint\n```\n").unwrap();
     let out = import();
     let said = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success() && said.contains("1 added, 3 updated, 1 removed"), "{said}");
+    assert!(out.status.success() && said.contains("1 added, 0 updated, 3 unchanged, 1 removed"), "{said}");
     let lessons = ours(&home);
     assert_eq!(lessons.len(), 4);
     assert!(!lessons.iter().any(|m| m["text"].as_str().unwrap().contains("generated files")), "what left the file left cairn");
@@ -253,7 +256,7 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     // Gone: its lessons go.
     std::fs::remove_file(&claude_md).unwrap();
     let said = String::from_utf8_lossy(&import().stdout).to_string();
-    assert!(said.contains("0 added, 2 updated, 2 removed"), "{said}");
+    assert!(said.contains("0 added, 0 updated, 2 unchanged, 2 removed"), "{said}");
     // A --project that is not a folder is bad usage.
     assert_eq!(home.run_in(None, &env, &["import", "--claude-memory", "--project", "not-a-folder"]).status.code(), Some(2));
     assert_eq!(home.run(&["import"]).status.code(), Some(2), "a file or --claude-memory");
