@@ -34,11 +34,16 @@ fn answer<T: serde::Serialize>(r: Result<T, Failure>) -> Result<CallToolResult, 
 /// own calls and keeping hooks waiting. The rest queue here.
 static IN_FLIGHT: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(16);
 
+/// This call's turn to use the daemon, held while it does.
+async fn turn() -> Result<tokio::sync::SemaphorePermit<'static>, Failure> {
+    IN_FLIGHT.acquire().await.map_err(|e| Failure::new(1, format!("cannot queue the request: {e}")))
+}
+
 /// Runs one request against the daemon.
 macro_rules! call {
     ($method:ident $(, $arg:expr)*) => {
         answer(async {
-            let _turn = IN_FLIGHT.acquire().await.map_err(|e| Failure::new(1, format!("cannot queue the request: {e}")))?;
+            let _turn = turn().await?;
             let c = client().await?;
             let out = c.$method(ctx() $(, $arg)*).await??;
             Ok::<_, Failure>(out)
@@ -208,7 +213,7 @@ impl CairnMcp {
     #[tool(description = "The memory's state: memories, tiers (active, recent, archived, expired), captured lessons, the model and index, hook misses.")]
     async fn get_memory_stats(&self) -> Result<CallToolResult, ErrorData> {
         answer(async {
-            let _turn = IN_FLIGHT.acquire().await.map_err(|e| Failure::new(1, format!("cannot queue the request: {e}")))?;
+            let _turn = turn().await?;
             Ok::<_, Failure>(client().await?.status(ctx()).await?)
         }.await)
     }

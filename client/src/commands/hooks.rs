@@ -286,14 +286,21 @@ fn uninstall_mcp(target: Target) -> Result<(), Failure> {
             std::fs::remove_file(&path).map_err(|e| Failure::new(1, format!("cannot remove {}: {e}", path.display())))?;
             outln!("removed cairn's MCP server and the file cairn had created, {}", shown.display());
         } else {
-            let saved = write(&path, &value)?;
-            outln!("removed cairn's MCP server from {}", shown.display());
-            if let Some(b) = saved {
-                outln!("backup of the previous file: {}", b.display());
-            }
+            rewrite(&path, &value, &format!("removed cairn's MCP server from {}", shown.display()))?;
         }
         records.remove(&key);
         save_records(&records)?;
+    }
+    Ok(())
+}
+
+/// Writes `value` back to the file at `path`, says `what` was done, and where the backup of the
+/// previous file is.
+fn rewrite(path: &Path, value: &Value, what: &str) -> Result<(), Failure> {
+    let saved = write(path, value)?;
+    outln!("{what}");
+    if let Some(b) = saved {
+        outln!("backup of the previous file: {}", b.display());
     }
     Ok(())
 }
@@ -340,11 +347,7 @@ fn uninstall_hooks(target: Target) -> Result<(), Failure> {
         }
         outln!("removed {removed} cairn hooks and the settings file cairn had created, {}", shown.display());
     } else {
-        let saved = write(&path, &value)?;
-        outln!("removed {removed} cairn hooks from {}", shown.display());
-        if let Some(b) = saved {
-            outln!("backup of the previous file: {}", b.display());
-        }
+        rewrite(&path, &value, &format!("removed {removed} cairn hooks from {}", shown.display()))?;
     }
     records.remove(&key);
     save_records(&records)?;

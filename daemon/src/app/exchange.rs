@@ -135,39 +135,13 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
     Ok(report)
 }
 
-/// Why an imported edge cannot be stored, if it cannot: the checks `graph link` and feedback
-/// keep.
+/// Why an imported edge cannot be stored, if it cannot: the rules `graph link` keeps
+/// ([`super::feedback::edge_refusal`]), an end not there named as a line that should come first.
 fn bad_link(w: &crate::app::writer::Writer<'_>, e: &cairn_proto::Edge) -> Result<Option<String>> {
-    let from_situation = e.source.starts_with(cairn_proto::SITUATION_PREFIX);
-    if e.source == e.target {
-        return Ok(Some(format!("an edge needs two different ends ({} -> itself)", e.source)));
-    }
-    if e.kind != cairn_proto::EdgeKind::Applies {
-        // Between lessons, as `graph link` keeps them: both there (memory lines come before
-        // edges), neither a situation.
-        if from_situation {
-            return Ok(Some(format!("a situation ({}) links to a lesson with `applies` only", e.source)));
-        }
-        if e.target.starts_with(cairn_proto::SITUATION_PREFIX) {
-            return Ok(Some(format!("a {} edge to {}, a situation: only situations link to lessons", e.kind.as_str(), e.target)));
-        }
-        for end in [&e.source, &e.target] {
-            if w.get(end)?.is_none() {
-                return Ok(Some(format!("a {} edge with {}, which is not a memory here (memory lines come before edges)", e.kind.as_str(), end)));
-            }
-        }
-        return Ok(None);
-    }
-    let Some(s) = w.situation(&e.source)? else {
-        return Ok(Some(format!("`applies` edge from {}, which is not a situation here (situation lines come before edges)", e.source)));
-    };
-    let Some(lesson) = w.get(&e.target)? else {
-        return Ok(Some(format!("`applies` edge to {}, which is not a memory here", e.target)));
-    };
-    if lesson.project != s.project && lesson.project != cairn_proto::GLOBAL_PROJECT {
-        return Ok(Some(format!("situation {} of project {} may not link to {} of project {}", s.id, s.project, lesson.id, lesson.project)));
-    }
-    Ok(None)
+    Ok(super::feedback::edge_refusal(w, &e.source, &e.target, e.kind)?.map(|r| match r {
+        super::feedback::Refusal::Invalid(why) => why,
+        super::feedback::Refusal::Missing(id) => format!("the `{}` edge's end {id} is not a memory here (memory lines come before edges)", e.kind.as_str()),
+    }))
 }
 
 /// The embeddings of the situations among `items`, with the model's fingerprint, when the model

@@ -407,25 +407,12 @@ pub async fn link(d: &Daemon, req: GraphLink) -> Result<Vec<String>> {
     if !req.strength.is_finite() || !(0.0..=1.0).contains(&req.strength) {
         return Err(Error::Invalid(format!("strength {} is not between 0 and 1 (it is kept within [{}, {}])", req.strength, Edge::MIN_STRENGTH, Edge::MAX_STRENGTH)));
     }
-    if req.source == req.target {
-        return Err(Error::Invalid("an edge needs two different ends".into()));
-    }
-    let target = d.memories().get(&req.target).ok_or_else(|| Error::NotFound(req.target.clone()))?;
     let lines = tokio::task::block_in_place(|| {
         let w = d.memories().writer();
-        if req.source.starts_with(SITUATION_PREFIX) {
-            let s = w.situation(&req.source)?.ok_or_else(|| Error::Invalid(format!("no situation {}", req.source)))?;
-            if kind != EdgeKind::Applies {
-                return Err(Error::Invalid(format!("a situation links to a lesson with `applies`, not `{}`", kind.as_str())));
-            }
-            if target.project != s.project && target.project != GLOBAL_PROJECT {
-                return Err(Error::Invalid(format!("{} is in project {}: a situation of {} may only link to its own project's lessons or global ones", target.id, target.project, s.project)));
-            }
-        } else {
-            w.get(&req.source)?.ok_or_else(|| Error::NotFound(req.source.clone()))?;
-            if kind == EdgeKind::Applies {
-                return Err(Error::Invalid("`applies` links a situation to a lesson; between lessons use manual, co_used, ...".into()));
-            }
+        match edge_refusal(&w, &req.source, &req.target, kind)? {
+            Some(Refusal::Invalid(why)) => return Err(Error::Invalid(why)),
+            Some(Refusal::Missing(id)) => return Err(Error::NotFound(id)),
+            None => {}
         }
         let old = d.store().get_edge(&req.source, &req.target, kind.as_str())?;
         let mut changes = Changes::new(format!("graph link {} {} {}", req.source, req.target, req.strength));
@@ -435,6 +422,48 @@ pub async fn link(d: &Daemon, req: GraphLink) -> Result<Vec<String>> {
     })?;
     d.store().durable().await?;
     Ok(lines)
+}
+
+/// Why an edge may not be kept.
+pub(super) enum Refusal {
+    /// An end that is not there (a memory, or the lesson a situation links to).
+    Missing(String),
+    Invalid(String),
+}
+
+/// Why an edge from `source` to `target` of `kind` may not be kept, if it may not: the rules
+/// `graph link` and `import` share (feedback makes only edges that keep them). Two different
+/// ends; from a situation there is, `applies` only, to a lesson of its project or `global`;
+/// between lessons there are, any kind but `applies`.
+pub(super) fn edge_refusal(w: &Writer<'_>, source: &str, target: &str, kind: EdgeKind) -> Result<Option<Refusal>> {
+    if source == target {
+        return Ok(Some(Refusal::Invalid(format!("an edge needs two different ends ({source} -> itself)"))));
+    }
+    if source.starts_with(SITUATION_PREFIX) {
+        if kind != EdgeKind::Applies {
+            return Ok(Some(Refusal::Invalid(format!("a situation ({source}) links to a lesson with `applies` only, not `{}`", kind.as_str()))));
+        }
+        let Some(s) = w.situation(source)? else {
+            return Ok(Some(Refusal::Invalid(format!("`applies` edge from {source}, which is not a situation here (situation lines come before edges)"))));
+        };
+        let Some(lesson) = w.get(target)? else { return Ok(Some(Refusal::Missing(target.to_string()))) };
+        if lesson.project != s.project && lesson.project != GLOBAL_PROJECT {
+            return Ok(Some(Refusal::Invalid(format!("situation {} of project {} may not link to {} of project {}: only to its own project's lessons or global ones", s.id, s.project, lesson.id, lesson.project))));
+        }
+        return Ok(None);
+    }
+    if kind == EdgeKind::Applies {
+        return Ok(Some(Refusal::Invalid(format!("`applies` edge from {source}, which is not a situation here: between lessons use manual, co_used, ..."))));
+    }
+    if target.starts_with(SITUATION_PREFIX) {
+        return Ok(Some(Refusal::Invalid(format!("a {} edge to {target}, a situation: only situations link to lessons", kind.as_str()))));
+    }
+    for end in [source, target] {
+        if w.get(end)?.is_none() {
+            return Ok(Some(Refusal::Missing(end.to_string())));
+        }
+    }
+    Ok(None)
 }
 
 /// `graph show`: a lesson's edges, with the situation each incoming link comes from.
