@@ -30,7 +30,7 @@ use crate::config::Tuneables;
 use crate::learning::attribution::{acted, failed, is_result};
 use crate::learning::capture::{self, describe, error_gist, recoveries, signature};
 use crate::learning::gate::{self, Bars, Verdict};
-use crate::learning::heard;
+use crate::learning::{duplicate, heard};
 use crate::learning::graph::Tier;
 use crate::retrieval::hybrid::Fusion;
 use crate::semantic::Prepared;
@@ -248,10 +248,11 @@ pub async fn judge_import(d: &Daemon, t: &Tuneables, text: &str, source: &str, p
 }
 
 async fn judge_against(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, own: Option<&str>, heard: gate::HeardBy) -> gate::Judgement {
-    let _ = d.embedder_ready().await;
+    let embedder = d.embedder_ready().await;
     let near = tokio::task::block_in_place(|| nearest(d, t, text, project, own));
     let input = gate::Input { text, source: from, nearest: near.iter().map(|(id, text, c)| (id.as_str(), text.as_str(), *c)).collect(), heard };
-    gate::judge(&input, &bars(t))
+    let duplicates = Some(duplicate::builtin()).filter(|m| embedder.as_ref().is_some_and(|e| m.fits(&e.facts().fingerprint)));
+    gate::judge(&input, &Bars { duplicates, ..bars(t) })
 }
 
 /// A lowercase category from the lesson's words.

@@ -188,7 +188,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!("capture.repeated_failure_sessions", "", Default::Count(2), Check::AtLeast(2), "In how many sessions the same failure must be seen, never recovered from, to become a candidate."),
     setting!("capture.quality_bar", "", Default::Number(0.55), Check::Between(0.0, 1.0), "The quality gate's score for `quality` (a candidate that may promote itself)."),
     setting!("capture.keep_bar", "", Default::Number(0.40), Check::Between(0.0, 1.0), "The quality gate's score under which a candidate is too vague to keep."),
-    setting!("capture.duplicate_cosine", "", Default::Number(0.75), Check::Between(0.0, 1.0), "Cosine at which a candidate is an existing lesson again (that lesson is strengthened instead); 0.10 under it, when a third of the words are shared."),
+    setting!("capture.duplicate_cosine", "", Default::Number(0.75), Check::Between(0.0, 1.0), "Cosine at which a candidate is an existing lesson again whatever the learned duplicate model says (that lesson is strengthened instead); under another embedding model than the one that model was fitted with, 0.10 under it when a third of the words are shared."),
 ];
 
 /// The setting whose key, or former key, is `key`.

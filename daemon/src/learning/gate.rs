@@ -18,6 +18,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::duplicate::{overlap, DuplicateModel};
 use crate::base::text;
 use crate::retrieval::command::{is_assignment, program_of};
 
@@ -85,11 +86,14 @@ pub struct Bars {
     pub duplicate_cosine: f64,
     /// Share of the shorter text's words found in the other at which it is one again by words.
     pub duplicate_words: f64,
+    /// The learned reading of "the same lesson again" (`super::duplicate`), when it fits the
+    /// loaded embedding model; without it, fixed bars on cosine and shared words decide.
+    pub duplicates: Option<&'static DuplicateModel>,
 }
 
 impl Default for Bars {
     fn default() -> Self {
-        Bars { quality: 0.55, keep: 0.40, duplicate_cosine: 0.75, duplicate_words: 0.8 }
+        Bars { quality: 0.55, keep: 0.40, duplicate_cosine: 0.75, duplicate_words: 0.8, duplicates: None }
     }
 }
 
@@ -177,6 +181,38 @@ fn describes(lower: &str) -> bool {
     })
 }
 
+/// Whether a lowercased text introduces a thing, as CLAUDE.md files open ("rackhouse is the
+/// Terraform repo for a home cluster", "this is a Next.js app with ..."): its first sentence is a
+/// name of at most three words, then "is a", "is an" or "is the". What a thing is made of or
+/// where it comes from ("src/gen is generated from the protos") is a fact to act on, not an
+/// introduction.
+fn introduces(lower: &str) -> bool {
+    let first = lower.split(['.', ';', ':']).next().unwrap_or("");
+    let made = ["generated", "vendored", "deprecated", "read-only", "output", "copy", "mirror", "source of truth", "owned"];
+    [" is a ", " is an ", " is the "].iter().any(|m| first.find(m).is_some_and(|at| first[..at].split_whitespace().count() <= 3)) && !made.iter().any(|w| lower.contains(w))
+}
+
+/// Whether a text only restates its command's purpose ("Run `go test ./...` to run the tests",
+/// "Run `swift build` to build the package", "`bin/rails test` runs the test suite"): every
+/// word of the purpose but the generic ones is a word of the command.
+fn restates_command(lower: &str) -> bool {
+    let (command, purpose) = if let Some(rest) = lower.strip_prefix("run `").or_else(|| lower.strip_prefix("use `")) {
+        let Some(split) = rest.split_once("` to ") else { return false };
+        split
+    } else if let Some(rest) = lower.strip_prefix('`') {
+        // "`bin/rails test` runs the test suite": the purpose is the rest, its verb included.
+        let Some(split) = rest.split_once("` ") else { return false };
+        split
+    } else {
+        return false;
+    };
+    let stem = |w: &str| w.trim_end_matches('s').to_string();
+    let named: std::collections::HashSet<String> = command.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(stem).collect();
+    let generic = ["the", "a", "an", "all", "whole", "entire", "project", "package", "app", "application", "repo", "repository", "code", "codebase", "it", "them", "everything", "suite", "run", "runs", "our", "this", "its"];
+    let said: Vec<String> = purpose.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty() && !generic.contains(w)).map(stem).collect();
+    !said.is_empty() && said.iter().all(|w| named.contains(w))
+}
+
 /// A request for now: a lowercased sentence that opens with a directive ("fix the typo in ...",
 /// "add a csv export ...") and neither marks a rule that lasts nor gives a reason.
 pub fn request_for_now(lower: &str) -> bool {
@@ -214,16 +250,6 @@ fn is_code(raw: &str) -> bool {
             || (w.len() >= 2 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_') && w.chars().filter(|c| c.is_ascii_uppercase()).count() >= 2))
 }
 
-/// The share of the shorter text's terms found in the other.
-fn overlap(a: &str, b: &str) -> f64 {
-    let (ta, tb) = (text::terms(a), text::terms(b));
-    let (ta, tb): (std::collections::HashSet<_>, std::collections::HashSet<_>) = (ta.into_iter().collect(), tb.into_iter().collect());
-    let shorter = ta.len().min(tb.len());
-    if shorter == 0 {
-        return 0.0;
-    }
-    ta.intersection(&tb).count() as f64 / shorter as f64
-}
 
 /// Statistics and timings: a count of calls, runs or results; a duration.
 static NUMBERS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
@@ -288,7 +314,8 @@ const ONLY_FAILED: &[&str] = &[
     "m", "s", "ms", "sec", "secs", "min", "mins", "exit", "code", "status", "with", "did", "not", "complete", "successfully", "linted", "lint", "chart",
     "charts", "chart(s)", "suite", "suites", "check", "checks", "job", "jobs", "step", "steps", "task", "tasks", "total", "run", "ran", "warning",
     "warnings", "skipped", "ignored", "result", "fatal", "command", "process", "returned", "non", "zero", "nonzero", "exited", "the", "a",
-    "example", "examples", "spec", "specs", "some", "succeeded", "deselected", "did", "errored", "across", "file", "files",
+    "example", "examples", "spec", "specs", "some", "succeeded", "deselected", "did", "errored", "across", "file", "files", "cases", "case",
+    "finished", "second", "seconds", "executed", "unexpected", "async", "sync", "out",
 ];
 
 /// Whether a text has the shape capture gives a failure or a recovery ("In this project,
@@ -352,6 +379,9 @@ fn date(w: &str) -> bool {
     ["st", "nd", "rd", "th"].iter().any(|s| w.strip_suffix(s).is_some_and(|d| !d.is_empty() && d.len() <= 2 && d.chars().all(|c| c.is_ascii_digit())))
 }
 
+/// A calendar date, year first.
+static ISO_DATE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b(19|20)\d\d-[01]\d(-[0-3]\d)?\b").expect("a valid pattern"));
+
 /// Whether an instruction holds only until a near moment ("until next sprint", "until the
 /// mobile release on Friday", "until the 14th"); "until the tests pass", "until the next plan is
 /// reviewed" and "until the 3rd attempt" are conditions, not dates.
@@ -362,6 +392,10 @@ pub fn time_bound(lower: &str) -> bool {
         }
         // The clause after "until", up to its punctuation, a word at a time.
         let clause = lower[i + "until ".len()..].split(['.', ',', ';', ':', '!', '?', '(']).next().unwrap_or("");
+        // A calendar date ("until the v2 launch on 2026-12-15").
+        if ISO_DATE.is_match(clause) {
+            return true;
+        }
         let words: Vec<&str> = clause.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(7).collect();
         (0..words.len()).any(|j| {
             let (w, next, last) = (words[j], words.get(j + 1).copied(), j + 1 == words.len());
@@ -501,6 +535,17 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
     if text.trim_end().ends_with('?') {
         return Some("a question, not a lesson".into());
     }
+    // Cut off mid-clause ("and the go code under gen/go is"): no end mark, and the last word
+    // needs one after it.
+    let ends_open = ["is", "are", "was", "the", "a", "an", "and", "or", "but", "of", "to", "under", "in", "with", "for", "from", "by", "at", "on", "that", "which", "so", "because", "if", "when"];
+    if !text.trim_end().ends_with(['.', '!', ')', '`', '"', '\'']) && ws.last().is_some_and(|w| ends_open.contains(&w.as_str())) {
+        return Some("a fragment: it stops mid-clause".into());
+    }
+    // One call said twice, failing and then not ("`X` failed, then `X` succeeded"): a retry.
+    let calls: Vec<&str> = text.split('`').skip(1).step_by(2).collect();
+    if calls.len() >= 2 && calls.iter().all(|c| c.trim() == calls[0].trim()) && (lower.contains("fail") || lower.contains("error")) && ["succeeded", "worked", "passed", "went through"].iter().any(|w| lower.contains(w)) {
+        return Some("the same call again: a retry, not a lesson".into());
+    }
     if let Some((failed, worked)) = recovery_calls(text) {
         if failed.trim() == worked.trim() {
             return Some("the same call again: a retry, not a lesson".into());
@@ -568,6 +613,9 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
             return Some("the error says only that it failed (a count, a timing): no cause to learn".into());
         }
     }
+    if restates_command(&lower) {
+        return Some("it restates what its command does".into());
+    }
     if NUMBERS.is_match(&lower) && !rule {
         return Some("statistics or a timing, not a lesson".into());
     }
@@ -626,6 +674,12 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         (1.0, "says what fails and what works")
     } else if (imperative || modal) && (rule_marker || gives_reason(&lower) || lower.contains("; ")) {
         (1.0, "a rule: what to do or not, and when")
+    } else if matches!(input.source, "failure" | "recovery") && lower.contains(" because ") && code > 0 {
+        // "... fails (gist) because EF Core maps decimal to decimal(18,2); columns need
+        // HasPrecision": the cause of a failure, with the things it names, is what to act on.
+        (0.7, "a failure with its cause named")
+    } else if introduces(&lower) && !rule_marker && !modal && !gives_reason(&lower) {
+        (0.2, "introduces a thing, says nothing to do")
     } else if fact && (rule_marker || code > 0) {
         (0.7, "a fact of the project the agent can act on")
     } else if input.source == "claude-md" && code > 0 && ws.len() >= 6 {
@@ -665,13 +719,22 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     let mut duplicate_of = None;
     let mut closest = 0.0f64;
     let mut closest_reason = "no existing lesson is close".to_string();
-    for (id, other, cosine) in &input.nearest {
+    // The learned reading, for the closest lesson by meaning.
+    let learned = bars.duplicates.and_then(|m| m.read(text, input.source, &input.nearest).map(|r| (m.repeats(&r), r)));
+    for (i, (id, other, cosine)) in input.nearest.iter().enumerate() {
         let words_shared = overlap(text, other);
         let c = cosine.unwrap_or(0.0);
-        // A rewording shares few words by design: near the bar, a third of them is enough (not
-        // further off: two recoveries share their template's words, "In this project, `sh ...`
-        // fails ...; `sh ...` works", and would pass for one another).
-        let dup = c >= bars.duplicate_cosine || (c >= bars.duplicate_cosine - 0.10 && words_shared >= 0.3) || (words_shared >= bars.duplicate_words && text::terms(text).len() >= 3);
+        let by_words = words_shared >= bars.duplicate_words && text::terms(text).len() >= 3;
+        let dup = c >= bars.duplicate_cosine
+            || by_words
+            || match &learned {
+                Some((repeats, r)) => *repeats && r.closest == i,
+                // A rewording shares few words by design: near the bar, a third of them is
+                // enough (not further off: two recoveries share their template's words, "In
+                // this project, `sh ...` fails ...; `sh ...` works", and would pass for one
+                // another).
+                None => c >= bars.duplicate_cosine - 0.10 && words_shared >= 0.3,
+            };
         let similarity = c.max(words_shared * 0.9);
         if similarity > closest {
             closest = similarity;
@@ -685,6 +748,9 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         }
     }
     let novelty = (1.0 - closest).clamp(0.0, 1.0);
+    if let Some((_, r)) = &learned {
+        closest_reason.push_str(&format!("; the same lesson again with probability {:.2} (lead over the next {:.2})", r.probability, r.inputs.margin));
+    }
     let (outcome_linked, link_reason) = match input.source {
         "recovery" => (1.0, "a failure recovered from"),
         "failure" => (0.8, "a failure seen in several sessions"),
@@ -755,6 +821,39 @@ mod tests {
     }
 
     #[test]
+    fn a_command_restated_or_a_thing_introduced_is_not_kept() {
+        for (t, source) in [("Run `go test ./...` to run the tests.", "claude-md"), ("Run `swift build` to build the package.", "claude-md"), ("Run `dotnet test` to run the whole test suite.", "prompt")] {
+            assert_eq!(primitive_reason(t, source), "primitive: it restates what its command does", "{t}");
+        }
+        for t in ["rackhouse is the Terraform and Ansible repo for a home Proxmox cluster, a NAS and an OPNsense router.", "Lanternfall is a 2D exploration game built in Unity 2022.3 LTS with URP."] {
+            let j = judge(&Input { text: t, source: "claude-md", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
+            assert!(!j.verdict.keeps(), "{t}: {:?}", j.reasons);
+        }
+        // A purpose the command does not name, a fact of what a thing is made of, and a rule
+        // after an introduction are lessons.
+        assert_kept("Run `make dev` to start the stack with its TLS certificates.", "claude-md");
+        assert_kept("src/gen is the output of buf generate; regenerate it instead of editing it.", "claude-md");
+        assert_kept("storefront is the Next.js app; never import from apps/admin in it.", "claude-md");
+    }
+
+    #[test]
+    fn the_learned_reading_takes_a_rewording_for_the_lesson_it_leads_and_not_one_among_neighbours() {
+        let model = Box::leak(Box::new(super::super::duplicate::DuplicateModel::from_coefficients(&[-7.0, 11.0, 1.5, 1.0, 0.0, 0.4, 0.0], 0.5, "f".into(), serde_json::Value::Null)));
+        let bars = Bars { duplicates: Some(model), ..Bars::default() };
+        let text = "Keep credentials out of anything you commit; the scanner rejects the push.";
+        let leads = [("m1", "Never put secrets in source files.", Some(0.62)), ("m2", "Pin base images.", Some(0.30))];
+        let j = judge(&Input { text, source: "prompt", nearest: leads.to_vec(), heard: HeardBy::Not }, &bars);
+        assert_eq!((j.verdict, j.duplicate_of.as_deref()), (Verdict::Duplicate, Some("m1")), "{:?}", j.reasons);
+        assert!(j.reasons[3].contains("the same lesson again with probability"), "{:?}", j.reasons);
+        let among = [("m1", "Never put secrets in source files.", Some(0.62)), ("m2", "Rotate a key that was pushed.", Some(0.60))];
+        let j = judge(&Input { text, source: "prompt", nearest: among.to_vec(), heard: HeardBy::Not }, &bars);
+        assert!(j.verdict.keeps(), "{:?}", j.reasons);
+        // Without the learned reading, the fixed bars decide: 0.62 is under them.
+        let j = judge(&Input { text, source: "prompt", nearest: leads.to_vec(), heard: HeardBy::Not }, &Bars::default());
+        assert!(j.verdict.keeps(), "{:?}", j.reasons);
+    }
+
+    #[test]
     fn slips_of_a_moment_and_failures_without_a_cause_are_primitive() {
         let why = |t: &str| primitive_reason(t, "recovery");
         assert!(why("In this project, `src/utils/strng.c` does not exist (No such file or directory); the file is `src/utils/string.c`.").contains("typo"));
@@ -802,6 +901,14 @@ mod tests {
         assert!(why("The importer always hangs when the CSV has a BOM at the start of `data/in.csv`.", "prompt").contains("goes wrong"));
         assert!(why("No idea why but `make lint` passes locally and fails on the runner.", "prompt").contains("puzzle"));
         assert!(why("Always pay attention when touching the build.", "prompt").contains("vague"));
+        assert!(why("Until the v2 launch on 2026-12-15, leave the legacy /v1/shipments handler in place.", "prompt").contains("near date"));
+        assert!(why("and the go code under gen/go is", "prompt").contains("mid-clause"));
+        assert!(why("In this project, `bin/rails db:migrate` failed, then `bin/rails db:migrate` succeeded.", "failure").contains("the same call again"));
+        assert!(why("`bin/rails test` runs the test suite.", "claude-md").contains("restates"));
+        assert!(why("In this project, `cabal test all` fails (1 out of 214 tests failed (0.84s)); `cabal test gloss-core:test:spec --test-options='-m Parser'` works.", "recovery").contains("ran less"));
+        // A failure with its cause named is kept; so is a date that is not a deadline.
+        assert_kept("In this project, the FX conversion tests fail (expected 1.08734, got 1.09) because EF Core maps decimal to decimal(18,2) by default; rate and amount columns need HasPrecision in LedgerContext.OnModelCreating.", "failure");
+        assert_kept("Name migration files by date, `2026-01-05_add_index.sql`, so that they sort in the order they run.", "claude-md");
         assert!(why("In this project, `npm test` fails (Tests: 2 failed, 40 passed); `npm test -- src/cart.test.ts` works.", "recovery").contains("ran less"));
         assert!(why("In this project, `vitest run` keeps failing (4 tests failed across 3 files): seen in 2 sessions, never fixed in one. Find the cause before running it again.", "failure").contains("only that it failed"));
         // A convention written into CLAUDE.md that names things is kept whatever its verb.

@@ -15,12 +15,18 @@
 //! choosing its penalty and threshold on answers for each set from a model fitted on the others,
 //! and writes `daemon/src/learning/heard.json` with its provenance. A batch written later is not
 //! in the list until it has been measured as held out.
+//!
+//! `--fit-duplicates` fits the model that reads whether a candidate is an existing lesson again
+//! (`learning::duplicate`) on the labelled candidates of [`DUPLICATE_FIT_SETS`] the same way
+//! (penalty by out-of-fold log loss, the bar by the best F1 on those answers) and writes
+//! `daemon/src/learning/duplicate.json`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cairn_daemon::base::logistic;
+use cairn_daemon::learning::duplicate::{self, DuplicateModel};
 use cairn_daemon::learning::heard::{self, PromptModel};
 use cairn_daemon::semantic::embed::{Embedder, ModelSpec};
 use cairn_tests::{arg, eventually, flag, model_dir, Home};
@@ -83,6 +89,136 @@ fn counts_at(p: &[f64], y: &[f64], bar: f64) -> Counts {
     c
 }
 
+/// The penalty (of [`PENALTIES`]) with the least out-of-fold log loss, and every row's
+/// probability from a model fitted, with it, on the other groups (sets).
+fn penalised_out_of_fold(rows: &[Vec<f64>], labels: &[f64], group: &[usize], groups: usize) -> (f64, Vec<f64>) {
+    let out_of_fold = |l2: f64| -> Vec<f64> {
+        let mut p = vec![0.0; rows.len()];
+        for g in 0..groups {
+            let train: Vec<usize> = (0..rows.len()).filter(|&i| group[i] != g).collect();
+            let x: Vec<Vec<f64>> = train.iter().map(|&i| rows[i].clone()).collect();
+            let y: Vec<f64> = train.iter().map(|&i| labels[i]).collect();
+            let beta = logistic::fit(&x, &y, l2);
+            for i in (0..rows.len()).filter(|&i| group[i] == g) {
+                p[i] = logistic::sigmoid(rows[i].iter().zip(&beta).map(|(a, b)| a * b).sum());
+            }
+        }
+        p
+    };
+    let loss = |p: &[f64]| -> f64 { p.iter().zip(labels).map(|(q, y)| -(y * q.max(1e-9).ln() + (1.0 - y) * (1.0 - q).max(1e-9).ln())).sum() };
+    let mut best: Option<(f64, f64, Vec<f64>)> = None;
+    for &l2 in PENALTIES {
+        let p = out_of_fold(l2);
+        let l = loss(&p);
+        println!("penalty {l2}: out-of-fold log loss {l:.1}");
+        if best.as_ref().is_none_or(|(_, bl, _)| l < *bl) {
+            best = Some((l2, l, p));
+        }
+    }
+    let (l2, _, p) = best.expect("a penalty");
+    (l2, p)
+}
+
+/// The bar among `lo..=hi` (hundredths) with the best F1 of `p` against `labels` (ties to the
+/// higher bar).
+fn best_f1_bar(p: &[f64], labels: &[f64], lo: u32, hi: u32) -> f64 {
+    let f1 = |bar: f64| {
+        let c = counts_at(p, labels, bar);
+        let (pr, re) = (c.precision(), c.recall());
+        if pr + re == 0.0 { 0.0 } else { 2.0 * pr * re / (pr + re) }
+    };
+    (lo..=hi).map(|b| b as f64 / 100.0).max_by(|a, b| f1(*a).total_cmp(&f1(*b)).then(b.total_cmp(a))).expect("a bar")
+}
+
+/// A data file's name and sha256, for a fit's provenance.
+fn digest(name: &str, bytes: &[u8]) -> Value {
+    serde_json::json!({"file": format!("tests/data/{name}"), "sha256": Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect::<String>()})
+}
+
+/// Precision and recall at `bar` of each set's out-of-fold answers, printed and as
+/// "name precision/recall" for a provenance.
+fn held_out_by_set(p: &[f64], labels: &[f64], group: &[usize], sets: &[&str], bar: f64) -> Vec<String> {
+    let mut per_set = Vec::new();
+    for (g, name) in sets.iter().enumerate() {
+        let idx: Vec<usize> = (0..p.len()).filter(|&i| group[i] == g).collect();
+        let held = counts_at(&idx.iter().map(|&i| p[i]).collect::<Vec<_>>(), &idx.iter().map(|&i| labels[i]).collect::<Vec<_>>(), bar);
+        let (gp, gr) = (held.precision(), held.recall());
+        println!("  held out {name}: precision {gp:.2}, recall {gr:.2}");
+        per_set.push(format!("{name} {gp:.2}/{gr:.2}"));
+    }
+    per_set
+}
+
+/// The labelled candidate sets the duplicate model is fitted on, in order.
+const DUPLICATE_FIT_SETS: &[&str] = &["capture-set.json", "capture-fresh-batch.json", "capture-fresh-batch-2.json", "capture-fresh-batch-3.json", "capture-fresh-batch-4.json", "capture-fresh-batch-5.json", "capture-fresh-batch-6.json", "capture-fresh-batch-7.json"];
+
+/// Fits the model that reads whether a candidate is an existing lesson again
+/// (`learning::duplicate`) on the labelled candidates of [`DUPLICATE_FIT_SETS`] (every part),
+/// against the advice set's lessons, in process with the real embedding model. The nearest
+/// lessons are the five closest by cosine (the daemon gives the gate the five best of its
+/// hybrid search, which lead with them). Writes `daemon/src/learning/duplicate.json`.
+fn fit_duplicate_model() {
+    let models = model_dir();
+    let embedder = Embedder::load(&ModelSpec::builtin(&models, 256, 2)).unwrap_or_else(|e| panic!("{e}: {}", e.fix()));
+    let advice: Value = serde_json::from_str(&std::fs::read_to_string(data("advice-set.json")).expect("the advice set")).expect("JSON");
+    let lessons: Vec<(String, String)> = advice["memories"].as_array().expect("memories").iter().map(|m| (m["id"].as_str().unwrap().to_string(), m["text"].as_str().unwrap().to_string())).collect();
+    let texts: Vec<&str> = lessons.iter().map(|(_, t)| t.as_str()).collect();
+    let vectors = embedder.embed(&texts).expect("embed the lessons");
+    let (mut rows, mut labels, mut group, mut right) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut digests = vec![digest("advice-set.json", &std::fs::read(data("advice-set.json")).expect("the advice set"))];
+    for (g, name) in DUPLICATE_FIT_SETS.iter().enumerate() {
+        let bytes = std::fs::read(data(name)).expect("a fit set");
+        digests.push(digest(name, &bytes));
+        let set: Value = serde_json::from_slice(&bytes).expect("JSON");
+        for c in set["candidates"].as_array().expect("candidates") {
+            let text = c["text"].as_str().expect("candidate text");
+            let v = &embedder.embed(&[text]).expect("embed")[0];
+            let mut near: Vec<(usize, f64)> = vectors.iter().enumerate().map(|(i, l)| (i, l.iter().zip(v).map(|(a, b)| (*a * *b) as f64).sum())).collect();
+            near.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let nearest: Vec<(&str, &str, Option<f64>)> = near.iter().take(5).map(|&(i, c)| (lessons[i].0.as_str(), lessons[i].1.as_str(), Some(c))).collect();
+            let (closest, inputs) = duplicate::inputs(text, c["source"].as_str().unwrap_or("prompt"), &nearest).expect("cosines");
+            rows.push(inputs.row());
+            labels.push(if c["duplicate_of"].is_string() { 1.0 } else { 0.0 });
+            right.push(c["duplicate_of"].as_str() == Some(nearest[closest].0));
+            group.push(g);
+        }
+        println!("{name}: read");
+    }
+    let (l2, p) = penalised_out_of_fold(&rows, &labels, &group, DUPLICATE_FIT_SETS.len());
+    for b in (30..=90).step_by(5) {
+        println!("  bar {:.2}: out-of-fold {}", b as f64 / 100.0, counts_at(&p, &labels, b as f64 / 100.0).line());
+    }
+    // The bar with the best F1 on the out-of-fold answers, as the prompt model's. A lesson taken
+    // for a duplicate is lost to the lesson it is taken for, a duplicate missed is a candidate
+    // the user rejects in `cairn review`; the issue asks the gate for precision first (0.90,
+    // recall 0.70), and the bars that favour "new" keep most rewordings (see BENCHMARKS.md).
+    let bar = best_f1_bar(&p, &labels, 30, 90);
+    let all = counts_at(&p, &labels, bar);
+    let (pr, re) = (all.precision(), all.recall());
+    let per_set = held_out_by_set(&p, &labels, &group, DUPLICATE_FIT_SETS, bar);
+    let taken_right = (0..p.len()).filter(|&i| p[i] >= bar && labels[i] > 0.5 && right[i]).count();
+    println!("penalty {l2}, bar {bar:.2}: out-of-fold {}; taken for the right lesson {taken_right} of {}", all.line(), all.tp);
+    let beta = logistic::fit(&rows, &labels, l2);
+    let model = DuplicateModel::from_coefficients(
+        &beta,
+        bar,
+        embedder.facts().fingerprint.clone(),
+        serde_json::json!({
+            "sets": digests,
+            "candidates": rows.len(),
+            "duplicates": labels.iter().filter(|l| **l > 0.5).count(),
+            "date": time::OffsetDateTime::now_utc().date().to_string(),
+            "command": "cargo run --release -p cairn-tests --bin cairn-capture-bench -- --fit-duplicates",
+            "l2": l2,
+            "choice": format!("penalty by out-of-fold log loss over {:?}, each set's answers from a model fitted on the other sets; the bar with the best F1 on those answers among 0.30-0.90: precision {pr:.2}, recall {re:.2}, the right lesson for {taken_right} of {}; per set held out (precision/recall): {}", PENALTIES, all.tp, per_set.join(", ")),
+        }),
+    );
+    println!("weights {:?}, intercept {:.2}", model.weights, model.intercept);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../daemon/src/learning/duplicate.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&model).expect("model serialises") + "\n").expect("write duplicate.json");
+    println!("wrote {}", path.display());
+}
+
 fn fit_prompt_model() {
     let models = model_dir();
     let embedder = Embedder::load(&ModelSpec::builtin(&models, 256, 2)).unwrap_or_else(|e| panic!("{e}: {}", e.fix()));
@@ -91,7 +227,7 @@ fn fit_prompt_model() {
     let mut digests = Vec::new();
     for (g, name) in FIT_SETS.iter().enumerate() {
         let bytes = std::fs::read(data(name)).expect("a fit set");
-        digests.push(serde_json::json!({"file": format!("tests/data/{name}"), "sha256": Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect::<String>()}));
+        digests.push(digest(name, &bytes));
         let set: Value = serde_json::from_slice(&bytes).expect("JSON");
         for p in set["prompts"].as_array().expect("prompts") {
             let prompt = p["prompt"].as_str().expect("prompt text");
@@ -108,48 +244,12 @@ fn fit_prompt_model() {
         }
         println!("{name}: read");
     }
-    // For each penalty, every prompt's probability from the model fitted on the other sets.
-    let out_of_fold = |l2: f64| -> Vec<f64> {
-        let mut p = vec![0.0; rows.len()];
-        for g in 0..FIT_SETS.len() {
-            let train: Vec<usize> = (0..rows.len()).filter(|&i| group[i] != g).collect();
-            let x: Vec<Vec<f64>> = train.iter().map(|&i| rows[i].clone()).collect();
-            let y: Vec<f64> = train.iter().map(|&i| labels[i]).collect();
-            let beta = logistic::fit(&x, &y, l2);
-            for i in (0..rows.len()).filter(|&i| group[i] == g) {
-                p[i] = logistic::sigmoid(rows[i].iter().zip(&beta).map(|(a, b)| a * b).sum());
-            }
-        }
-        p
-    };
-    let loss = |p: &[f64]| -> f64 { p.iter().zip(&labels).map(|(q, y)| -(y * q.max(1e-9).ln() + (1.0 - y) * (1.0 - q).max(1e-9).ln())).sum() };
-    let mut best: Option<(f64, f64, Vec<f64>)> = None;
-    for &l2 in PENALTIES {
-        let p = out_of_fold(l2);
-        let l = loss(&p);
-        println!("penalty {l2}: out-of-fold log loss {l:.1}");
-        if best.as_ref().is_none_or(|(_, bl, _)| l < *bl) {
-            best = Some((l2, l, p));
-        }
-    }
-    let (l2, _, p) = best.expect("a penalty");
+    let (l2, p) = penalised_out_of_fold(&rows, &labels, &group, FIT_SETS.len());
     // The bar: the best F1 on the out-of-fold answers, among bars 0.30 to 0.70.
-    let f1 = |bar: f64| {
-        let c = counts_at(&p, &labels, bar);
-        let (pr, re) = (c.precision(), c.recall());
-        if pr + re == 0.0 { 0.0 } else { 2.0 * pr * re / (pr + re) }
-    };
-    let bar = (30..=70).map(|b| b as f64 / 100.0).max_by(|a, b| f1(*a).total_cmp(&f1(*b)).then(b.total_cmp(a))).expect("a bar");
+    let bar = best_f1_bar(&p, &labels, 30, 70);
     let all = counts_at(&p, &labels, bar);
     let (pr, re) = (all.precision(), all.recall());
-    let mut per_set = Vec::new();
-    for (g, name) in FIT_SETS.iter().enumerate() {
-        let idx: Vec<usize> = (0..rows.len()).filter(|&i| group[i] == g).collect();
-        let held = counts_at(&idx.iter().map(|&i| p[i]).collect::<Vec<_>>(), &idx.iter().map(|&i| labels[i]).collect::<Vec<_>>(), bar);
-        let (gp, gr) = (held.precision(), held.recall());
-        println!("  held out {name}: precision {gp:.2}, recall {gr:.2}");
-        per_set.push(format!("{name} {gp:.2}/{gr:.2}"));
-    }
+    let per_set = held_out_by_set(&p, &labels, &group, FIT_SETS, bar);
     println!("penalty {l2}, bar {bar:.2}: out-of-fold {}", all.line());
     let beta = logistic::fit(&rows, &labels, l2);
     let d = (beta.len() - 1) / 2;
@@ -178,6 +278,10 @@ fn fit_prompt_model() {
 fn main() {
     if flag("--fit") {
         fit_prompt_model();
+        return;
+    }
+    if flag("--fit-duplicates") {
+        fit_duplicate_model();
         return;
     }
     let part = arg("--part").unwrap_or_else(|| "tune".into());
