@@ -253,7 +253,7 @@ fn is_code(raw: &str) -> bool {
 
 /// Statistics and timings: a count of calls, runs or results; a duration.
 static NUMBERS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)\b\d+(\.\d+)?\s*(times|calls|invocations|%|percent|failed|passed|errors|warnings|issues|tests|ms|s|secs?|seconds|mins?|minutes|h|hours)\b|\b(took|after|in)\s+\d+(\.\d+)?\s*(ms|s|secs?|seconds|mins?|minutes)\b|success rate|on average")
+    regex::Regex::new(r"(?i)\b\d+(\.\d+)?\s*(times|calls|invocations|%|percent|failed|passed|errors|warnings|issues|tests|ms|s|secs?|seconds|mins?|minutes|h|hours)\b|\b\d+h\d+m(\d+s)?\b|\b\d+m\d+(\.\d+)?s\b|\b(took|after|in)\s+\d+(\.\d+)?\s*(ms|s|secs?|seconds|mins?|minutes)\b|success rate|on average")
         .expect("a valid pattern")
 });
 
@@ -272,6 +272,29 @@ fn recovery_calls(text: &str) -> Option<(String, String)> {
     let before: Vec<&str> = text[..works].split('`').collect();
     let worked = before.get(before.len().checked_sub(2)?)?.to_string();
     Some((spans[1].to_string(), worked))
+}
+
+/// Whether the call that worked is another command or target of the same tool rather than the
+/// failed one fixed (`terragrunt apply` -> `terragrunt output`, `sbt flywayMigrate` -> `sbt
+/// compile`, `flutter build ios` -> `flutter build apk`): the two differ in one plain word, past
+/// a shared start, that is no switch's value, where neither word holds the other or shares a
+/// part with the failed call (`pnpm drizzle-kit migrate` -> `pnpm db:migrate` is a wrapper for
+/// the same step), and the rest of the call that worked was in the failed one. Paths and
+/// packages (`build.sh` -> `tools/build.sh`, `@pdf-tools/render` -> `pdf-lib`) are fixes.
+fn another_command(failed: &str, worked: &str) -> bool {
+    let (a, b): (Vec<&str>, Vec<&str>) = (failed.split_whitespace().collect(), worked.split_whitespace().collect());
+    let k = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if k == 0 || k >= a.len() || k >= b.len() || b[k - 1].starts_with('-') {
+        return false;
+    }
+    let plain = |w: &str| w.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && w.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-'));
+    let (x, y) = (a[k], b[k]);
+    if !plain(x) || !plain(y) || x.contains(y) || y.contains(x) {
+        return false;
+    }
+    let parts = |w: &str| w.split([':', '_', '-']).filter(|p| !p.is_empty()).map(str::to_lowercase).collect::<Vec<_>>();
+    let failed_parts: Vec<String> = a.iter().flat_map(|w| parts(w)).collect();
+    !parts(y).iter().any(|p| failed_parts.contains(p)) && b[k + 1..].iter().all(|w| a[k + 1..].contains(w))
 }
 
 /// The two paths of a path recovery's text ("`A` does not exist ...; the file is `B`").
@@ -315,7 +338,7 @@ const ONLY_FAILED: &[&str] = &[
     "charts", "chart(s)", "suite", "suites", "check", "checks", "job", "jobs", "step", "steps", "task", "tasks", "total", "run", "ran", "warning",
     "warnings", "skipped", "ignored", "result", "fatal", "command", "process", "returned", "non", "zero", "nonzero", "exited", "the", "a",
     "example", "examples", "spec", "specs", "some", "succeeded", "deselected", "did", "errored", "across", "file", "files", "cases", "case",
-    "finished", "second", "seconds", "executed", "unexpected", "async", "sync", "out",
+    "finished", "second", "seconds", "executed", "unexpected", "async", "sync", "out", "elifecycle",
 ];
 
 /// Whether a text has the shape capture gives a failure or a recovery ("In this project,
@@ -535,6 +558,9 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
     if text.trim_end().ends_with('?') {
         return Some("a question, not a lesson".into());
     }
+    if text.trim_start().starts_with("# ") || text.trim_start().starts_with("## ") || text.trim_start().starts_with("### ") {
+        return Some("a heading, not a lesson".into());
+    }
     // Cut off mid-clause ("and the go code under gen/go is"): no end mark, and the last word
     // needs one after it.
     let ends_open = ["is", "are", "was", "the", "a", "an", "and", "or", "but", "of", "to", "under", "in", "with", "for", "from", "by", "at", "on", "that", "which", "so", "because", "if", "when"];
@@ -562,6 +588,9 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
         if lower.contains("not found") && mistyped(program_of(&failed), program_of(&worked)) && rest(&failed) == rest(&worked) {
             return Some("a typo fixed, not a lesson".into());
         }
+        if another_command(&failed, &worked) {
+            return Some("another command of the same tool ran after the failure, not a fix".into());
+        }
         // The agent's own tools (`Edit` failing, `Write` working) say nothing of the project.
         if [&failed, &worked].iter().all(|c| AGENT_TOOLS.contains(&program_of(c))) {
             return Some("the agent's own tools, not the project's".into());
@@ -585,6 +614,16 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
         };
         if capture_template(&lower) && says_only_it_failed(text) && (!a.iter().all(|w| b.contains(w)) || added.iter().any(|(_, w)| selects(w))) {
             return Some("the error says only that it failed (a count, a timing), and the call that worked ran less: no cause to learn".into());
+        }
+        // A test run narrowed by what is appended to it (`mix test` -> `mix test
+        // test/bookings_test.exs:88`, `dune runtest` -> `dune runtest test/lexer`): running fewer
+        // tests fixes none, whatever the error named. Not a variable set, a step before, or
+        // another task in place of the first (`./gradlew test` -> `./gradlew :app:testDebugUnitTest`).
+        let runs_tests = a.iter().any(|w| w.to_lowercase().contains("test") || w.to_lowercase().contains("spec"));
+        let appended = b.len() > a.len() && b[..a.len()] == a[..];
+        let steps_or_variables = b.iter().any(|w| matches!(*w, "&&" | "||" | ";") || (is_assignment(w) && !w.starts_with('-')));
+        if runs_tests && appended && !steps_or_variables && added.iter().any(|(_, w)| selects(w)) {
+            return Some("the call that worked ran fewer tests: no fix to learn".into());
         }
         if transient(&lower) {
             return Some("a port or lock held for the moment: the state of a moment, not a lesson".into());
@@ -720,7 +759,12 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     let mut closest = 0.0f64;
     let mut closest_reason = "no existing lesson is close".to_string();
     // The learned reading, for the closest lesson by meaning.
-    let learned = bars.duplicates.and_then(|m| m.read(text, input.source, &input.nearest).map(|r| (m.repeats(&r), r)));
+    // Two texts in capture's failure template ("In this project, `X` fails (...); `Y` works.")
+    // are close in meaning by their template alone; the model, fitted on candidates against
+    // lessons in words, does not compare them (the fixed bars still do).
+    let templated = capture_template(&lower);
+    let comparable: Vec<(&str, &str, Option<f64>)> = input.nearest.iter().map(|&(id, other, c)| (id, other, c.filter(|_| !(templated && capture_template(&other.to_lowercase()))))).collect();
+    let learned = bars.duplicates.and_then(|m| m.read(text, input.source, &comparable).map(|r| (m.repeats(&r), r)));
     for (i, (id, other, cosine)) in input.nearest.iter().enumerate() {
         let words_shared = overlap(text, other);
         let c = cosine.unwrap_or(0.0);
@@ -848,6 +892,11 @@ mod tests {
         let among = [("m1", "Never put secrets in source files.", Some(0.62)), ("m2", "Rotate a key that was pushed.", Some(0.60))];
         let j = judge(&Input { text, source: "prompt", nearest: among.to_vec(), heard: HeardBy::Not }, &bars);
         assert!(j.verdict.keeps(), "{:?}", j.reasons);
+        // Two recoveries share capture's template, not their lesson.
+        let recovery = "In this project, `sh tools/deploy.sh` fails (DEPLOY_ENV is not set); `DEPLOY_ENV=staging sh tools/deploy.sh` works.";
+        let other = [("m1", "In this project, `sh build.sh` fails (cannot open build.sh); `sh tools/build.sh` works.", Some(0.60))];
+        let j = judge(&Input { text: recovery, source: "recovery", nearest: other.to_vec(), heard: HeardBy::Not }, &bars);
+        assert!(j.verdict.keeps(), "{:?}", j.reasons);
         // Without the learned reading, the fixed bars decide: 0.62 is under them.
         let j = judge(&Input { text, source: "prompt", nearest: leads.to_vec(), heard: HeardBy::Not }, &Bars::default());
         assert!(j.verdict.keeps(), "{:?}", j.reasons);
@@ -905,6 +954,23 @@ mod tests {
         assert!(why("and the go code under gen/go is", "prompt").contains("mid-clause"));
         assert!(why("In this project, `bin/rails db:migrate` failed, then `bin/rails db:migrate` succeeded.", "failure").contains("the same call again"));
         assert!(why("`bin/rails test` runs the test suite.", "claude-md").contains("restates"));
+        assert!(why("# Heron.jl - notes for Claude", "claude-md").contains("heading"));
+        assert!(why("The Heron.jl integration suite took 6m12s on the runner, 4m40s of it precompilation.", "failure").contains("timing"));
+        assert!(why("In this project, `pnpm build` fails (ELIFECYCLE  Command failed with exit code 1.).", "failure").contains("only that it failed"));
+        for t in ["In this project, `terragrunt apply` fails (Error 409: Already exists); `terragrunt output` works.", "In this project, `fvm flutter build ios --release` fails (No profiles for 'app.perch.mobile' were found); `fvm flutter build apk --release` works.", "In this project, `docker compose exec php bin/console doctrine:migrations:migrate -n` fails (relation \"booking_slot\" already exists); `docker compose exec php bin/console cache:clear` works."] {
+            assert!(why(t, "recovery").contains("another command"), "{t}");
+        }
+        for t in ["In this project, `mix test` fails (318 tests, 2 failures; Bookings.create/2 raised KeyError); `mix test test/ferry/bookings_test.exs:88` works.", "In this project, `dune runtest` fails (Files run.t and run.t.corrected differ.); `dune runtest test/lexer` works.", "In this project, `pnpm vitest run` fails (plots.test.ts > renders axis: expected 3 ticks); `pnpm vitest run src/lib/plots.test.ts` works."] {
+            assert!(why(t, "recovery").contains("fewer tests"), "{t}");
+        }
+        assert_kept("In this project, `cargo test` fails (error: could not connect to the offline query data); `SQLX_OFFLINE=true cargo test` works.", "recovery");
+        assert_kept("In this project, `cargo test` fails (feature `postgres` is required for the store tests); `cargo test --features postgres` works.", "recovery");
+        assert_kept("In this project, `./gradlew test` fails (No connected devices!); `./gradlew :app:testDebugUnitTest` works.", "recovery");
+        // A wrapper for the same step, another path, another package, a switch's value: fixes.
+        assert_kept("In this project, `pnpm drizzle-kit migrate` fails (DATABASE_URL is not set); `pnpm db:migrate` works.", "recovery");
+        assert_kept("In this project, `sh build.sh` fails (No such file or directory); `sh tools/build.sh` works.", "recovery");
+        assert_kept("In storefront, `pnpm add @pdf-tools/render --filter web` fails (AGPL-3.0-only is not allowed); `pnpm add pdf-lib --filter web` works.", "recovery");
+        assert_kept("In analytics, `psql -h pg-primary -U notebook shop` fails (no pg_hba.conf entry); `psql -h pg-replica -U notebook shop` works.", "recovery");
         assert!(why("In this project, `cabal test all` fails (1 out of 214 tests failed (0.84s)); `cabal test gloss-core:test:spec --test-options='-m Parser'` works.", "recovery").contains("ran less"));
         // A failure with its cause named is kept; so is a date that is not a deadline.
         assert_kept("In this project, the FX conversion tests fail (expected 1.08734, got 1.09) because EF Core maps decimal to decimal(18,2) by default; rate and amount columns need HasPrecision in LedgerContext.OnModelCreating.", "failure");
