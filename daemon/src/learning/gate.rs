@@ -144,7 +144,8 @@ pub const DIRECTIVES: &[&str] = &[
     "update", "regenerate", "generate", "create", "delete", "remove", "move", "rename", "open", "close", "point", "target", "include", "exclude",
     "drop", "migrate", "squash", "sign", "format", "lint", "review", "document", "return", "raise", "throw", "catch", "handle", "retry", "wait",
     "source", "export", "cd", "switch", "reuse", "follow", "target", "send", "request", "fix", "change", "replace", "implement", "refactor", "rewrite",
-    "extract", "convert",
+    "extract", "convert", "upgrade", "downgrade", "enqueue", "reference", "register", "declare", "schedule", "publish", "inject",
+    "annotate", "encrypt", "prune", "expose", "parse",
 ];
 
 /// Words that give a reason.
@@ -256,6 +257,9 @@ static NUMBERS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| 
     regex::Regex::new(r"(?i)\b\d+(\.\d+)?\s*(times|calls|invocations|%|percent|failed|passed|errors|warnings|issues|tests|ms|s|secs?|seconds|mins?|minutes|h|hours)\b|\b\d+h\d+m(\d+s)?\b|\b\d+m\d+(\.\d+)?s\b|\b(took|after|in)\s+\d+(\.\d+)?\s*(ms|s|secs?|seconds|mins?|minutes)\b|success rate|on average")
         .expect("a valid pattern")
 });
+
+/// A session's tally, whatever else the text says: "52 tool calls", "6 Bash commands exited".
+static TALLY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+\s+tool\s+(calls|uses|invocations)\b|\b\d+\s+\w+\s+(calls|commands)\s+(exited|failed|succeeded|returned)\b|^session summary").expect("a valid pattern"));
 
 /// Programs that only look around: a recovery between two of their calls teaches nothing, and
 /// neither does their failure (capture reads the same list).
@@ -414,11 +418,13 @@ pub fn time_bound(lower: &str) -> bool {
             return false;
         }
         // The clause after "until", up to its punctuation, a word at a time.
-        let clause = lower[i + "until ".len()..].split(['.', ',', ';', ':', '!', '?', '(']).next().unwrap_or("");
-        // A calendar date ("until the v2 launch on 2026-12-15").
+        // A calendar date ("until the 0.9 release on 2026-12-15"), read before a version's dot
+        // ends the clause.
+        let clause = lower[i + "until ".len()..].split([',', ';', ':', '!', '?', '(']).next().unwrap_or("");
         if ISO_DATE.is_match(clause) {
             return true;
         }
+        let clause = clause.split('.').next().unwrap_or("");
         let words: Vec<&str> = clause.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(7).collect();
         (0..words.len()).any(|j| {
             let (w, next, last) = (words[j], words.get(j + 1).copied(), j + 1 == words.len());
@@ -461,7 +467,7 @@ const TROUBLE: &[&str] = &[
 /// "always"/"never" opening a clause ("Never fail silently", "in `jobs/`, never fail ...") is a
 /// directive.
 pub fn reports_a_bug(lower: &str) -> bool {
-    reports_a_bug_in(lower, None)
+    ["known issue", "known bug"].iter().any(|p| lower.trim_start().starts_with(p)) || reports_a_bug_in(lower, None)
 }
 
 /// The same for a sentence `lower` of the prompt `prompt` (both lowercased; `None`: a text
@@ -610,7 +616,7 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
         let added: Vec<(usize, &str)> = b.iter().enumerate().filter(|(i, w)| !a.contains(w) && !value(*i)).map(|(i, w)| (i, *w)).collect();
         let selects = |w: &str| {
             let flag = w.split('=').next().unwrap_or(w);
-            (!w.starts_with('-') && !w.chars().all(|c| c.is_ascii_digit())) || ["-k", "-t", "-m", "-run", "--filter", "--grep", "-g", "--testNamePattern", "--test", "--only", "--tests"].contains(&flag)
+            (!w.starts_with('-') && !w.chars().all(|c| c.is_ascii_digit())) || ["-k", "-t", "-m", "-run", "--filter", "--grep", "-g", "--testNamePattern", "--testPathPattern", "--testFile", "--test", "--only", "--tests", "--suite", "--case", "--spec", "--match"].contains(&flag)
         };
         if capture_template(&lower) && says_only_it_failed(text) && (!a.iter().all(|w| b.contains(w)) || added.iter().any(|(_, w)| selects(w))) {
             return Some("the error says only that it failed (a count, a timing), and the call that worked ran less: no cause to learn".into());
@@ -622,7 +628,9 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
         let runs_tests = a.iter().any(|w| w.to_lowercase().contains("test") || w.to_lowercase().contains("spec"));
         let appended = b.len() > a.len() && b[..a.len()] == a[..];
         let steps_or_variables = b.iter().any(|w| matches!(*w, "&&" | "||" | ";") || (is_assignment(w) && !w.starts_with('-')));
-        if runs_tests && appended && !steps_or_variables && added.iter().any(|(_, w)| selects(w)) {
+        // A switch only a test runner has says so when the program's name does not (`rebar3 ct`).
+        let test_switch = added.iter().any(|(_, w)| ["--suite", "--case", "--testFile", "--testPathPattern", "--testNamePattern", "--tests"].contains(&w.split('=').next().unwrap_or(w)));
+        if (runs_tests || test_switch) && appended && !steps_or_variables && added.iter().any(|(_, w)| selects(w)) {
             return Some("the call that worked ran fewer tests: no fix to learn".into());
         }
         if transient(&lower) {
@@ -651,9 +659,16 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
         if capture_template(&lower) && says_only_it_failed(text) {
             return Some("the error says only that it failed (a count, a timing): no cause to learn".into());
         }
+        // "`npx nx e2e web` failed again: seen in 3 sessions": no error, no cause.
+        if lower.contains("seen in ") && error_in(text).is_none() && !lower.contains(" because ") {
+            return Some("a failure that names no cause".into());
+        }
     }
     if restates_command(&lower) {
         return Some("it restates what its command does".into());
+    }
+    if TALLY.is_match(&lower) {
+        return Some("statistics of a session, not a lesson".into());
     }
     if NUMBERS.is_match(&lower) && !rule {
         return Some("statistics or a timing, not a lesson".into());
@@ -700,15 +715,23 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     let code = text.split_whitespace().filter(|w| is_code(w)).count();
     let domain = ws.iter().filter(|w| w.len() >= 3 && w.chars().all(|c| c.is_alphanumeric() || c == '-') && !GENERIC.contains(&w.as_str())).count();
     let specific = code + domain;
-    let recovery = lower.contains(" fails") && lower.contains(" works") || lower.contains("does not exist") && lower.contains("the file is");
+    // What the first call did: failed, hung, timed out, crashed or was turned away.
+    let went_wrong = [" fails", " hangs", " times out", " crashes", " is rejected", " is denied"].iter().any(|v| lower.contains(v));
+    let recovery = went_wrong && lower.contains(" works") || lower.contains("does not exist") && lower.contains("the file is");
     // The first word after a leading "In this project," / "Here," says whether it is a directive.
-    let head = lower.trim_start_matches("in this project, ").trim_start_matches("in this repo, ").trim_start_matches("here, ");
+    // "In this project, ...", "In kennelbook, ...", "Here, ...": the place, then the words.
+    let head = match lower.split_once(", ") {
+        Some((place, rest)) if (place.starts_with("in ") && place.split_whitespace().count() <= 3) || place == "here" => rest,
+        _ => lower.as_str(),
+    };
     let first = words(head).into_iter().next().unwrap_or_default();
     let padded = format!(" {lower} ");
     let rule_marker = marks_a_rule(&lower);
     let imperative = DIRECTIVES.contains(&first.as_str()) || directs(&lower);
     let modal = [" should ", " must ", " prefer ", " avoid ", " need to ", " needs to ", " has to ", " have to "].iter().any(|m| padded.contains(m));
-    let fact = [" is ", " are ", " lives ", " live ", " runs ", " uses ", " use ", " requires ", " expects ", " needs ", " sits ", " goes ", " go ", " belongs ", " belong ", " follow ", " follows ", " fails ", " strips "].iter().any(|m| padded.contains(m));
+    let fact = [" is ", " are ", " lives ", " live ", " runs ", " uses ", " use ", " requires ", " expects ", " needs ", " sits ", " goes ", " go ", " belongs ", " belong ", " follow ", " follows ", " fails ", " strips "].iter().any(|m| padded.contains(m))
+        // "the integration tests need `docker compose up -d pg`": what things need, named.
+        || (padded.contains(" need ") && code > 0);
     let (actionability, act_reason) = if recovery {
         (1.0, "says what fails and what works")
     } else if (imperative || modal) && (rule_marker || gives_reason(&lower) || lower.contains("; ")) {
@@ -955,6 +978,15 @@ mod tests {
         assert!(why("In this project, `bin/rails db:migrate` failed, then `bin/rails db:migrate` succeeded.", "failure").contains("the same call again"));
         assert!(why("`bin/rails test` runs the test suite.", "claude-md").contains("restates"));
         assert!(why("# Heron.jl - notes for Claude", "claude-md").contains("heading"));
+        assert!(why("Session summary: 52 tool calls (Bash 31, Edit 12, Read 7); 6 Bash commands exited non-zero.", "failure").contains("statistics"));
+        assert!(why("Until the 0.9 release on 2026-12-15, keep the legacy /v1/sensors endpoint in millrace.", "claude-md").contains("near date"));
+        assert!(why("Known issue: the HUD ammo counter flickers on 144 Hz monitors.", "claude-md").contains("goes wrong"));
+        assert!(why("In this project, `npx nx e2e harbor-web-e2e` failed again: seen in 3 sessions, never fixed in one.", "failure").contains("no cause"));
+        assert!(why("In this project, `rebar3 ct --sname ct` fails (route_SUITE: exact match returned undefined); `rebar3 ct --sname ct --suite test/router_SUITE --case route_exact_match` works.", "recovery").contains("fewer tests"));
+        // A directive after its place, a fact of what things need, a call that hung: lessons.
+        assert_kept("In kennelbook, enqueue Celery tasks with transaction.on_commit() and pass primary keys; a task sent inside the atomic block can run before the commit.", "prompt");
+        assert_kept("In millrace, `lein test` covers only unit tests; the integration tests need `docker compose up -d pg` first.", "prompt");
+        assert_kept("In this project, `npx nx affected -t test` hangs (Waiting for the Nx Daemon to start); `NX_DAEMON=false npx nx affected -t test` works.", "recovery");
         assert!(why("The Heron.jl integration suite took 6m12s on the runner, 4m40s of it precompilation.", "failure").contains("timing"));
         assert!(why("In this project, `pnpm build` fails (ELIFECYCLE  Command failed with exit code 1.).", "failure").contains("only that it failed"));
         for t in ["In this project, `terragrunt apply` fails (Error 409: Already exists); `terragrunt output` works.", "In this project, `fvm flutter build ios --release` fails (No profiles for 'app.perch.mobile' were found); `fvm flutter build apk --release` works.", "In this project, `docker compose exec php bin/console doctrine:migrations:migrate -n` fails (relation \"booking_slot\" already exists); `docker compose exec php bin/console cache:clear` works."] {
