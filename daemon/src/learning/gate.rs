@@ -214,6 +214,19 @@ fn restates_command(lower: &str) -> bool {
     !said.is_empty() && said.iter().all(|w| named.contains(w))
 }
 
+/// Whether a lowercased text only says what a command does or is ("`molecule test` creates the
+/// instance, converges the role ...", "`./mvnw quarkus:dev` starts Quarkus in dev mode"): it opens
+/// with the command, names no other code, and neither marks a rule, asks for anything, gives a
+/// reason nor warns ("... goes straight over the live dashboard").
+fn describes_command(lower: &str) -> bool {
+    let Some(rest) = lower.strip_prefix('`') else { return false };
+    let Some((_, after)) = rest.split_once("` ") else { return false };
+    let padded = format!(" {lower} ");
+    let asks = [" should ", " must ", " need ", " needs ", " has to ", " have to ", " prefer ", " avoid "].iter().any(|m| padded.contains(m));
+    let warns = ["live", "prod", "production", "shared", "whole", "over", "deletes", "overwrites", "wipes", "drops", "resets", "last time", "once"].iter().any(|w| padded.contains(&format!(" {w} ")));
+    !after.contains('`') && after.split_whitespace().next().is_some_and(|w| w.chars().all(char::is_alphabetic)) && !marks_a_rule(lower) && !asks && !gives_reason(lower) && !warns
+}
+
 /// A request for now: a lowercased sentence that opens with a directive ("fix the typo in ...",
 /// "add a csv export ...") and neither marks a rule that lasts nor gives a reason.
 pub fn request_for_now(lower: &str) -> bool {
@@ -254,12 +267,12 @@ fn is_code(raw: &str) -> bool {
 
 /// Statistics and timings: a count of calls, runs or results; a duration.
 static NUMBERS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)\b\d+(\.\d+)?\s*(times|calls|invocations|%|percent|failed|passed|errors|warnings|issues|tests|ms|s|secs?|seconds|mins?|minutes|h|hours)\b|\b\d+h\d+m(\d+s)?\b|\b\d+m\d+(\.\d+)?s\b|\b(took|after|in)\s+\d+(\.\d+)?\s*(ms|s|secs?|seconds|mins?|minutes)\b|success rate|on average")
+    regex::Regex::new(r"(?i)\b\d+(\.\d+)?\s*(times|calls|invocations|%|percent|failed|passed|errors|warnings|issues|tests|ms|s|secs?|seconds|mins?|minutes|h|hours)\b|\b\d+h\d+m(\d+s)?\b|\b\d+m\d+(\.\d+)?s\b|\b(took|after|in)\s+\d+(\.\d+)?\s*(ms|m|s|secs?|seconds|mins?|minutes)\b|success rate|on average")
         .expect("a valid pattern")
 });
 
 /// A session's tally, whatever else the text says: "52 tool calls", "6 Bash commands exited".
-static TALLY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+\s+tool\s+(calls|uses|invocations)\b|\b\d+\s+\w+\s+(calls|commands)\s+(exited|failed|succeeded|returned)\b|^session summary").expect("a valid pattern"));
+static TALLY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+\s+tool\s+(calls|uses|invocations)\b|\b\d+\s+\w+\s+(calls|commands)\s+(exited|failed|succeeded|returned)\b|^session summary|\bbuild successful in\b|\b\d+\s+actionable tasks?\b").expect("a valid pattern"));
 
 /// Programs that only look around: a recovery between two of their calls teaches nothing, and
 /// neither does their failure (capture reads the same list).
@@ -342,7 +355,7 @@ const ONLY_FAILED: &[&str] = &[
     "charts", "chart(s)", "suite", "suites", "check", "checks", "job", "jobs", "step", "steps", "task", "tasks", "total", "run", "ran", "warning",
     "warnings", "skipped", "ignored", "result", "fatal", "command", "process", "returned", "non", "zero", "nonzero", "exited", "the", "a",
     "example", "examples", "spec", "specs", "some", "succeeded", "deselected", "did", "errored", "across", "file", "files", "cases", "case",
-    "finished", "second", "seconds", "executed", "unexpected", "async", "sync", "out", "elifecycle",
+    "finished", "second", "seconds", "executed", "unexpected", "async", "sync", "out", "elifecycle", "info",
 ];
 
 /// Whether a text has the shape capture gives a failure or a recovery ("In this project,
@@ -424,8 +437,9 @@ pub fn time_bound(lower: &str) -> bool {
         if ISO_DATE.is_match(clause) {
             return true;
         }
-        let clause = clause.split('.').next().unwrap_or("");
-        let words: Vec<&str> = clause.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(7).collect();
+        // A dot ends the clause before a space or at the end, not inside "0.16".
+        let clause = clause.split(". ").next().unwrap_or("").trim_end_matches('.');
+        let words: Vec<&str> = clause.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(9).collect();
         (0..words.len()).any(|j| {
             let (w, next, last) = (words[j], words.get(j + 1).copied(), j + 1 == words.len());
             match w {
@@ -556,7 +570,7 @@ pub fn distance(a: &str, b: &str) -> usize {
 }
 
 /// What makes a text primitive, if anything.
-fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<String> {
+fn primitive(text: &str, ws: &[String], specific: usize, rule: bool, source: &str) -> Option<String> {
     let lower = text.to_lowercase();
     if ws.len() < 4 {
         return Some("a fragment: fewer than four words".into());
@@ -616,7 +630,7 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
         let added: Vec<(usize, &str)> = b.iter().enumerate().filter(|(i, w)| !a.contains(w) && !value(*i)).map(|(i, w)| (i, *w)).collect();
         let selects = |w: &str| {
             let flag = w.split('=').next().unwrap_or(w);
-            (!w.starts_with('-') && !w.chars().all(|c| c.is_ascii_digit())) || ["-k", "-t", "-m", "-run", "--filter", "--grep", "-g", "--testNamePattern", "--testPathPattern", "--testFile", "--test", "--only", "--tests", "--suite", "--case", "--spec", "--match"].contains(&flag)
+            (!w.starts_with('-') && !w.chars().all(|c| c.is_ascii_digit())) || ["-k", "-t", "-m", "-run", "--filter", "--grep", "-g", "--testNamePattern", "--testPathPattern", "--testFile", "--test", "--only", "--tests", "--suite", "--case", "--spec", "--match", "-Dtest"].contains(&flag)
         };
         if capture_template(&lower) && says_only_it_failed(text) && (!a.iter().all(|w| b.contains(w)) || added.iter().any(|(_, w)| selects(w))) {
             return Some("the error says only that it failed (a count, a timing), and the call that worked ran less: no cause to learn".into());
@@ -664,11 +678,13 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool) -> Option<S
             return Some("a failure that names no cause".into());
         }
     }
-    if restates_command(&lower) {
-        return Some("it restates what its command does".into());
-    }
     if TALLY.is_match(&lower) {
         return Some("statistics of a session, not a lesson".into());
+    }
+    // What the user said of a command in a prompt is theirs to say ("`terragrunt run-all apply`
+    // walks the whole dependency graph"), not a description to drop.
+    if restates_command(&lower) || (source != "prompt" && describes_command(&lower)) {
+        return Some("it restates what its command does".into());
     }
     if NUMBERS.is_match(&lower) && !rule {
         return Some("statistics or a timing, not a lesson".into());
@@ -833,7 +849,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         format!("novelty {novelty:.2}: {closest_reason}"),
         format!("outcome link {outcome_linked:.2}: {link_reason}"),
     ];
-    let verdict = if let Some(why) = primitive(text, &ws, specific, actionability >= 1.0) {
+    let verdict = if let Some(why) = primitive(text, &ws, specific, actionability >= 1.0, input.source) {
         reasons.push(format!("primitive: {why}"));
         Verdict::Primitive
     } else if let Some(id) = &duplicate_of {
@@ -981,6 +997,14 @@ mod tests {
         assert!(why("Session summary: 52 tool calls (Bash 31, Edit 12, Read 7); 6 Bash commands exited non-zero.", "failure").contains("statistics"));
         assert!(why("Until the 0.9 release on 2026-12-15, keep the legacy /v1/sensors endpoint in millrace.", "claude-md").contains("near date"));
         assert!(why("Known issue: the HUD ammo counter flickers on 144 Hz monitors.", "claude-md").contains("goes wrong"));
+        assert!(why("Until the Bevy 0.16 upgrade lands in January 2027, keep spawning entities with the old bundles.", "claude-md").contains("near date"));
+        assert!(why("`./gradlew :server:test` BUILD SUCCESSFUL in 1m 47s; 38 actionable tasks: 12 executed, 26 up-to-date.", "failure").contains("statistics"));
+        assert!(why("`molecule test` creates the instance, converges the role, checks idempotence and destroys the instance.", "claude-md").contains("restates"));
+        assert!(why("In this project, `./mvnw verify` fails ([INFO] BUILD FAILURE).", "failure").contains("only that it failed"));
+        assert!(why("In this project, `./mvnw test` fails (PostingTest.balances: expected 0 but was 5); `./mvnw test -Dtest=LedgerPostingTest#postsBalancedEntry` works.", "recovery").contains("fewer tests"));
+        // What a command is for, with what to do or why, is a lesson.
+        assert_kept("`make dev` starts the stack with local TLS certs; use it instead of `docker compose up`, which skips them.", "claude-md");
+        assert_kept("`rsconnect::deployApp()` from your session goes straight over the live dashboard the managers use.", "claude-md");
         assert!(why("In this project, `npx nx e2e harbor-web-e2e` failed again: seen in 3 sessions, never fixed in one.", "failure").contains("no cause"));
         assert!(why("In this project, `rebar3 ct --sname ct` fails (route_SUITE: exact match returned undefined); `rebar3 ct --sname ct --suite test/router_SUITE --case route_exact_match` works.", "recovery").contains("fewer tests"));
         // A directive after its place, a fact of what things need, a call that hung: lessons.
