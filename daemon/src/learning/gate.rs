@@ -148,6 +148,9 @@ pub const DIRECTIVES: &[&str] = &[
     "annotate", "encrypt", "prune", "expose", "parse",
 ];
 
+/// Words that ask for something, padded by spaces.
+const MODALS: &[&str] = &[" should ", " must ", " prefer ", " avoid ", " need to ", " needs to ", " has to ", " have to "];
+
 /// Words that give a reason.
 const REASONS: &[&str] = &["because", "since", "otherwise", "so that", "or else", "which", "as it", "as they", "else", "due to", "to avoid", "to keep", "or it", "or the", "so the", "so it", "breaks", "fails", "caused", "causes"];
 
@@ -222,7 +225,7 @@ fn describes_command(lower: &str) -> bool {
     let Some(rest) = lower.strip_prefix('`') else { return false };
     let Some((_, after)) = rest.split_once("` ") else { return false };
     let padded = format!(" {lower} ");
-    let asks = [" should ", " must ", " need ", " needs ", " has to ", " have to ", " prefer ", " avoid "].iter().any(|m| padded.contains(m));
+    let asks = MODALS.iter().chain(&[" need ", " needs "]).any(|m| padded.contains(m));
     let warns = ["live", "prod", "production", "shared", "whole", "over", "deletes", "overwrites", "wipes", "drops", "resets", "last time", "once"].iter().any(|w| padded.contains(&format!(" {w} ")));
     !after.contains('`') && after.split_whitespace().next().is_some_and(|w| w.chars().all(char::is_alphabetic)) && !marks_a_rule(lower) && !asks && !gives_reason(lower) && !warns
 }
@@ -270,6 +273,12 @@ static NUMBERS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| 
     regex::Regex::new(r"(?i)\b\d+(\.\d+)?\s*(times|calls|invocations|%|percent|failed|passed|errors|warnings|issues|tests|ms|s|secs?|seconds|mins?|minutes|h|hours)\b|\b\d+h\d+m(\d+s)?\b|\b\d+m\d+(\.\d+)?s\b|\b(took|after|in)\s+\d+(\.\d+)?\s*(ms|m|s|secs?|seconds|mins?|minutes)\b|success rate|on average")
         .expect("a valid pattern")
 });
+
+/// Switches that pick which tests or targets run, in any program.
+const SELECTS: &[&str] = &["-k", "-t", "-m", "-run", "--filter", "--grep", "-g", "--test", "--only", "--spec", "--match"];
+/// Switches only test runners have: a call with one of them runs tests, whatever its program's
+/// name (`rebar3 ct --suite ...`).
+const TEST_SWITCHES: &[&str] = &["--suite", "--case", "--testFile", "--testPathPattern", "--testNamePattern", "--tests", "-Dtest"];
 
 /// A session's tally, whatever else the text says: "52 tool calls", "6 Bash commands exited".
 static TALLY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+\s+tool\s+(calls|uses|invocations)\b|\b\d+\s+\w+\s+(calls|commands)\s+(exited|failed|succeeded|returned)\b|^session summary|\bbuild successful in\b|\b\d+\s+actionable tasks?\b").expect("a valid pattern"));
@@ -578,7 +587,7 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool, source: &st
     if text.trim_end().ends_with('?') {
         return Some("a question, not a lesson".into());
     }
-    if text.trim_start().starts_with("# ") || text.trim_start().starts_with("## ") || text.trim_start().starts_with("### ") {
+    if text.trim_start().starts_with('#') && text.trim_start().trim_start_matches('#').starts_with(' ') {
         return Some("a heading, not a lesson".into());
     }
     // Cut off mid-clause ("and the go code under gen/go is"): no end mark, and the last word
@@ -630,7 +639,7 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool, source: &st
         let added: Vec<(usize, &str)> = b.iter().enumerate().filter(|(i, w)| !a.contains(w) && !value(*i)).map(|(i, w)| (i, *w)).collect();
         let selects = |w: &str| {
             let flag = w.split('=').next().unwrap_or(w);
-            (!w.starts_with('-') && !w.chars().all(|c| c.is_ascii_digit())) || ["-k", "-t", "-m", "-run", "--filter", "--grep", "-g", "--testNamePattern", "--testPathPattern", "--testFile", "--test", "--only", "--tests", "--suite", "--case", "--spec", "--match", "-Dtest"].contains(&flag)
+            (!w.starts_with('-') && !w.chars().all(|c| c.is_ascii_digit())) || SELECTS.contains(&flag) || TEST_SWITCHES.contains(&flag)
         };
         if capture_template(&lower) && says_only_it_failed(text) && (!a.iter().all(|w| b.contains(w)) || added.iter().any(|(_, w)| selects(w))) {
             return Some("the error says only that it failed (a count, a timing), and the call that worked ran less: no cause to learn".into());
@@ -643,7 +652,7 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool, source: &st
         let appended = b.len() > a.len() && b[..a.len()] == a[..];
         let steps_or_variables = b.iter().any(|w| matches!(*w, "&&" | "||" | ";") || (is_assignment(w) && !w.starts_with('-')));
         // A switch only a test runner has says so when the program's name does not (`rebar3 ct`).
-        let test_switch = added.iter().any(|(_, w)| ["--suite", "--case", "--testFile", "--testPathPattern", "--testNamePattern", "--tests"].contains(&w.split('=').next().unwrap_or(w)));
+        let test_switch = added.iter().any(|(_, w)| TEST_SWITCHES.contains(&w.split('=').next().unwrap_or(w)));
         if (runs_tests || test_switch) && appended && !steps_or_variables && added.iter().any(|(_, w)| selects(w)) {
             return Some("the call that worked ran fewer tests: no fix to learn".into());
         }
@@ -744,7 +753,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     let padded = format!(" {lower} ");
     let rule_marker = marks_a_rule(&lower);
     let imperative = DIRECTIVES.contains(&first.as_str()) || directs(&lower);
-    let modal = [" should ", " must ", " prefer ", " avoid ", " need to ", " needs to ", " has to ", " have to "].iter().any(|m| padded.contains(m));
+    let modal = MODALS.iter().any(|m| padded.contains(m));
     let fact = [" is ", " are ", " lives ", " live ", " runs ", " uses ", " use ", " requires ", " expects ", " needs ", " sits ", " goes ", " go ", " belongs ", " belong ", " follow ", " follows ", " fails ", " strips "].iter().any(|m| padded.contains(m))
         // "the integration tests need `docker compose up -d pg`": what things need, named.
         || (padded.contains(" need ") && code > 0);
@@ -989,48 +998,6 @@ mod tests {
         assert!(why("The importer always hangs when the CSV has a BOM at the start of `data/in.csv`.", "prompt").contains("goes wrong"));
         assert!(why("No idea why but `make lint` passes locally and fails on the runner.", "prompt").contains("puzzle"));
         assert!(why("Always pay attention when touching the build.", "prompt").contains("vague"));
-        assert!(why("Until the v2 launch on 2026-12-15, leave the legacy /v1/shipments handler in place.", "prompt").contains("near date"));
-        assert!(why("and the go code under gen/go is", "prompt").contains("mid-clause"));
-        assert!(why("In this project, `bin/rails db:migrate` failed, then `bin/rails db:migrate` succeeded.", "failure").contains("the same call again"));
-        assert!(why("`bin/rails test` runs the test suite.", "claude-md").contains("restates"));
-        assert!(why("# Heron.jl - notes for Claude", "claude-md").contains("heading"));
-        assert!(why("Session summary: 52 tool calls (Bash 31, Edit 12, Read 7); 6 Bash commands exited non-zero.", "failure").contains("statistics"));
-        assert!(why("Until the 0.9 release on 2026-12-15, keep the legacy /v1/sensors endpoint in millrace.", "claude-md").contains("near date"));
-        assert!(why("Known issue: the HUD ammo counter flickers on 144 Hz monitors.", "claude-md").contains("goes wrong"));
-        assert!(why("Until the Bevy 0.16 upgrade lands in January 2027, keep spawning entities with the old bundles.", "claude-md").contains("near date"));
-        assert!(why("`./gradlew :server:test` BUILD SUCCESSFUL in 1m 47s; 38 actionable tasks: 12 executed, 26 up-to-date.", "failure").contains("statistics"));
-        assert!(why("`molecule test` creates the instance, converges the role, checks idempotence and destroys the instance.", "claude-md").contains("restates"));
-        assert!(why("In this project, `./mvnw verify` fails ([INFO] BUILD FAILURE).", "failure").contains("only that it failed"));
-        assert!(why("In this project, `./mvnw test` fails (PostingTest.balances: expected 0 but was 5); `./mvnw test -Dtest=LedgerPostingTest#postsBalancedEntry` works.", "recovery").contains("fewer tests"));
-        // What a command is for, with what to do or why, is a lesson.
-        assert_kept("`make dev` starts the stack with local TLS certs; use it instead of `docker compose up`, which skips them.", "claude-md");
-        assert_kept("`rsconnect::deployApp()` from your session goes straight over the live dashboard the managers use.", "claude-md");
-        assert!(why("In this project, `npx nx e2e harbor-web-e2e` failed again: seen in 3 sessions, never fixed in one.", "failure").contains("no cause"));
-        assert!(why("In this project, `rebar3 ct --sname ct` fails (route_SUITE: exact match returned undefined); `rebar3 ct --sname ct --suite test/router_SUITE --case route_exact_match` works.", "recovery").contains("fewer tests"));
-        // A directive after its place, a fact of what things need, a call that hung: lessons.
-        assert_kept("In kennelbook, enqueue Celery tasks with transaction.on_commit() and pass primary keys; a task sent inside the atomic block can run before the commit.", "prompt");
-        assert_kept("In millrace, `lein test` covers only unit tests; the integration tests need `docker compose up -d pg` first.", "prompt");
-        assert_kept("In this project, `npx nx affected -t test` hangs (Waiting for the Nx Daemon to start); `NX_DAEMON=false npx nx affected -t test` works.", "recovery");
-        assert!(why("The Heron.jl integration suite took 6m12s on the runner, 4m40s of it precompilation.", "failure").contains("timing"));
-        assert!(why("In this project, `pnpm build` fails (ELIFECYCLE  Command failed with exit code 1.).", "failure").contains("only that it failed"));
-        for t in ["In this project, `terragrunt apply` fails (Error 409: Already exists); `terragrunt output` works.", "In this project, `fvm flutter build ios --release` fails (No profiles for 'app.perch.mobile' were found); `fvm flutter build apk --release` works.", "In this project, `docker compose exec php bin/console doctrine:migrations:migrate -n` fails (relation \"booking_slot\" already exists); `docker compose exec php bin/console cache:clear` works."] {
-            assert!(why(t, "recovery").contains("another command"), "{t}");
-        }
-        for t in ["In this project, `mix test` fails (318 tests, 2 failures; Bookings.create/2 raised KeyError); `mix test test/ferry/bookings_test.exs:88` works.", "In this project, `dune runtest` fails (Files run.t and run.t.corrected differ.); `dune runtest test/lexer` works.", "In this project, `pnpm vitest run` fails (plots.test.ts > renders axis: expected 3 ticks); `pnpm vitest run src/lib/plots.test.ts` works."] {
-            assert!(why(t, "recovery").contains("fewer tests"), "{t}");
-        }
-        assert_kept("In this project, `cargo test` fails (error: could not connect to the offline query data); `SQLX_OFFLINE=true cargo test` works.", "recovery");
-        assert_kept("In this project, `cargo test` fails (feature `postgres` is required for the store tests); `cargo test --features postgres` works.", "recovery");
-        assert_kept("In this project, `./gradlew test` fails (No connected devices!); `./gradlew :app:testDebugUnitTest` works.", "recovery");
-        // A wrapper for the same step, another path, another package, a switch's value: fixes.
-        assert_kept("In this project, `pnpm drizzle-kit migrate` fails (DATABASE_URL is not set); `pnpm db:migrate` works.", "recovery");
-        assert_kept("In this project, `sh build.sh` fails (No such file or directory); `sh tools/build.sh` works.", "recovery");
-        assert_kept("In storefront, `pnpm add @pdf-tools/render --filter web` fails (AGPL-3.0-only is not allowed); `pnpm add pdf-lib --filter web` works.", "recovery");
-        assert_kept("In analytics, `psql -h pg-primary -U notebook shop` fails (no pg_hba.conf entry); `psql -h pg-replica -U notebook shop` works.", "recovery");
-        assert!(why("In this project, `cabal test all` fails (1 out of 214 tests failed (0.84s)); `cabal test gloss-core:test:spec --test-options='-m Parser'` works.", "recovery").contains("ran less"));
-        // A failure with its cause named is kept; so is a date that is not a deadline.
-        assert_kept("In this project, the FX conversion tests fail (expected 1.08734, got 1.09) because EF Core maps decimal to decimal(18,2) by default; rate and amount columns need HasPrecision in LedgerContext.OnModelCreating.", "failure");
-        assert_kept("Name migration files by date, `2026-01-05_add_index.sql`, so that they sort in the order they run.", "claude-md");
         assert!(why("In this project, `npm test` fails (Tests: 2 failed, 40 passed); `npm test -- src/cart.test.ts` works.", "recovery").contains("ran less"));
         assert!(why("In this project, `vitest run` keeps failing (4 tests failed across 3 files): seen in 2 sessions, never fixed in one. Find the cause before running it again.", "failure").contains("only that it failed"));
         // A convention written into CLAUDE.md that names things is kept whatever its verb.
@@ -1059,6 +1026,59 @@ mod tests {
         ] {
             assert_kept(t, "prompt");
         }
+    }
+
+    #[test]
+    fn recoveries_that_are_not_fixes_are_primitive_and_fixes_are_kept() {
+        let why = primitive_reason;
+        assert!(why("In this project, `./mvnw test` fails (PostingTest.balances: expected 0 but was 5); `./mvnw test -Dtest=LedgerPostingTest#postsBalancedEntry` works.", "recovery").contains("fewer tests"));
+        assert!(why("In this project, `rebar3 ct --sname ct` fails (route_SUITE: exact match returned undefined); `rebar3 ct --sname ct --suite test/router_SUITE --case route_exact_match` works.", "recovery").contains("fewer tests"));
+        // A first call that hung is recovered from as one that failed.
+        assert_kept("In this project, `npx nx affected -t test` hangs (Waiting for the Nx Daemon to start); `NX_DAEMON=false npx nx affected -t test` works.", "recovery");
+        for t in ["In this project, `terragrunt apply` fails (Error 409: Already exists); `terragrunt output` works.", "In this project, `fvm flutter build ios --release` fails (No profiles for 'app.perch.mobile' were found); `fvm flutter build apk --release` works.", "In this project, `docker compose exec php bin/console doctrine:migrations:migrate -n` fails (relation \"booking_slot\" already exists); `docker compose exec php bin/console cache:clear` works."] {
+            assert!(why(t, "recovery").contains("another command"), "{t}");
+        }
+        for t in ["In this project, `mix test` fails (318 tests, 2 failures; Bookings.create/2 raised KeyError); `mix test test/ferry/bookings_test.exs:88` works.", "In this project, `dune runtest` fails (Files run.t and run.t.corrected differ.); `dune runtest test/lexer` works.", "In this project, `pnpm vitest run` fails (plots.test.ts > renders axis: expected 3 ticks); `pnpm vitest run src/lib/plots.test.ts` works."] {
+            assert!(why(t, "recovery").contains("fewer tests"), "{t}");
+        }
+        assert_kept("In this project, `cargo test` fails (error: could not connect to the offline query data); `SQLX_OFFLINE=true cargo test` works.", "recovery");
+        assert_kept("In this project, `cargo test` fails (feature `postgres` is required for the store tests); `cargo test --features postgres` works.", "recovery");
+        assert_kept("In this project, `./gradlew test` fails (No connected devices!); `./gradlew :app:testDebugUnitTest` works.", "recovery");
+        // A wrapper for the same step, another path, another package, a switch's value: fixes.
+        assert_kept("In this project, `pnpm drizzle-kit migrate` fails (DATABASE_URL is not set); `pnpm db:migrate` works.", "recovery");
+        assert_kept("In this project, `sh build.sh` fails (No such file or directory); `sh tools/build.sh` works.", "recovery");
+        assert_kept("In storefront, `pnpm add @pdf-tools/render --filter web` fails (AGPL-3.0-only is not allowed); `pnpm add pdf-lib --filter web` works.", "recovery");
+        assert_kept("In analytics, `psql -h pg-primary -U notebook shop` fails (no pg_hba.conf entry); `psql -h pg-replica -U notebook shop` works.", "recovery");
+        assert!(why("In this project, `cabal test all` fails (1 out of 214 tests failed (0.84s)); `cabal test gloss-core:test:spec --test-options='-m Parser'` works.", "recovery").contains("ran less"));
+    }
+
+    #[test]
+    fn tallies_headings_dates_and_failures_without_a_cause_are_primitive() {
+        let why = primitive_reason;
+        assert!(why("Until the v2 launch on 2026-12-15, leave the legacy /v1/shipments handler in place.", "prompt").contains("near date"));
+        assert!(why("and the go code under gen/go is", "prompt").contains("mid-clause"));
+        assert!(why("In this project, `bin/rails db:migrate` failed, then `bin/rails db:migrate` succeeded.", "failure").contains("the same call again"));
+        assert!(why("`bin/rails test` runs the test suite.", "claude-md").contains("restates"));
+        assert!(why("# Heron.jl - notes for Claude", "claude-md").contains("heading"));
+        assert!(why("Session summary: 52 tool calls (Bash 31, Edit 12, Read 7); 6 Bash commands exited non-zero.", "failure").contains("statistics"));
+        assert!(why("Until the 0.9 release on 2026-12-15, keep the legacy /v1/sensors endpoint in millrace.", "claude-md").contains("near date"));
+        assert!(why("Known issue: the HUD ammo counter flickers on 144 Hz monitors.", "claude-md").contains("goes wrong"));
+        assert!(why("Until the Bevy 0.16 upgrade lands in January 2027, keep spawning entities with the old bundles.", "claude-md").contains("near date"));
+        assert!(why("`./gradlew :server:test` BUILD SUCCESSFUL in 1m 47s; 38 actionable tasks: 12 executed, 26 up-to-date.", "failure").contains("statistics"));
+        assert!(why("`molecule test` creates the instance, converges the role, checks idempotence and destroys the instance.", "claude-md").contains("restates"));
+        assert!(why("In this project, `./mvnw verify` fails ([INFO] BUILD FAILURE).", "failure").contains("only that it failed"));
+        // What a command is for, with what to do or why, is a lesson.
+        assert_kept("`make dev` starts the stack with local TLS certs; use it instead of `docker compose up`, which skips them.", "claude-md");
+        assert_kept("`rsconnect::deployApp()` from your session goes straight over the live dashboard the managers use.", "claude-md");
+        assert!(why("In this project, `npx nx e2e harbor-web-e2e` failed again: seen in 3 sessions, never fixed in one.", "failure").contains("no cause"));
+        // A directive after its place and a fact of what things need: lessons.
+        assert_kept("In kennelbook, enqueue Celery tasks with transaction.on_commit() and pass primary keys; a task sent inside the atomic block can run before the commit.", "prompt");
+        assert_kept("In millrace, `lein test` covers only unit tests; the integration tests need `docker compose up -d pg` first.", "prompt");
+        assert!(why("The Heron.jl integration suite took 6m12s on the runner, 4m40s of it precompilation.", "failure").contains("timing"));
+        assert!(why("In this project, `pnpm build` fails (ELIFECYCLE  Command failed with exit code 1.).", "failure").contains("only that it failed"));
+        // A failure with its cause named is kept; so is a date that is not a deadline.
+        assert_kept("In this project, the FX conversion tests fail (expected 1.08734, got 1.09) because EF Core maps decimal to decimal(18,2) by default; rate and amount columns need HasPrecision in LedgerContext.OnModelCreating.", "failure");
+        assert_kept("Name migration files by date, `2026-01-05_add_index.sql`, so that they sort in the order they run.", "claude-md");
     }
 
     #[test]

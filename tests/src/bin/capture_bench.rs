@@ -149,6 +149,18 @@ fn held_out_by_set(p: &[f64], labels: &[f64], group: &[usize], sets: &[&str], ba
     per_set
 }
 
+/// The real embedding model, loaded in process for a fit.
+fn fit_embedder() -> Embedder {
+    Embedder::load(&ModelSpec::builtin(&model_dir(), 256, 2)).unwrap_or_else(|e| panic!("{e}: {}", e.fix()))
+}
+
+/// A labelled set of `tests/data`, its name and sha256 added to `digests` for the provenance.
+fn read_fit_set(name: &str, digests: &mut Vec<Value>) -> Value {
+    let bytes = std::fs::read(data(name)).expect("a fit set");
+    digests.push(digest(name, &bytes));
+    serde_json::from_slice(&bytes).expect("JSON")
+}
+
 /// The labelled candidate sets the duplicate model is fitted on, in order.
 const DUPLICATE_FIT_SETS: &[&str] = &["capture-set.json", "capture-fresh-batch.json", "capture-fresh-batch-2.json", "capture-fresh-batch-3.json", "capture-fresh-batch-4.json", "capture-fresh-batch-5.json", "capture-fresh-batch-6.json", "capture-fresh-batch-7.json"];
 
@@ -158,18 +170,15 @@ const DUPLICATE_FIT_SETS: &[&str] = &["capture-set.json", "capture-fresh-batch.j
 /// lessons are the five closest by cosine (the daemon gives the gate the five best of its
 /// hybrid search, which lead with them). Writes `daemon/src/learning/duplicate.json`.
 fn fit_duplicate_model() {
-    let models = model_dir();
-    let embedder = Embedder::load(&ModelSpec::builtin(&models, 256, 2)).unwrap_or_else(|e| panic!("{e}: {}", e.fix()));
-    let advice: Value = serde_json::from_str(&std::fs::read_to_string(data("advice-set.json")).expect("the advice set")).expect("JSON");
+    let embedder = fit_embedder();
+    let mut digests = Vec::new();
+    let advice = read_fit_set("advice-set.json", &mut digests);
     let lessons: Vec<(String, String)> = advice["memories"].as_array().expect("memories").iter().map(|m| (m["id"].as_str().unwrap().to_string(), m["text"].as_str().unwrap().to_string())).collect();
     let texts: Vec<&str> = lessons.iter().map(|(_, t)| t.as_str()).collect();
     let vectors = embedder.embed(&texts).expect("embed the lessons");
     let (mut rows, mut labels, mut group, mut right) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut digests = vec![digest("advice-set.json", &std::fs::read(data("advice-set.json")).expect("the advice set"))];
     for (g, name) in DUPLICATE_FIT_SETS.iter().enumerate() {
-        let bytes = std::fs::read(data(name)).expect("a fit set");
-        digests.push(digest(name, &bytes));
-        let set: Value = serde_json::from_slice(&bytes).expect("JSON");
+        let set = read_fit_set(name, &mut digests);
         for c in set["candidates"].as_array().expect("candidates") {
             let text = c["text"].as_str().expect("candidate text");
             let v = &embedder.embed(&[text]).expect("embed")[0];
@@ -220,15 +229,12 @@ fn fit_duplicate_model() {
 }
 
 fn fit_prompt_model() {
-    let models = model_dir();
-    let embedder = Embedder::load(&ModelSpec::builtin(&models, 256, 2)).unwrap_or_else(|e| panic!("{e}: {}", e.fix()));
+    let embedder = fit_embedder();
     // Rows (1, whole prompt, sentences' maximum), labels, and the set each came from.
     let (mut rows, mut labels, mut group) = (Vec::new(), Vec::new(), Vec::new());
     let mut digests = Vec::new();
     for (g, name) in FIT_SETS.iter().enumerate() {
-        let bytes = std::fs::read(data(name)).expect("a fit set");
-        digests.push(digest(name, &bytes));
-        let set: Value = serde_json::from_slice(&bytes).expect("JSON");
+        let set = read_fit_set(name, &mut digests);
         for p in set["prompts"].as_array().expect("prompts") {
             let prompt = p["prompt"].as_str().expect("prompt text");
             let sentences = heard::sentences(prompt);
