@@ -35,6 +35,10 @@ pub struct DuplicateModel {
     pub weights: Weights,
     /// Probability at or above which the candidate is the closest lesson again.
     pub threshold: f64,
+    /// The same for a lesson the user was heard saying in a prompt: higher, since taking the
+    /// user's own correction for a neighbouring lesson loses what they taught, where a rewording
+    /// missed is a candidate they reject in `cairn review`.
+    pub threshold_heard: f64,
     pub provenance: serde_json::Value,
 }
 
@@ -95,10 +99,10 @@ impl DuplicateModel {
     }
 
     /// A model from the coefficients of a fit (in [`Inputs::row`]'s order).
-    pub fn from_coefficients(beta: &[f64], threshold: f64, fingerprint: String, provenance: serde_json::Value) -> DuplicateModel {
+    pub fn from_coefficients(beta: &[f64], threshold: f64, threshold_heard: f64, fingerprint: String, provenance: serde_json::Value) -> DuplicateModel {
         let b = |i: usize| beta.get(i).copied().unwrap_or(0.0);
         let weights = Weights { cosine: b(1), margin: b(2), words: b(3), recovery: b(4), failure: b(5), claude_md: b(6) };
-        DuplicateModel { version: 1, fingerprint, intercept: b(0), weights, threshold, provenance }
+        DuplicateModel { version: 1, fingerprint, intercept: b(0), weights, threshold, threshold_heard, provenance }
     }
 
     pub fn probability(&self, x: &Inputs) -> f64 {
@@ -116,9 +120,10 @@ impl DuplicateModel {
         Some(Reading { closest, probability: self.probability(&inputs), inputs })
     }
 
-    /// Whether a reading says "the same lesson again".
-    pub fn repeats(&self, r: &Reading) -> bool {
-        r.probability >= self.threshold
+    /// Whether a reading says "the same lesson again"; `heard`: of a lesson the user was heard
+    /// saying in a prompt.
+    pub fn repeats(&self, r: &Reading, heard: bool) -> bool {
+        r.probability >= if heard { self.threshold_heard } else { self.threshold }
     }
 }
 
@@ -155,13 +160,14 @@ mod tests {
     use super::*;
 
     fn model() -> DuplicateModel {
-        DuplicateModel::from_coefficients(&[-7.0, 11.0, 1.5, 1.0, 0.0, 0.4, 0.0], 0.5, "f".into(), serde_json::Value::Null)
+        DuplicateModel::from_coefficients(&[-7.0, 11.0, 1.5, 1.0, 0.0, 0.4, 0.0], 0.5, 0.7, "f".into(), serde_json::Value::Null)
     }
 
     #[test]
     fn the_shipped_model_parses_and_names_its_provenance() {
         let m = builtin();
         assert!(m.threshold > 0.0 && m.threshold < 1.0);
+        assert!(m.threshold_heard >= m.threshold && m.threshold_heard < 1.0);
         assert!(m.weights.cosine > 0.0, "closer in meaning is more likely the same lesson");
         assert!(m.provenance["command"].as_str().is_some_and(|c| c.contains("--fit-duplicates")));
     }
@@ -199,7 +205,9 @@ mod tests {
         let alone = m.read("Run database migrations on a copy first.", "prompt", &[("a", "Rehearse migrations on staging.", Some(0.60)), ("b", "Pin images.", Some(0.20))]).unwrap();
         let crowd = m.read("Run database migrations on a copy first.", "prompt", &[("a", "Rehearse migrations on staging.", Some(0.60)), ("b", "Back up before DDL.", Some(0.58))]).unwrap();
         assert!(alone.probability > crowd.probability);
-        assert!(m.repeats(&alone) && !m.repeats(&crowd), "{} {}", alone.probability, crowd.probability);
+        assert!(m.repeats(&alone, false) && !m.repeats(&crowd, false), "{} {}", alone.probability, crowd.probability);
+        // What the user was heard saying needs more to be taken for another lesson.
+        assert!(!m.repeats(&alone, true), "{}", alone.probability);
     }
 
     #[test]

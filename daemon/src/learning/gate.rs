@@ -812,7 +812,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     // lessons in words, does not compare them (the fixed bars still do).
     let templated = capture_template(&lower);
     let comparable: Vec<(&str, &str, Option<f64>)> = input.nearest.iter().map(|&(id, other, c)| (id, other, c.filter(|_| !(templated && capture_template(&other.to_lowercase()))))).collect();
-    let learned = bars.duplicates.and_then(|m| m.read(text, input.source, &comparable).map(|r| (m.repeats(&r), r)));
+    let learned = bars.duplicates.and_then(|m| m.read(text, input.source, &comparable).map(|r| (m.repeats(&r, input.heard != HeardBy::Not), r)));
     for (i, (id, other, cosine)) in input.nearest.iter().enumerate() {
         let words_shared = overlap(text, other);
         let c = cosine.unwrap_or(0.0);
@@ -930,7 +930,7 @@ mod tests {
 
     #[test]
     fn the_learned_reading_takes_a_rewording_for_the_lesson_it_leads_and_not_one_among_neighbours() {
-        let model = Box::leak(Box::new(super::super::duplicate::DuplicateModel::from_coefficients(&[-7.0, 11.0, 1.5, 1.0, 0.0, 0.4, 0.0], 0.5, "f".into(), serde_json::Value::Null)));
+        let model = Box::leak(Box::new(super::super::duplicate::DuplicateModel::from_coefficients(&[-7.0, 11.0, 1.5, 1.0, 0.0, 0.4, 0.0], 0.5, 0.7, "f".into(), serde_json::Value::Null)));
         let bars = Bars { duplicates: Some(model), ..Bars::default() };
         let text = "Keep credentials out of anything you commit; the scanner rejects the push.";
         let leads = [("m1", "Never put secrets in source files.", Some(0.62)), ("m2", "Pin base images.", Some(0.30))];

@@ -202,15 +202,20 @@ fn fit_duplicate_model() {
     // the user rejects in `cairn review`; the issue asks the gate for precision first (0.90,
     // recall 0.70), and the bars that favour "new" keep most rewordings (see BENCHMARKS.md).
     let bar = best_f1_bar(&p, &labels, 30, 90);
+    // For what the user was heard saying, the lowest bar at which those answers are right at
+    // least 0.85 of the time.
+    let bar_heard = (30..=90).map(|b| b as f64 / 100.0).find(|&b| counts_at(&p, &labels, b).precision() >= 0.85).unwrap_or(0.9).max(bar);
     let all = counts_at(&p, &labels, bar);
     let (pr, re) = (all.precision(), all.recall());
     let per_set = held_out_by_set(&p, &labels, &group, DUPLICATE_FIT_SETS, bar);
     let taken_right = (0..p.len()).filter(|&i| p[i] >= bar && labels[i] > 0.5 && right[i]).count();
     println!("penalty {l2}, bar {bar:.2}: out-of-fold {}; taken for the right lesson {taken_right} of {}", all.line(), all.tp);
     let beta = logistic::fit(&rows, &labels, l2);
+    let heard = counts_at(&p, &labels, bar_heard);
     let model = DuplicateModel::from_coefficients(
         &beta,
         bar,
+        bar_heard,
         embedder.facts().fingerprint.clone(),
         serde_json::json!({
             "sets": digests,
@@ -219,7 +224,7 @@ fn fit_duplicate_model() {
             "date": time::OffsetDateTime::now_utc().date().to_string(),
             "command": "cargo run --release -p cairn-tests --bin cairn-capture-bench -- --fit-duplicates",
             "l2": l2,
-            "choice": format!("penalty by out-of-fold log loss over {:?}, each set's answers from a model fitted on the other sets; the bar with the best F1 on those answers among 0.30-0.90: precision {pr:.2}, recall {re:.2}, the right lesson for {taken_right} of {}; per set held out (precision/recall): {}", PENALTIES, all.tp, per_set.join(", ")),
+            "choice": format!("penalty by out-of-fold log loss over {:?}, each set's answers from a model fitted on the other sets; the bar with the best F1 on those answers among 0.30-0.90: precision {pr:.2}, recall {re:.2}, the right lesson for {taken_right} of {}; per set held out (precision/recall): {}; for a lesson heard in a prompt, the lowest bar whose answers are right at least 0.85 of the time: {bar_heard:.2} (precision {:.2}, recall {:.2})", PENALTIES, all.tp, per_set.join(", "), heard.precision(), heard.recall()),
         }),
     );
     println!("weights {:?}, intercept {:.2}", model.weights, model.intercept);
