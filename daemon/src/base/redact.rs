@@ -299,7 +299,7 @@ mod tests {
         assert_gone("aws configure set aws_session_token FwoGZXIvYXdzEBYaDExample --profile dev", "FwoGZXIvYXdzEBYaDExample");
         assert_gone("aws configure set default.aws_secret_access_key 'wJalrXUtnFEMIK7MDENG'", "wJalrXUtnFEMIK7MDENG");
         assert_gone("git config --global user.password hunter2hunter2", "hunter2hunter2");
-        assert_gone("npm config set //registry.npmjs.org/:_authToken npmTokenValue123", "npmTokenValue123");
+        assert_gone("npm config set //registry.example.test/:_authToken npmTokenValue123", "npmTokenValue123");
         assert_gone("doppler secrets set API_KEY keyvalue12345", "keyvalue12345");
         assert_gone("curl -b 'sessionid=38afes7a8; csrftoken=xyz' https://app.example/api", "38afes7a8");
         assert_gone("curl --cookie sessionid=38afes7a8 https://app.example/api", "38afes7a8");
@@ -317,7 +317,7 @@ mod tests {
             "git checkout -b feature/login",
             "git config --global credential.helper store",
             "aws configure list",
-            "npm install https://registry.npmjs.org:443/@scope/pkg",
+            "npm install https://registry.example.test:443/@scope/pkg",
             "ssh://git@github.com:22/org/repo.git",
             "https://example.com/users/@alice/posts",
             "mailto:bob@example.com",
