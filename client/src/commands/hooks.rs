@@ -283,7 +283,7 @@ fn uninstall_mcp(target: Target) -> Result<(), Failure> {
         let created = records.get(&key).is_some_and(|r| r.created_file);
         let emptied = value.as_object().is_some_and(|o| o.is_empty() || (o.len() == 1 && o.get("mcpServers").is_some_and(|m| m.as_object().is_some_and(|m| m.is_empty()))));
         if created && emptied {
-            std::fs::remove_file(&path).map_err(|e| Failure::new(1, format!("cannot remove {}: {e}", path.display())))?;
+            remove_created(&path)?;
             outln!("removed cairn's MCP server and the file cairn had created, {}", shown.display());
         } else {
             rewrite(&path, &value, &format!("removed cairn's MCP server from {}", shown.display()))?;
@@ -292,6 +292,11 @@ fn uninstall_mcp(target: Target) -> Result<(), Failure> {
         save_records(&records)?;
     }
     Ok(())
+}
+
+/// Removes a file cairn created (settings or MCP), now empty of cairn's entries.
+fn remove_created(path: &Path) -> Result<(), Failure> {
+    std::fs::remove_file(path).map_err(|e| Failure::new(1, format!("cannot remove {}: {e}", path.display())))
 }
 
 /// Writes `value` back to the file at `path`, says `what` was done, and where the backup of the
@@ -339,7 +344,7 @@ fn uninstall_hooks(target: Target) -> Result<(), Failure> {
     if emptied && record.is_some_and(|r| r.created_file) {
         // cairn made this file (and perhaps its folder): it goes, as if never there. Nothing of
         // the user's is in it, so no backup is left behind either.
-        std::fs::remove_file(&path).map_err(|e| Failure::new(1, format!("cannot remove {}: {e}", path.display())))?;
+        remove_created(&path)?;
         if record.is_some_and(|r| r.created_dir)
             && let Some(dir) = path.parent()
         {

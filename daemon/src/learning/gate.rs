@@ -203,9 +203,8 @@ fn restates_command(lower: &str) -> bool {
     let (command, purpose) = if let Some(rest) = lower.strip_prefix("run `").or_else(|| lower.strip_prefix("use `")) {
         let Some(split) = rest.split_once("` to ") else { return false };
         split
-    } else if let Some(rest) = lower.strip_prefix('`') {
+    } else if let Some(split) = opens_with_command(lower) {
         // "`bin/rails test` runs the test suite": the purpose is the rest, its verb included.
-        let Some(split) = rest.split_once("` ") else { return false };
         split
     } else {
         return false;
@@ -217,13 +216,17 @@ fn restates_command(lower: &str) -> bool {
     !said.is_empty() && said.iter().all(|w| named.contains(w))
 }
 
+/// A text that opens with a command in backticks: the command, and the words after it.
+fn opens_with_command(lower: &str) -> Option<(&str, &str)> {
+    lower.strip_prefix('`')?.split_once("` ")
+}
+
 /// Whether a lowercased text only says what a command does or is ("`molecule test` creates the
 /// instance, converges the role ...", "`./mvnw quarkus:dev` starts Quarkus in dev mode"): it opens
 /// with the command, names no other code, and neither marks a rule, asks for anything, gives a
 /// reason nor warns ("... goes straight over the live dashboard").
 fn describes_command(lower: &str) -> bool {
-    let Some(rest) = lower.strip_prefix('`') else { return false };
-    let Some((_, after)) = rest.split_once("` ") else { return false };
+    let Some((_, after)) = opens_with_command(lower) else { return false };
     let padded = format!(" {lower} ");
     let asks = MODALS.iter().chain(&[" need ", " needs "]).any(|m| padded.contains(m));
     let warns = ["live", "prod", "production", "shared", "whole", "over", "deletes", "overwrites", "wipes", "drops", "resets", "last time", "once"].iter().any(|w| padded.contains(&format!(" {w} ")));
