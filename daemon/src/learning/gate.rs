@@ -145,11 +145,11 @@ pub const DIRECTIVES: &[&str] = &[
     "drop", "migrate", "squash", "sign", "format", "lint", "review", "document", "return", "raise", "throw", "catch", "handle", "retry", "wait",
     "source", "export", "cd", "switch", "reuse", "follow", "target", "send", "request", "fix", "change", "replace", "implement", "refactor", "rewrite",
     "extract", "convert", "upgrade", "downgrade", "enqueue", "reference", "register", "declare", "schedule", "publish", "inject",
-    "annotate", "encrypt", "prune", "expose", "parse",
+    "annotate", "encrypt", "prune", "expose", "parse", "reach", "match", "load", "eager-load", "mark", "guard", "route",
 ];
 
 /// Words that ask for something, padded by spaces.
-const MODALS: &[&str] = &[" should ", " must ", " prefer ", " avoid ", " need to ", " needs to ", " has to ", " have to "];
+const MODALS: &[&str] = &[" should ", " must ", " prefer ", " avoid ", " need to ", " needs to ", " has to ", " have to ", " may only ", " may not "];
 
 /// Words that give a reason.
 const REASONS: &[&str] = &["because", "since", "otherwise", "so that", "or else", "which", "as it", "as they", "else", "due to", "to avoid", "to keep", "or it", "or the", "so the", "so it", "breaks", "fails", "caused", "causes"];
@@ -388,6 +388,42 @@ fn says_only_it_failed(text: &str) -> bool {
     !words.is_empty() && words.iter().all(|w| ONLY_FAILED.contains(&w.as_str()) || w.chars().all(|c| c.is_ascii_digit()) || w.trim_end_matches(['m', 's', 'h']).chars().all(|c| c.is_ascii_digit()))
 }
 
+/// How test runners report a failure in the code itself: failing tests, failed assertions. (A
+/// compile error may be the call's: `Cannot find module '@acme/tokens'` until the package it
+/// needs is built first.)
+static CODE_FAILED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\bFAIL(ED)?\b|\[ FAIL [1-9]|\b[1-9]\d* failed[,;)]|\b[1-9]\d* tests? failed\b|\bFailed\s*:\s*[1-9]|\bFailures?:\s*[1-9]|AssertionError|\bassert(ion)? ").expect("a valid pattern")
+});
+
+/// Whether a failure's error says the code failed (tests, assertions) rather than the call (a
+/// missing tool, flag, variable or service).
+fn code_failed(error: &str) -> bool {
+    CODE_FAILED.is_match(error)
+}
+
+/// Who uses a product, as requirements name them.
+const PRODUCT_USERS: &[&str] = &["users", "customers", "owners", "admins", "visitors", "shoppers", "members", "people", "clients", "buyers", "sellers", "staff"];
+
+/// Whether a text states what the product must let its users do or show them ("Kennel owners
+/// must be able to cancel a booking", "The desktop app must let users import OFX statements",
+/// "Overdue loans should show a red badge", "Make the app's dark mode follow the OS setting"),
+/// naming nothing in code: a requirement of the product, not how the work is done.
+fn product_requirement(text: &str, lower: &str) -> bool {
+    // Code as a requirement never names it: backticks, paths, identifiers, calls. A product's
+    // acronyms (OFX, PDF) are no code.
+    if text.contains('`') || text.split_whitespace().any(|w| ['/', '_', '(', '=', ':'].iter().any(|c| w.trim_end_matches([':', '.', ',']).contains(*c))) {
+        return false;
+    }
+    let padded = format!(" {lower} ");
+    let able = [" must be able to ", " should be able to ", " can be able to "].iter().any(|m| padded.contains(m));
+    let lets = [" must let ", " should let ", " must allow ", " should allow "].iter().any(|m| {
+        padded.match_indices(m).any(|(i, _)| padded[i + m.len()..].split_whitespace().next().is_some_and(|w| PRODUCT_USERS.contains(&w)))
+    });
+    let shows = [" should show ", " should display ", " must show ", " must display "].iter().any(|m| padded.contains(m));
+    let make_the_app = ["make the app", "make the site", "make the page", "make the ui", "make the dashboard"].iter().any(|m| lower.starts_with(m));
+    able || lets || shows || make_the_app
+}
+
 /// Phrases that take back what was just said ("always rebase... no wait, scratch that").
 const RETRACTIONS: &[&str] = &[
     "scratch that", "scrap that", "forget it", "forget that", "never mind", "nevermind", "no wait", "actually no", "forget i said that", "forget what i said",
@@ -431,6 +467,13 @@ fn date(w: &str) -> bool {
     ["st", "nd", "rd", "th"].iter().any(|s| w.strip_suffix(s).is_some_and(|d| !d.is_empty() && d.len() <= 2 && d.chars().all(|c| c.is_ascii_digit())))
 }
 
+/// A calendar date that something starts or ends at ("starts 2026-12-05", "until 2027-01").
+static DATED: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"\b(starts|begins|ends|until|till)\s+(on\s+)?(19|20)\d\d-[01]\d").expect("a valid pattern"));
+
+/// A version number ("0.11", "3.2", "v16").
+static VERSION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\s(v?\d+\.\d+(\.\d+)?|v\d+)\s").expect("a valid pattern"));
+
 /// A calendar date, year first.
 static ISO_DATE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b(19|20)\d\d-[01]\d(-[0-3]\d)?\b").expect("a valid pattern"));
 
@@ -438,6 +481,18 @@ static ISO_DATE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
 /// mobile release on Friday", "until the 14th"); "until the tests pass", "until the next plan is
 /// reviewed" and "until the 3rd attempt" are conditions, not dates.
 pub fn time_bound(lower: &str) -> bool {
+    // A calendar date the instruction starts or ends at ("code freeze starts 2026-12-05").
+    if DATED.is_match(lower) {
+        return true;
+    }
+    // A near moment in a "while" or "during" clause ("while the owner is on leave next week").
+    let near = |clause: &str| {
+        let words: Vec<&str> = clause.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(9).collect();
+        words.windows(2).any(|w| matches!(w[0], "next" | "this") && NEAR_TIMES.contains(&w[1]) && w[1] != "next" && w[1] != "later" && w[1] != "release")
+    };
+    if [" while ", " during "].iter().any(|o| lower.match_indices(o).any(|(i, _)| near(lower[i + o.len()..].split([',', ';', ':', '.', '!', '?']).next().unwrap_or("")))) {
+        return true;
+    }
     lower.match_indices("until ").any(|(i, _)| {
         if i > 0 && lower.as_bytes()[i - 1].is_ascii_alphanumeric() {
             return false;
@@ -447,6 +502,12 @@ pub fn time_bound(lower: &str) -> bool {
         // ends the clause.
         let clause = lower[i + "until ".len()..].split([',', ';', ':', '!', '?', '(']).next().unwrap_or("");
         if ISO_DATE.is_match(clause) {
+            return true;
+        }
+        // A release that ships, a version that comes out: an event of the calendar ("until the
+        // 3.2 release ships", "until Neovim 0.11 is released"), not a condition of the work.
+        let padded = format!(" {} ", clause.split(". ").next().unwrap_or("").trim_end_matches('.'));
+        if [" ships ", " shipped ", " is released ", " are released ", " is out ", " are out ", " goes out ", " lands ", " has landed "].iter().any(|w| padded.contains(w)) || VERSION.is_match(&padded) {
             return true;
         }
         // A dot ends the clause before a space or at the end, not inside "0.16".
@@ -659,6 +720,14 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool, source: &st
         if (runs_tests || test_switch) && appended && !steps_or_variables && added.iter().any(|(_, w)| selects(w)) {
             return Some("the call that worked ran fewer tests: no fix to learn".into());
         }
+        // Tests that failed (`--- FAIL: TestReconcile`, `Failed : 2`), then a call that is not
+        // the failed one with something added: another target, package or test file ran (`go
+        // test ./...` -> `go test ./internal/activities/...`, `./gradlew :server:test` ->
+        // `./gradlew :client:test`). The failure is in the code, and nothing says it was fixed. A variable set or
+        // a step before (`TZ=UTC npm test`, `make db-up && go test ./...`) may be the fix.
+        if capture_template(&lower) && error_in(text).is_some_and(code_failed) && !a.iter().all(|w| b.contains(w)) && !steps_or_variables {
+            return Some("the code failed (tests or a compile error), then another run: nothing fixed it".into());
+        }
         if transient(&lower) {
             return Some("a port or lock held for the moment: the state of a moment, not a lesson".into());
         }
@@ -710,6 +779,9 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool, source: &st
     }
     if time_bound(&lower) {
         return Some("bound to a near date, not a lesson that lasts".into());
+    }
+    if product_requirement(text, &lower) {
+        return Some("a product requirement (what users can do or see), not a lesson for the work".into());
     }
     if reports_a_bug(&lower) {
         return Some("reports what goes wrong, says nothing to do".into());
@@ -1153,5 +1225,72 @@ mod tests {
         assert_eq!(near("Rewriting main breaks the release tags; coordinate first.", 0.67), Verdict::Duplicate);
         assert_ne!(near("Rewriting main breaks the release tags; coordinate first.", 0.62), Verdict::Duplicate);
         assert_ne!(near("Rewriting shared history breaks everyone's clones; coordinate first.", 0.68), Verdict::Duplicate);
+    }
+
+    #[test]
+    fn a_failure_in_the_code_then_another_run_is_no_recovery() {
+        for t in [
+            "In this project, `go test ./...` fails (--- FAIL: TestReconcile (0.03s)); `go test ./internal/activities/...` works.",
+            "In this project, `./gradlew :server:test` fails (ApplicationTest > testHealthEndpoint() FAILED); `./gradlew :client:test` works.",
+            "In this project, `make test` fails (Failed : 2, Errors : 0 in tests/picker_spec.lua); `nvim --headless -c \"PlenaryBustedFile tests/config_spec.lua\"` works.",
+        ] {
+            let j = judge(&Input { text: t, source: "recovery", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
+            assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
+        }
+        // A variable, a switch or a step before the same call may be the fix; an error of the
+        // call (a missing tool or service) is not the code's.
+        for t in [
+            "In this project, `npm test` fails (FAIL src/dates.test.ts: expected 09:00, got 08:00); `TZ=UTC npm test` works.",
+            "In this project, `cargo test` fails (test result: FAILED. 3 failed; connection refused); `cargo test -- --test-threads=1` works.",
+            "In this project, `go test ./...` fails (--- FAIL: TestStore: dial tcp 127.0.0.1:5432: connection refused); `make db-up && go test ./...` works.",
+            "In this project, `npm test` fails (npm ERR! This project uses pnpm); `pnpm test` works.",
+            "In this project, `pnpm --filter @acme/ui build` fails (error TS2307: Cannot find module '@acme/tokens'); `pnpm turbo run build --filter=@acme/ui...` works.",
+            "In this project, `bin/phpunit` fails (connection to server at \"db\", port 5432 failed: FATAL: database \"app_test\" does not exist); `composer test` works.",
+        ] {
+            let j = judge(&Input { text: t, source: "recovery", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
+            assert!(j.verdict.keeps(), "{t}: {:?}", j.reasons);
+        }
+    }
+
+    #[test]
+    fn a_release_that_ships_or_a_near_week_bounds_an_instruction() {
+        for t in [
+            "keep the legacy /api/v1/berths endpoint until the 3.2 release ships.",
+            "keep the neovim 0.9 ci job until neovim 0.11 is released.",
+            "don't merge anything into main while the owner is on leave next week.",
+            "code freeze for the 3.2 release starts 2026-12-05; only fixes merge after that.",
+        ] {
+            assert!(time_bound(t), "{t}");
+        }
+        for t in ["retry the deploy until the tests pass.", "while the migration runs, keep reading both columns.", "keep the old route until the new one has tests.", "pin node 20.11 in .nvmrc."] {
+            assert!(!time_bound(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn what_users_can_do_or_see_is_a_product_requirement() {
+        for t in [
+            "Kennel owners must be able to cancel a booking up to 24 hours before check-in.",
+            "The desktop app must let users import OFX and QFX statements from any bank.",
+            "Overdue loans should show a red badge with a tooltip giving the due date.",
+            "Make the app's dark mode follow the OS setting.",
+        ] {
+            let j = judge(&Input { text: t, source: "claude-md", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
+            assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
+        }
+        // Naming things in code, it is how the work is done.
+        assert!(!product_requirement("The API must let clients send an `Idempotency-Key` header.", "the api must let clients send an `idempotency-key` header."));
+    }
+
+    #[test]
+    fn more_verbs_and_modals_say_what_to_do() {
+        for t in [
+            "In orchard, eager-load relationships with selectinload(...) when using async sessions; a lazy load later raises MissingGreenlet.",
+            "kestrel.nvim still supports Neovim 0.9, where vim.uv does not exist; reach libuv through `local uv = vim.uv or vim.loop`.",
+            "In quillnest, Prisma (~/db.server) may only be imported from .server.ts modules; a component importing it breaks the Vite build.",
+        ] {
+            let j = judge(&Input { text: t, source: "prompt", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
+            assert!(j.verdict.keeps(), "{t}: {:?}", j.reasons);
+        }
     }
 }

@@ -19,7 +19,12 @@
 //! `--fit-duplicates` fits the model that reads whether a candidate is an existing lesson again
 //! (`learning::duplicate`) on the labelled candidates of [`DUPLICATE_FIT_SETS`] the same way
 //! (penalty by out-of-fold log loss, the bar by the best F1 on those answers) and writes
-//! `daemon/src/learning/duplicate.json`.
+//! `daemon/src/learning/duplicate.json`; it also prints, at each bar, what the gate would keep
+//! against the keep labels (the gate with the model taking nothing, then its out-of-fold
+//! answers).
+//!
+//! `--dump` prints one JSON line per candidate (`dump {...}`): its label and the gate's whole
+//! judgement, for study.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -27,6 +32,7 @@ use std::time::Duration;
 
 use cairn_daemon::base::logistic;
 use cairn_daemon::learning::duplicate::{self, DuplicateModel};
+use cairn_daemon::learning::gate;
 use cairn_daemon::learning::heard::{self, PromptModel};
 use cairn_daemon::semantic::embed::{Embedder, ModelSpec};
 use cairn_tests::{arg, eventually, flag, model_dir, Home};
@@ -177,6 +183,11 @@ fn fit_duplicate_model() {
     let texts: Vec<&str> = lessons.iter().map(|(_, t)| t.as_str()).collect();
     let vectors = embedder.embed(&texts).expect("embed the lessons");
     let (mut rows, mut labels, mut group, mut right) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Per candidate: whether the gate keeps it when the model takes nothing for a duplicate (the
+    // fixed bars still do), and whether it should be kept.
+    let (mut kept_without, mut keep_label) = (Vec::new(), Vec::new());
+    let never = DuplicateModel::from_coefficients(&[0.0], 2.0, 2.0, String::new(), Value::Null);
+    let never: &'static DuplicateModel = Box::leak(Box::new(never));
     for (g, name) in DUPLICATE_FIT_SETS.iter().enumerate() {
         let set = read_fit_set(name, &mut digests);
         for c in set["candidates"].as_array().expect("candidates") {
@@ -187,6 +198,10 @@ fn fit_duplicate_model() {
             let nearest: Vec<(&str, &str, Option<f64>)> = near.iter().take(5).map(|&(i, c)| (lessons[i].0.as_str(), lessons[i].1.as_str(), Some(c))).collect();
             let (closest, inputs) = duplicate::inputs(text, c["source"].as_str().unwrap_or("prompt"), &nearest).expect("cosines");
             rows.push(inputs.row());
+            let source = c["source"].as_str().unwrap_or("prompt");
+            let judged = gate::judge(&gate::Input { text, source, nearest: nearest.clone(), heard: gate::HeardBy::Not }, &gate::Bars { duplicates: Some(never), ..gate::Bars::default() });
+            kept_without.push(judged.verdict.keeps());
+            keep_label.push(c["keep"].as_bool().expect("keep label"));
             labels.push(if c["duplicate_of"].is_string() { 1.0 } else { 0.0 });
             right.push(c["duplicate_of"].as_str() == Some(nearest[closest].0));
             group.push(g);
@@ -194,8 +209,18 @@ fn fit_duplicate_model() {
         println!("{name}: read");
     }
     let (l2, p) = penalised_out_of_fold(&rows, &labels, &group, DUPLICATE_FIT_SETS.len());
-    for b in (30..=90).step_by(5) {
-        println!("  bar {:.2}: out-of-fold {}", b as f64 / 100.0, counts_at(&p, &labels, b as f64 / 100.0).line());
+    // What the gate keeps at a bar, against the keep labels: kept without the model, and not
+    // taken for a duplicate by its out-of-fold answer.
+    let keep_at = |bar: f64| {
+        let mut c = Counts::default();
+        for i in 0..p.len() {
+            c.add(kept_without[i] && p[i] < bar, keep_label[i]);
+        }
+        c
+    };
+    for b in (10..=90).step_by(5) {
+        let bar = b as f64 / 100.0;
+        println!("  bar {bar:.2}: out-of-fold {}; keep {}", counts_at(&p, &labels, bar).line(), keep_at(bar).line());
     }
     // The bar with the best F1 on the out-of-fold answers, as the prompt model's. A lesson taken
     // for a duplicate is lost to the lesson it is taken for, a duplicate missed is a candidate
@@ -344,6 +369,10 @@ fn main() {
         keep.add(kept, label);
         by_source.entry(source.to_string()).or_default().add(kept, label);
         let verdict = j["quality"]["verdict"].as_str().unwrap_or("?").to_string();
+        if flag("--dump") {
+            // One JSON line per candidate: its label and the gate's whole judgement, for study.
+            println!("dump {}", serde_json::json!({"id": c["id"], "source": source, "label": label, "duplicate_of": c["duplicate_of"], "text": c["text"], "judge": j}));
+        }
         *verdicts.entry(verdict.clone()).or_default() += 1;
         if flag("--closest") {
             // The novelty reason names the closest lesson and its cosine.
