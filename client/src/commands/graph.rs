@@ -83,7 +83,9 @@ pub async fn log(memory: Option<String>, last: u32, json: bool) -> Result<(), Fa
         } else {
             let what = cairn_proto::adjustment_what(l);
             let old = l["old"].as_f64().map_or("new".to_string(), |o| format!("{o:.4}"));
-            outln!("{}  {}  {what}: {old} -> {:.4}  ({})", l["at"].as_str().unwrap_or(""), l["source"].as_str().unwrap_or(""), l["new"].as_f64().unwrap_or(0.0), l["reason"].as_str().unwrap_or(""));
+            // The change itself too: an automatic step (0.00001) is invisible at four places.
+            let delta = l["delta"].as_f64().map_or(String::new(), |d| format!(" ({d:+.5})"));
+            outln!("{}  {}  {what}: {old} -> {:.4}{delta}  ({})", l["at"].as_str().unwrap_or(""), l["source"].as_str().unwrap_or(""), l["new"].as_f64().unwrap_or(0.0), l["reason"].as_str().unwrap_or(""));
         }
     }
     Ok(())

@@ -91,7 +91,11 @@ fn near_miss(s: &Scored, same_moment: f64) -> Option<String> {
         return None;
     }
     let meaning = super::decision::meaning(&s.candidate)?;
-    (*n > meaning).then(|| format!("closer to '{text}' ({n:.2}), a moment it is not for, than to the lesson or its examples ({meaning:.2})"))
+    // A situation the user linked the lesson to counts on the lesson's side: `npm install dayjs`
+    // after `used` on `npm install left-pad` (0.90 by the command's shape) is no near miss of a
+    // `npm install -g pnpm` they said it is not for (0.54).
+    let meaning = h.learned.applies.as_ref().map_or(meaning, |yes| meaning.max(yes.closeness));
+    (*n > meaning).then(|| format!("closer to '{text}' ({n:.2}), a moment it is not for, than to the lesson, its examples or a moment it applies to ({meaning:.2})"))
 }
 
 /// Gates and decides. Returns what passed, critical rules first, then by probability; and what
@@ -241,6 +245,21 @@ mod tests {
         e.seed = None;
         e.hit.as_mut().unwrap().example = Some((0.8, "further off".into()));
         assert!(!by_feedback(&e, 0.85));
+    }
+
+    #[test]
+    fn a_moment_the_lesson_applies_to_is_no_near_miss_of_a_farther_one() {
+        // `npm install dayjs`: 0.90 from `npm install left-pad` (the user's `used`), 0.54 from
+        // `npm install -g pnpm` (their `not-relevant`), 0.44 from the lesson.
+        let near = |c: &Candidate| rank(vec![c.clone()], &LOUD, false, &gates()).1.iter().any(|(_, v)| matches!(v, Verdict::NearMiss(_)));
+        let mut c = cand("a", 0.1, Some(0.44), 1, 0.5);
+        c.hit.as_mut().unwrap().counter = Some((0.54, "Install pnpm globally npm install -g pnpm (learned)".into()));
+        assert!(near(&c), "without the taught moment, the farther one decides");
+        let taught = crate::retrieval::situations::LearnedMoment { situation: "sit_1".into(), text: "npm install left-pad".into(), closeness: 0.90, strength: 0.51, by_meaning: false, by_command: true, by_anchors: false, anchors: 0, shared: 0 };
+        c.hit.as_mut().unwrap().learned.applies = Some(taught);
+        assert!(!near(&c));
+        let (kept, _) = rank(vec![c], &LOUD, false, &gates());
+        assert_eq!(ids(&kept), vec!["a"], "the user's `used` speaks");
     }
 
     #[test]

@@ -104,10 +104,24 @@ fn most_relevant(retrieval: &Retrieval<'_>, words: &str, ids: &[String]) -> Opti
 /// and what the rule's name says is going on ("sql built" lifts the lesson on SQL over one on
 /// notebooks that merely shares the event's "customer" and "email"); else, when the name's
 /// words leave none relevant enough (`floor`), the member most relevant to the event's words.
-fn category_pick(retrieval: &Retrieval<'_>, members: &[String], words: &str, named: &str, floor: f64) -> Option<Hit> {
+///
+/// A member that shares a word of the name is about what the rule saw, however few of the
+/// event's words it shares (`SELECT * FROM customers ...` beside "never format user input into
+/// SQL strings"): it needs no floor. Among such members the user's own come before the seed
+/// pack's, which are there for a home that has none.
+fn category_pick(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, members: &[String], words: &str, named: &str, floor: f64) -> Option<Hit> {
     let enough = |h: &Hit| h.relevance >= floor;
     if named.is_empty() {
         return most_relevant(retrieval, words, members).filter(enough);
+    }
+    let refs: Vec<&str> = members.iter().map(String::as_str).collect();
+    let naming: Vec<String> = retrieval.score(named, &refs).into_iter().flatten().filter(|h| !h.matched.is_empty()).map(|h| h.id).collect();
+    if !naming.is_empty() {
+        let own: Vec<String> = naming.iter().filter(|id| lookup.memory(id).is_some_and(|m| m.source != SEED_SOURCE)).cloned().collect();
+        let pool = if own.is_empty() { &naming } else { &own };
+        if let Some(hit) = most_relevant(retrieval, &format!("{named} {words}"), pool) {
+            return Some(hit);
+        }
     }
     // The name first: a query keeps only its first terms, and a long edit's words would push it out.
     most_relevant(retrieval, &format!("{named} {words}"), members)
@@ -154,7 +168,7 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
                 Some(category) => {
                     let category = category.trim();
                     let members = category_members(retrieval, lookup, &found, ask.projects, category);
-                    let best = category_pick(retrieval, &members, words, &rule_words(&m.rule.spec.name, category), ask.min_category_relevance);
+                    let best = category_pick(retrieval, lookup, &members, words, &rule_words(&m.rule.spec.name, category), ask.min_category_relevance);
                     (best.map(|f| f.id), Some(category.to_string()))
                 }
                 None => (Some(target.clone()), None),
@@ -409,6 +423,28 @@ mod tests {
         let picked: Vec<&str> = found.iter().filter(|c| c.trigger.is_some()).map(|c| c.id.as_str()).collect();
         assert_eq!(picked, vec!["sql"], "{:?}", found.iter().map(|c| (&c.id, c.hit.as_ref().map(|h| h.relevance))).collect::<Vec<_>>());
         assert_eq!(rule_words("sql_built_from_input", "security"), "sql built");
+    }
+
+    #[test]
+    fn a_lesson_that_names_what_the_rule_saw_is_picked_and_the_users_before_the_seeds() {
+        // The edit shares no word with the lesson ("customers", not "users"): the rule's name
+        // ("sql") is enough. With the seed pack's lesson on SQL beside it, the user's own speaks.
+        let mut seed = memory("seed-sql", "global", "Build SQL with bound parameters, never by pasting user input into the query string", "security");
+        seed.source = SEED_SOURCE.into();
+        let rules = TriggerRules::parse("rules:\n  - name: sql_built_from_input\n    pattern: 'WHERE'\n    surface: [category:security]\n    priority: high\n", "t.yaml").unwrap().rules;
+        let raw = "connection.execute(\"SELECT * FROM customers WHERE name = '#{term}'\")";
+        let words = format!("edit app/models/customer.rb: {raw}");
+        let own = memory("own", "/p", "Build SQL with parameterised queries; never format user input into SQL strings", "security");
+        for lessons in [vec![own.clone()], vec![own.clone(), seed.clone()]] {
+            let (index, lookup) = setup(&lessons);
+            let found = candidates(&index, &lookup, &words, raw, &rules, &PUSH);
+            let picked: Vec<&str> = found.iter().filter(|c| c.trigger.is_some()).map(|c| c.id.as_str()).collect();
+            assert_eq!(picked, vec!["own"], "{} lessons", lessons.len());
+        }
+        // A seed alone is picked as before.
+        let (index, lookup) = setup(&[seed]);
+        let found = candidates(&index, &lookup, &words, raw, &rules, &PUSH);
+        assert!(found.iter().any(|c| c.id == "seed-sql" && c.trigger.is_some()));
     }
 
     #[test]

@@ -70,6 +70,16 @@ static READS_THROUGH_A_WRITER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("read pattern compiles")
 });
 
+/// Programs that only read what they are pointed at: whatever their paths name (`ls
+/// migrations/`, `git log -- deploy/`), they look around. Not `find`, `echo` or `awk`, which can
+/// delete or write.
+static ONLY_READS: LazyLock<Regex> = LazyLock::new(|| {
+    RegexBuilder::new(r"^\s*(ls|ll|cat|head|tail|less|more|wc|grep|rg|ag|fd|tree|file|stat|du|bat)\s|^\s*git\s+(status|log|diff|show|blame|ls-files)\b")
+        .case_insensitive(true)
+        .build()
+        .expect("read pattern compiles")
+});
+
 /// Salience of a shell command: the highest class any part of it falls in.
 pub fn of_command(command: &str) -> Salience {
     let command = command.trim();
@@ -79,7 +89,8 @@ pub fn of_command(command: &str) -> Salience {
     let segments = segments(command);
     // A tool that changes things asked only to report (`prisma migrate status`, `docker compose
     // ps`) looks around: such a part is left out of what the other classes read.
-    let reports: Vec<bool> = segments.iter().map(|s| READS_THROUGH_A_WRITER.is_match(s) && !COMPILED[0].0.is_match(s)).collect();
+    // So is a program that only reads, unless its output goes to a file.
+    let reports: Vec<bool> = segments.iter().map(|s| (READS_THROUGH_A_WRITER.is_match(s) || (ONLY_READS.is_match(s) && !s.contains('>'))) && !COMPILED[0].0.is_match(s)).collect();
     let acting = if reports.contains(&true) { segments.iter().zip(&reports).filter(|(_, r)| !**r).map(|(s, _)| *s).collect::<Vec<_>>().join("\n") } else { command.to_string() };
     let mut best: Option<&Class> = None;
     for (regex, class) in COMPILED.iter() {
@@ -216,7 +227,7 @@ mod tests {
         for c in ["git commit -m x", "npm install zod", "sed -i s/a/b/ f"] {
             assert!((0.65..0.75).contains(&s(c)), "{c}: {}", s(c));
         }
-        for c in ["git push origin feature", "kubectl apply -f prod.yaml", "psql $URL -f alter.sql", "fly deploy", "kubectl --context prod-eu apply -f k8s/", "terraform -chdir=envs/prod apply", "terraform state rm module.db", "aws s3 cp dump.sql s3://shop-exports/", "aws rds describe-db-clusters && aws rds delete-db-cluster --db-cluster-identifier x"] {
+        for c in ["git push origin feature", "kubectl apply -f prod.yaml", "psql $URL -f alter.sql", "fly deploy", "kubectl --context prod-eu apply -f k8s/", "terraform -chdir=envs/prod apply", "terraform state rm module.db", "aws s3 cp dump.sql s3://shop-exports/", "aws rds describe-db-clusters && aws rds delete-db-cluster --db-cluster-identifier x", "cat db/migrations/002.sql | psql $DATABASE_URL"] {
             assert!((0.85..0.95).contains(&s(c)), "{c}: {}", s(c));
         }
         for c in ["rm -rf build", "git push --force origin main", "git reset --hard HEAD~3", "terraform destroy", "echo 'DROP TABLE users' | psql", "kubectl -n checkout delete pod a", "terraform -chdir=envs/shared destroy"] {
@@ -247,7 +258,7 @@ mod tests {
             assert!((0.4..0.5).contains(&s(c)), "{c}: {}", s(c));
         }
         // Looks around, a pipe inside a quoted filter included.
-        for c in ["npx prisma migrate status", "docker compose ps", "docker compose logs api --tail 50 | grep ERROR", "alembic current", "git stash list", "terraform -chdir=envs/staging show -json staging.tfplan | jq '.resource_changes[] | select(.change.actions != [\"no-op\"]) | .address'", "kubectl diff -f k8s/hpa.yaml", ".venv/bin/pip freeze | grep -i pandas", "uv pip list"] {
+        for c in ["ls migrations/versions/", "cat db/migrate/20261101_rename.rb", "wc -l migrations/*.py", "tree db/migrations", "less deploy/README.md", "git log -- deploy/", "npx prisma migrate status", "docker compose ps", "docker compose logs api --tail 50 | grep ERROR", "alembic current", "git stash list", "terraform -chdir=envs/staging show -json staging.tfplan | jq '.resource_changes[] | select(.change.actions != [\"no-op\"]) | .address'", "kubectl diff -f k8s/hpa.yaml", ".venv/bin/pip freeze | grep -i pandas", "uv pip list"] {
             assert!(s(c) < 0.2, "{c}: {}", s(c));
         }
     }

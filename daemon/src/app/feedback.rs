@@ -57,6 +57,22 @@ impl Changes {
         });
     }
 
+    /// A link taken out to keep the graph within its bounds: it reads as neutral from now on,
+    /// as a link never made does.
+    pub(super) fn removed(&mut self, e: &Edge, why: &str) {
+        self.lines.push(Adjustment {
+            at: self.at.clone(),
+            source: Tier::Automatic.as_str().into(),
+            edge: Some([e.source.clone(), e.target.clone(), e.kind.as_str().into()]),
+            node: None,
+            field: None,
+            old: Some(e.strength),
+            new: graph::NEUTRAL,
+            delta: graph::NEUTRAL - e.strength,
+            reason: why.into(),
+        });
+    }
+
     pub(super) fn node(&mut self, tier: Tier, id: &str, field: &str, old: f64, new: f64) {
         self.lines.push(Adjustment { at: self.at.clone(), source: tier.as_str().into(), edge: None, node: Some(id.into()), field: Some(field.into()), old: Some(old), new, delta: new - old, reason: self.reason.clone() });
     }
@@ -312,7 +328,7 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
         let strength = if *from == situation_id {
             own(Some(old.strength))
         } else if kind == EdgeKind::Applies {
-            graph::nudge(Some(old.strength), applies, step)
+            graph::lean_less(Some(old.strength), applies, step)
         } else {
             graph::step(old.strength, if applies { step } else { -step })
         };
@@ -334,7 +350,7 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
         count_outcome(&mut m, helpful, j.tier, &mut changes);
         w.put(&m, &Prepared::default())?;
     }
-    bound(d, t, &w, &lesson.id, &moment.project)?;
+    bound(d, t, &w, &lesson.id, &moment.project, &mut changes)?;
     let lines = changes.write(&w, t.learning.max_adjustments)?;
     Ok((situation.map(|s| s.id), said.is_some(), lines))
 }
@@ -355,7 +371,9 @@ pub(super) fn set_edge(w: &Writer<'_>, old: Option<&Edge>, source: &str, target:
 
 /// Keeps the lesson's situations and the project's within their bounds: past them, the link
 /// (for a lesson) or the situation (for a project) unused longest goes.
-fn bound(d: &Daemon, t: &Tuneables, w: &Writer<'_>, lesson: &str, project: &str) -> Result<()> {
+/// Keeps a lesson's situations and the project's within their bounds, the least recently seen
+/// going first; each link taken out is a line of the adjustment log.
+fn bound(d: &Daemon, t: &Tuneables, w: &Writer<'_>, lesson: &str, project: &str, changes: &mut Changes) -> Result<()> {
     // A lesson's links in this project only: one project's feedback never evicts what another
     // project learned about a `global` lesson.
     let mut mine: Vec<(String, Edge)> = Vec::new();
@@ -369,6 +387,7 @@ fn bound(d: &Daemon, t: &Tuneables, w: &Writer<'_>, lesson: &str, project: &str)
         let over = mine.len() - t.learning.max_situations_per_lesson;
         for (_, e) in mine.iter().take(over) {
             w.unlink(&e.source, &e.target, EdgeKind::Applies)?;
+            changes.removed(e, &format!("evicted: the lesson keeps at most {} situations in a project (learning.max_situations_per_lesson)", t.learning.max_situations_per_lesson));
         }
     }
     if d.memories().situations().in_project(project) > t.learning.max_situations_per_project {
@@ -376,7 +395,11 @@ fn bound(d: &Daemon, t: &Tuneables, w: &Writer<'_>, lesson: &str, project: &str)
         mine.sort_by(|a, b| a.last_seen.cmp(&b.last_seen).then_with(|| a.id.cmp(&b.id)));
         let over = mine.len().saturating_sub(t.learning.max_situations_per_project);
         for s in mine.iter().take(over) {
+            let edges = d.store().edges_from(&s.id)?;
             w.drop_situation(&s.id)?;
+            for e in &edges {
+                changes.removed(e, &format!("evicted with its situation: a project keeps at most {} (learning.max_situations_per_project)", t.learning.max_situations_per_project));
+            }
         }
     }
     Ok(())

@@ -276,9 +276,14 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>, String> {
     normalize_list(tags, MAX_TAG_CHARS, MAX_TAGS, |tag| format!("tag {tag:?} must be at most {MAX_TAG_CHARS} printable characters"), || format!("at most {MAX_TAGS} tags"))
 }
 
-/// Example moments (`examples`, `not_examples`): trimmed, empty ones and duplicates dropped,
-/// order kept; each a line of printable text of bounded length, and a bounded number of them.
+/// Example moments (`examples`, `not_examples`): trimmed, duplicates dropped, order kept; each
+/// a line of printable text of bounded length, and a bounded number of them. An empty one is
+/// refused, not dropped: given alone, it would leave a lesson with no examples (an edit replaces
+/// the list) when nobody asked for that.
 pub fn normalize_examples(field: &str, examples: &[String]) -> Result<Vec<String>, String> {
+    if examples.iter().any(|e| e.trim().is_empty()) {
+        return Err(format!("{field}: an example moment cannot be empty (to remove a lesson's examples, edit it with --clear-examples)"));
+    }
     normalize_list(
         examples,
         MAX_EXAMPLE_CHARS,
@@ -527,12 +532,13 @@ mod tests {
 
     #[test]
     fn example_moments_are_normalised_bounded_and_round_trip() {
-        let ImportItem::Minimal(m) = parse_import_line(r#"{"text":"t","examples":["  a  ","","a","b"],"not_examples":["c"]}"#, "p").unwrap() else { panic!() };
+        let ImportItem::Minimal(m) = parse_import_line(r#"{"text":"t","examples":["  a  ","a","b"],"not_examples":["c"]}"#, "p").unwrap() else { panic!() };
         assert_eq!((m.examples, m.not_examples), (Some(vec!["a".to_string(), "b".to_string()]), Some(vec!["c".to_string()])));
         let many: Vec<String> = (0..=MAX_EXAMPLES).map(|i| format!("moment {i}")).collect();
         assert_eq!(normalize_examples("examples", &many).unwrap_err(), format!("examples: at most {MAX_EXAMPLES}"));
         assert!(normalize_examples("--example", &["two\nlines".into()]).unwrap_err().starts_with("--example: \"two\\nlines\" must be one line"));
-        for bad in [r#"{"text":"t","examples":"a"}"#, r#"{"text":"t","not_examples":[1]}"#] {
+        assert!(normalize_examples("--example", &["  ".into()]).unwrap_err().contains("cannot be empty"));
+        for bad in [r#"{"text":"t","examples":"a"}"#, r#"{"text":"t","not_examples":[1]}"#, r#"{"text":"t","examples":[""]}"#] {
             assert!(parse_import_line(bad, "p").is_err(), "{bad}");
         }
         // A full record keeps them byte for byte, and a record without them exports without them.

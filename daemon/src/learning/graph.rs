@@ -82,6 +82,21 @@ pub fn nudge(current: Option<f64>, applies: bool, step: f64) -> f64 {
     }
 }
 
+/// A judgement on a merely similar moment, on another situation's link on the other side (the
+/// path that said a lesson went through a situation the user taught): by `step`, but by at most
+/// half of what the link leans, so that it never comes back to [`NEUTRAL`]. That situation's
+/// own judgement keeps its side for moments as close to it as ever (the user's `used` on a
+/// `.format` query is not undone by their `not-relevant` on the fix beside it); on the same
+/// side, or for a new link, as [`nudge`].
+pub fn lean_less(current: Option<f64>, applies: bool, step: f64) -> f64 {
+    let step = step.abs();
+    match current {
+        Some(c) if applies && c < NEUTRAL => c + step.min((NEUTRAL - c) / 2.0),
+        Some(c) if !applies && c > NEUTRAL => c - step.min((c - NEUTRAL) / 2.0),
+        _ => nudge(current, applies, step),
+    }
+}
+
 /// How far spreading activation goes and where it stops.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Spread {
@@ -221,6 +236,16 @@ mod tests {
         assert_eq!(nudge(Some(0.499), true, step), NEUTRAL);
         assert_eq!(nudge(Some(0.501), false, step), NEUTRAL);
         assert_eq!(leans(nudge(Some(0.49), true, 0.4)), None);
+        // Another situation's link leans less, and keeps its side however often.
+        let mut c = 0.51;
+        for _ in 0..20 {
+            let next = lean_less(Some(c), false, 0.01);
+            assert!(next < c && leans(next) == Some(true), "{next}");
+            c = next;
+        }
+        assert!((lean_less(Some(0.9), false, 0.01) - 0.89).abs() < 1e-12, "a strong link moves by the step");
+        assert!(lean_less(Some(0.47), true, 0.01) < NEUTRAL);
+        assert_eq!(lean_less(Some(0.6), true, 0.01), nudge(Some(0.6), true, 0.01));
     }
 
     fn graph<'a>(edges: &'a [(&'a str, &'a str, f64)]) -> impl Fn(&str) -> Vec<(String, f64)> + 'a {

@@ -186,12 +186,18 @@ fn example_moments_are_kept_shown_exported_and_weighed() {
     model_dir();
     let home = Home::new();
     home.up();
-    let id = home.ok(&["add", "Keep signing keys in the vault and rotate them with the runbook", "--global", "--category", "security", "--example", "Make a new key for token signing: openssl genrsa -out jwt.key 4096", "--example", "  ", "--not-example", "Print the public half of the key: openssl rsa -in pub.pem -pubout"]).trim().to_string();
+    // A blank example is refused, not dropped: alone in an edit it would wipe the list.
+    let blank = home.run(&["add", "Keep signing keys in the vault", "--global", "--example", "  "]);
+    assert_eq!(blank.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&blank.stderr).contains("cannot be empty"));
+    let id = home.ok(&["add", "Keep signing keys in the vault and rotate them with the runbook", "--global", "--category", "security", "--example", "Make a new key for token signing: openssl genrsa -out jwt.key 4096", "--not-example", "Print the public half of the key: openssl rsa -in pub.pem -pubout"]).trim().to_string();
     home.ok(&["add", "Never force-push a shared branch; add a follow-up commit instead", "--global", "--category", "git", "--not-example", "Update my PR branch after rebasing: git push --force-with-lease origin fix/login"]);
     let shown = home.ok(&["show", &id]);
     assert!(shown.contains("example:    Make a new key for token signing") && shown.contains("not for:    Print the public half"), "{shown}");
     let m: Value = serde_json::from_str(&home.ok(&["show", "--json", &id])).unwrap();
-    assert_eq!(m["examples"].as_array().unwrap().len(), 1, "a blank example is dropped: {m}");
+    assert_eq!(m["examples"].as_array().unwrap().len(), 1, "{m}");
+    let wiped = home.run(&["edit", &id, "--example", ""]);
+    assert_eq!(wiped.status.code(), Some(2), "an empty example does not wipe the list");
     assert!(eventually(Duration::from_secs(30), || home.status()["model"] == "loaded"), "the model loads");
 
     // The moment an example describes borrows its closeness.

@@ -289,6 +289,24 @@ fn not_relevant_keeps_it_quiet_on_a_near_identical_moment() {
 }
 
 #[test]
+fn a_situation_evicted_to_keep_the_bound_is_a_line_of_the_adjustment_log() {
+    let (home, project) = home_and_project();
+    home.write_tuneables(r#"{"learning": {"max_situations_per_lesson": 2}}"#);
+    assert!(eventually(Duration::from_secs(10), || home.ok(&["config", "show"]).lines().any(|l| l.trim_start().starts_with("learning.max_situations_per_lesson") && l.contains("= 2 "))));
+    let lesson = home.ok(&["add", "Deploys go through the release pipeline, never by hand", "--global", "--category", "deployment"]).trim().to_string();
+    for (i, command) in ["make deploy-api", "scp build.tar web-1:/srv", "rsync -a dist/ web-2:/srv"].iter().enumerate() {
+        let (s, id) = (format!("s{i}"), format!("toolu_{i}"));
+        said(&home, &bash(&s, &id, &project, command, "Ship it"));
+        ok_in(&home, &project, &["feedback", "used", &lesson, "--session", &s, "--tool-use-id", &id]);
+    }
+    let log: Vec<Value> = home.ok(&["graph", "log", "--memory", &lesson, "--json"]).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let evicted: Vec<&Value> = log.iter().filter(|l| l["reason"].as_str().is_some_and(|r| r.starts_with("evicted"))).collect();
+    assert_eq!(evicted.len(), 1, "{log:?}");
+    assert_eq!((evicted[0]["new"].as_f64(), evicted[0]["source"].as_str()), (Some(0.5), Some("automatic")), "{:?}", evicted[0]);
+    assert!(evicted[0]["old"].as_f64().is_some_and(|o| o > 0.5));
+}
+
+#[test]
 fn learning_stays_in_its_project() {
     let (home, project) = home_and_project();
     let lesson = home.ok(&["add", PNPM, "--global", "--category", "tooling"]).trim().to_string();
