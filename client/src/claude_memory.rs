@@ -526,6 +526,45 @@ fn cut(text: &str, max: usize) -> String {
     format!("{}…", head[..at].trim_end())
 }
 
+/// The share of words two texts have in common, of the words either has (lowercase, split at
+/// anything not a letter or a digit).
+fn likeness(a: &str, b: &str) -> f64 {
+    let words = |t: &str| t.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect::<std::collections::HashSet<_>>();
+    let (a, b) = (words(a), words(b));
+    let union = a.union(&b).count();
+    if union == 0 { 0.0 } else { a.intersection(&b).count() as f64 / union as f64 }
+}
+
+/// An instruction edited in its file is the lesson it was, not a new one: for each lesson whose
+/// id is not among `existing` (id, text), the existing lesson of the same file (its id's group
+/// prefix) whose text is gone from the file and shares at least half its words with it, the
+/// most alike first. Returns (new id, existing id) pairs; the import writes the new text under
+/// the existing id, so the lesson keeps what it learned, its tags and its examples.
+pub fn carried_over(lessons: &[&Lesson], prefixes: &[&str], existing: &[(String, String)]) -> Vec<(String, String)> {
+    let ids: std::collections::HashSet<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
+    let known: std::collections::HashSet<&str> = existing.iter().map(|(id, _)| id.as_str()).collect();
+    let prefix_of = |id: &str| prefixes.iter().find(|p| id.starts_with(**p)).copied();
+    // Every pairing of a new lesson and a lesson gone from its file, most alike first.
+    let mut pairs: Vec<(f64, &str, &str)> = Vec::new();
+    for l in lessons.iter().filter(|l| !known.contains(l.id.as_str())) {
+        let Some(prefix) = prefix_of(&l.id) else { continue };
+        for (id, text) in existing.iter().filter(|(id, _)| !ids.contains(id.as_str()) && id.starts_with(prefix)) {
+            let like = likeness(&l.text, text);
+            if like >= 0.5 {
+                pairs.push((like, l.id.as_str(), id.as_str()));
+            }
+        }
+    }
+    pairs.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)).then_with(|| a.2.cmp(b.2)));
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (_, new, old) in pairs {
+        if !out.iter().any(|(n, o)| n == new || o == old) {
+            out.push((new.to_string(), old.to_string()));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -658,5 +697,22 @@ mod tests {
                 proptest::prop_assert!(words(&i.text) >= MIN_WORDS && !i.text.contains('\n'));
             }
         }
+    }
+
+    #[test]
+    fn an_edited_instruction_carries_over_to_the_lesson_it_was() {
+        let lesson = |id: &str, text: &str| Lesson { id: id.into(), project: "/p".into(), text: text.into(), context: String::new() };
+        let edited = lesson("cm-aa-new1", "Never run rm -rf on a path built from a variable without checking that it is set.");
+        let fresh = lesson("cm-aa-new2", "Deploys go through the release pipeline.");
+        let kept = lesson("cm-aa-old3", "Use pnpm here.");
+        let existing = vec![
+            ("cm-aa-old1".to_string(), "Never run rm -rf on a path built from a variable without checking it is set.".to_string()),
+            ("cm-aa-old3".to_string(), "Use pnpm here.".to_string()),
+            ("cm-bb-old9".to_string(), "Never run rm -rf on a path built from a variable without checking that it is set.".to_string()),
+        ];
+        let moved = carried_over(&[&edited, &fresh, &kept], &["cm-aa-", "cm-bb-"], &existing);
+        // The edit keeps its lesson; a new instruction is new; another file's lesson is its own.
+        assert_eq!(moved, vec![("cm-aa-new1".to_string(), "cm-aa-old1".to_string())]);
+        assert!(carried_over(&[&kept], &["cm-aa-"], &existing).is_empty(), "a lesson still in its file is not taken");
     }
 }

@@ -81,6 +81,7 @@ async fn send(c: &cairn_proto::CairnClient, lines: Vec<ImportLine>, default_proj
     total.updated += report.updated;
     total.unchanged += report.unchanged;
     total.rejected.extend(report.rejected);
+    total.left_out.extend(report.left_out);
     Ok(())
 }
 
@@ -122,6 +123,21 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
     }
 
     let c = client().await?;
+    // The lessons these files gave before: an instruction edited in its file carries over to
+    // the lesson it was (what it learned, tags, examples), and one gone from its file goes.
+    let prefixes: Vec<&str> = groups.iter().map(|g| g.id_prefix.as_str()).collect();
+    let mut existing: Vec<(String, String)> = Vec::new();
+    let mut after = None;
+    loop {
+        let page = c.list(ctx(), cairn_proto::ListQuery { scope: Default::default(), all: true, after, limit: EXPORT_PAGE }).await??;
+        existing.extend(page.items.into_iter().filter(|m| m.source == SOURCE && prefixes.iter().any(|p| m.id.starts_with(p))).map(|m| (m.id, m.text)));
+        match page.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    let moved: std::collections::HashMap<String, String> = claude_memory::carried_over(&lessons, &prefixes, &existing).into_iter().collect();
+    let id_of = |l: &claude_memory::Lesson| moved.get(&l.id).cloned().unwrap_or_else(|| l.id.clone());
     let mut total = ImportReport::default();
     // Each lesson is judged by the quality gate and embedded: a large file takes a while.
     let progress = std::io::stderr().is_terminal() && lessons.len() > BATCH_LINES;
@@ -131,7 +147,7 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
             .enumerate()
             .map(|(i, l)| ImportLine {
                 line: (n * BATCH_LINES + i + 1) as u64,
-                text: serde_json::json!({"id": l.id, "text": l.text, "project": l.project, "source": SOURCE, "context": l.context}).to_string(),
+                text: serde_json::json!({"id": id_of(l), "text": l.text, "project": l.project, "source": SOURCE, "context": l.context}).to_string(),
             })
             .collect();
         send(&c, lines, None, &mut total).await?;
@@ -146,25 +162,24 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
         let at = lessons.get(r.line as usize - 1).map_or(String::new(), |l| l.context.clone());
         errln!("{at}: {}", r.reason);
     }
-
-    // What left its file: lessons of a group read whole, not found again.
-    let kept: std::collections::HashSet<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
-    let whole: Vec<&str> = groups.iter().filter(|g| g.errors.is_empty()).map(|g| g.id_prefix.as_str()).collect();
-    let mut after = None;
-    let mut gone = Vec::new();
-    loop {
-        let page = c.list(ctx(), cairn_proto::ListQuery { scope: Default::default(), all: true, after, limit: EXPORT_PAGE }).await??;
-        gone.extend(page.items.into_iter().filter(|m| m.source == SOURCE && !kept.contains(m.id.as_str()) && whole.iter().any(|p| m.id.starts_with(p))).map(|m| m.id));
-        match page.next {
-            Some(next) => after = Some(next),
-            None => break,
+    // What the quality gate found no lesson in is left out (and goes, if an import before kept
+    // it); not an error: Claude Code still reads the file whole.
+    let left_out: std::collections::HashSet<String> = total.left_out.iter().filter_map(|r| lessons.get(r.line as usize - 1).map(|l| id_of(l))).collect();
+    for r in &total.left_out {
+        if let Some(l) = lessons.get(r.line as usize - 1) {
+            outln!("left out, not a lesson ({}): {:?} ({})", r.reason, l.text, l.context);
         }
     }
+
+    // What left its file: lessons of a group read whole, not found again.
+    let kept: std::collections::HashSet<String> = lessons.iter().map(|l| id_of(l)).filter(|id| !left_out.contains(id)).collect();
+    let whole: Vec<&str> = groups.iter().filter(|g| g.errors.is_empty()).map(|g| g.id_prefix.as_str()).collect();
+    let gone: Vec<String> = existing.into_iter().map(|(id, _)| id).filter(|id| !kept.contains(id) && whole.iter().any(|p| id.starts_with(p))).collect();
     let removed = gone.len();
     for id in gone {
         c.forget(ctx(), id).await??;
     }
-    outln!("{} added, {} updated, {}{removed} removed (no longer in their files), {} rejected", total.added, total.updated, unchanged(&total), total.rejected.len());
+    outln!("{} added, {} updated, {}{removed} removed (no longer in their files or no lessons), {} left out, {} rejected", total.added, total.updated, unchanged(&total), total.left_out.len(), total.rejected.len());
     let errors: Vec<&String> = groups.iter().flat_map(|g| &g.errors).collect();
     for e in &errors {
         errln!("cannot read {e}");

@@ -241,10 +241,10 @@ async fn judge_text(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: 
 }
 
 /// The gate's judgement of a lesson imported from the user's own files (`claude-md`), against
-/// the other lessons of its project: scored and kept whatever the verdict (the user wrote it).
-pub async fn judge_import(d: &Daemon, t: &Tuneables, text: &str, source: &str, project: &str, id: &str) -> (Quality, String) {
+/// the other lessons of its project: its scores, its verdict, and the verdict's reason.
+pub async fn judge_import(d: &Daemon, t: &Tuneables, text: &str, source: &str, project: &str, id: &str) -> (Quality, String, String) {
     let j = judge_against(d, t, text, source, project, Some(id), gate::HeardBy::Not).await;
-    (quality_of(&j), j.verdict.as_str().to_string())
+    (quality_of(&j), j.verdict.as_str().to_string(), j.reasons.last().cloned().unwrap_or_default())
 }
 
 async fn judge_against(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, own: Option<&str>, heard: gate::HeardBy) -> gate::Judgement {

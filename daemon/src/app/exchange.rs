@@ -61,7 +61,9 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
     }
     let prepared: Prepared = d.prepare(&projected.iter().collect::<Vec<_>>()).await;
     // Lessons from the user's Claude Code memory files pass the quality gate too: scored (shown
-    // in `show`), kept whatever the verdict.
+    // in `show`); what it finds primitive (an introduction, a statistic, a fragment) is left
+    // out, as a captured primitive is. A near-duplicate is kept: the user wrote both, and which
+    // of two lines is "the same again" would change from one import to the next.
     let t = d.tuneables();
     let mut judged = std::collections::HashMap::new();
     for m in projected.iter().filter(|m| m.source == GATED_SOURCE) {
@@ -80,7 +82,11 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                     let current = w.get(&id)?;
                     let before = current.clone();
                     let mut memory = apply_minimal(&m, &id, current);
-                    if let Some((quality, verdict)) = judged.get(&id) {
+                    if let Some((quality, verdict, why)) = judged.get(&id) {
+                        if verdict == "primitive" {
+                            report.left_out.push(Rejection { line, reason: why.trim_start_matches("primitive: ").to_string() });
+                            continue;
+                        }
                         memory.worth.quality = Some(quality.clone());
                         memory.worth.verdict = Some(verdict.clone());
                     }

@@ -481,10 +481,18 @@ pub(super) fn edge_refusal(w: &Writer<'_>, source: &str, target: &str, kind: Edg
     if target.starts_with(SITUATION_PREFIX) {
         return Ok(Some(Refusal::Invalid(format!("a {} edge to {target}, a situation: only situations link to lessons", kind.as_str()))));
     }
+    let mut projects = Vec::new();
     for end in [source, target] {
-        if w.get(end)?.is_none() {
-            return Ok(Some(Refusal::Missing(end.to_string())));
+        match w.get(end)? {
+            Some(m) => projects.push(m.project),
+            None => return Ok(Some(Refusal::Missing(end.to_string()))),
         }
+    }
+    // Activation never crosses from one project's lessons to another's: a link that would carry
+    // it there carries nothing, and saying it was made would mislead. (Causes and dependencies
+    // may cross.)
+    if matches!(kind, EdgeKind::Manual | EdgeKind::CoUsed | EdgeKind::Similar) && projects[0] != projects[1] && !projects.iter().any(|p| p == GLOBAL_PROJECT) {
+        return Ok(Some(Refusal::Invalid(format!("{source} (project {}) and {target} (project {}) are lessons of different projects: a `{}` link carries activation only within a project or to global lessons", projects[0], projects[1], kind.as_str()))));
     }
     Ok(None)
 }

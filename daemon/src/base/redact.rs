@@ -130,12 +130,17 @@ fn url_credentials(text: &str) -> std::borrow::Cow<'_, str> {
 /// letter, or a sign): "the password is stored in vault" names no secret.
 fn said_in_words(text: &str) -> std::borrow::Cow<'_, str> {
     static SAID: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?i)(?P<k>\b(?:password|passwd|passphrase|pwd|secret|token|api[ _-]?key|access[ _-]?key|private[ _-]?key|credentials?)(?:\s+(?:is|was)\s+|\s*[=:]\s*)["'`]?)(?P<v>[^\s"'`,;]+)"#)
+        Regex::new(r#"(?i)(?P<k>\b(?:password|passwd|passphrase|pass|pwd|pw|secret|token|auth|api[ _-]?key|access[ _-]?key|private[ _-]?key|credentials?)(?P<sep>\s+(?:is|was)\s+|\s*[=:]\s*|\s+)["'`]?)(?P<v>[^\s"'`,;]+)"#)
             .expect("said-in-words pattern compiles")
     });
     SAID.replace_all(text, |c: &regex::Captures<'_>| {
         let v = c["v"].trim_end_matches(['.', ')']);
-        let looks_secret = v.chars().count() >= 6
+        // After a bare space ("with pass Hq7rTn3wXe5m", "AUTH Xk82mPq0Lz7Yv1Rt") the value must
+        // look like a generated one: eight characters or more, letters and digits.
+        let bare = c["sep"].trim().is_empty();
+        let generated = v.chars().count() >= 8 && v.chars().any(|ch| ch.is_ascii_digit()) && v.chars().any(|ch| ch.is_alphabetic());
+        let looks_secret = (!bare || generated)
+            && v.chars().count() >= 6
             && (v.chars().any(|ch| ch.is_ascii_digit()) || v.chars().skip(1).any(|ch| ch.is_uppercase()) || v.chars().any(|ch| !ch.is_alphanumeric() && !matches!(ch, '-' | '_' | '.')))
             && v != MASK
             && !env_reference(v)
@@ -329,6 +334,9 @@ mod tests {
             "mysql --help",
             "let token = [];",
             "the password is stored in vault, never in the repo",
+            "pass the --release flag to cargo",
+            "the auth middleware checks OAuth2 scopes",
+            "a token bucket of 100 per second",
             "the api key is read from $STRIPE_KEY at start",
             "token = Variable.get(HUBSPOT_TOKEN_VAR)",
         ] {
@@ -343,6 +351,9 @@ mod tests {
             ("the deploy token is hunter2hunter2 for staging", "the deploy token is [REDACTED] for staging"),
             ("API key: AbCdEfGh12.", "API key: [REDACTED]."),
             ("the secret was 'pa$$word!' until monday", "the secret was '[REDACTED]' until monday"),
+            ("fyi the admin login for the staging db is admin with pass Hq7rTn3wXe5m", "fyi the admin login for the staging db is admin with pass [REDACTED]"),
+            ("from now on use AUTH Xk82mPq0Lz7Yv1Rt when connecting to redis", "from now on use AUTH [REDACTED] when connecting to redis"),
+            ("the db pw is S3cretive!", "the db pw is [REDACTED]"),
         ] {
             assert_eq!(redact_text(text), redacted, "{text}");
         }

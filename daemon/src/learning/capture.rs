@@ -346,7 +346,7 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
     // A prompt that opens with pasted output (a compiler's error and its gutter, a stack trace)
     // states no lesson in it, whatever its lines say ("`buf` does not live long enough"): only
     // the user's own lines are read. (Elsewhere a line naming `src/api.rs:40` is the user's.)
-    let prompt: String = prompt.chars().take(4_000).collect();
+    let prompt = super::heard::bounded(prompt, super::heard::MAX_PROMPT_CHARS);
     let prompt = users_words(&prompt);
     let parts = clauses(prompt);
     // "ugh, you did it again." opens a correction as "no, ..." does.
@@ -791,6 +791,18 @@ mod tests {
         );
         assert_eq!(one("never force-push to main, because the deploy bot tags from it").as_deref(), Some("Never force-push to main, because the deploy bot tags from it."));
         assert_eq!(one("Never edit vendor/. Otherwise the next sync wipes it").as_deref(), Some("Never edit vendor/: Otherwise the next sync wipes it."));
+    }
+
+    #[test]
+    fn a_long_prompt_is_read_at_both_ends_and_in_whole_sentences() {
+        // The rule after a long paste is heard; the paste's lines are not lessons.
+        let paste: String = (0..100).map(|i| format!("The build output showed line {i} compiled fine. ")).collect();
+        let v = from_prompt(&format!("{paste}From now on, always run make lint before committing, because CI rejects unlinted code."));
+        assert_eq!(v, vec!["Always run make lint before committing, because CI rejects unlinted code.".to_string()], "{v:?}");
+        // A rule said over and over past the bound is one lesson, never one cut mid-word.
+        let v = from_prompt(&"no, use bun here, not node. ".repeat(400));
+        assert_eq!(v, vec!["Use bun here, not node.".to_string()], "{v:?}");
+        assert!(crate::learning::heard::bounded(&"ab. ".repeat(2000), 4000).chars().count() <= 4001);
     }
 
     #[test]

@@ -18,6 +18,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::collections::HashSet;
+
 use super::duplicate::{overlap, DuplicateModel};
 use crate::base::text;
 use crate::retrieval::command::{is_assignment, program_of};
@@ -424,6 +426,36 @@ fn product_requirement(text: &str, lower: &str) -> bool {
     able || lets || shows || make_the_app
 }
 
+/// What a text prefers and what it turns away, as the words only one side has: "`npm test`
+/// fails (...); `pnpm test` works" prefers {pnpm} to {npm}; "run npm test here, not pnpm
+/// test" prefers {run, npm, here} to {pnpm}; "A instead of B" prefers A to B.
+fn preference(text: &str) -> Option<(HashSet<String>, HashSet<String>)> {
+    let lower = text.to_lowercase();
+    let (preferred, rejected) = if let Some((failed, worked)) = recovery_calls(text) {
+        (worked.to_lowercase(), failed.to_lowercase())
+    } else if let Some((a, b)) = lower.split_once(", not ").or_else(|| lower.split_once(" instead of ")) {
+        // The clause before (its last sentence) and the words after, up to the next clause.
+        let a = a.rsplit(['.', ';', ':']).next().unwrap_or(a);
+        let b = b.split(['.', ';', ',', ':']).next().unwrap_or(b);
+        (a.to_string(), b.to_string())
+    } else {
+        return None;
+    };
+    let (p, r): (HashSet<String>, HashSet<String>) = (words(&preferred).into_iter().collect(), words(&rejected).into_iter().collect());
+    let (only_p, only_r): (HashSet<String>, HashSet<String>) = (p.difference(&r).cloned().collect(), r.difference(&p).cloned().collect());
+    (!only_p.is_empty() && !only_r.is_empty()).then_some((only_p, only_r))
+}
+
+/// Whether two texts prefer opposite things: what one turns away the other prefers, and the
+/// other way round ("run npm test here, not pnpm test" against "`npm test` fails; `pnpm test`
+/// works"). Such a text is the user taking a lesson back, never the lesson said again.
+pub fn opposite(a: &str, b: &str) -> bool {
+    match (preference(a), preference(b)) {
+        (Some((pa, ra)), Some((pb, rb))) => !ra.is_disjoint(&pb) && !pa.is_disjoint(&rb),
+        _ => false,
+    }
+}
+
 /// Phrases that take back what was just said ("always rebase... no wait, scratch that").
 const RETRACTIONS: &[&str] = &[
     "scratch that", "scrap that", "forget it", "forget that", "never mind", "nevermind", "no wait", "actually no", "forget i said that", "forget what i said",
@@ -623,7 +655,16 @@ const AGENT_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "Read", "NotebookEd
 /// long, at most two letters apart. Another program of another length is a fact of the machine
 /// or the project (`python` -> `python3`, `npm` -> `pnpm`), not a typo.
 pub fn mistyped(a: &str, b: &str) -> bool {
-    a != b && a.chars().count() == b.chars().count() && distance(a, b) <= 2
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    // A last letter dropped or a letter doubled (`carg` -> `cargo`, `ccargo`); not a version
+    // added (`pip` -> `pip3`, `python` -> `python3`: another program the project has), another
+    // tool (`npm` -> `pnpm`) nor a name grown (`node` -> `nodejs`).
+    let one_letter = la.abs_diff(lb) == 1 && la.min(lb) >= 3 && distance(a, b) == 1 && {
+        let (short, long): (Vec<char>, Vec<char>) = if la < lb { (a.chars().collect(), b.chars().collect()) } else { (b.chars().collect(), a.chars().collect()) };
+        let i = long.iter().zip(&short).take_while(|(x, y)| x == y).count();
+        long[i].is_alphabetic() && (i == short.len() || (i > 0 && long[i - 1] == long[i]) || long.get(i + 1) == Some(&long[i]))
+    };
+    a != b && (la == lb && distance(a, b) <= 2 || one_letter)
 }
 
 /// Characters that differ between two strings (Levenshtein distance, for short ones).
@@ -659,6 +700,11 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool, source: &st
     let ends_open = ["is", "are", "was", "the", "a", "an", "and", "or", "but", "of", "to", "under", "in", "with", "for", "from", "by", "at", "on", "that", "which", "so", "because", "if", "when"];
     if !text.trim_end().ends_with(['.', '!', ')', '`', '"', '\'']) && ws.last().is_some_and(|w| ends_open.contains(&w.as_str())) {
         return Some("a fragment: it stops mid-clause".into());
+    }
+    // A few words that point at the moment ("Do not push that.", "Never commit it."): what
+    // "that" is lives in the conversation, not in the lesson.
+    if ws.len() <= 6 && ws.last().is_some_and(|w| matches!(w.as_str(), "that" | "this" | "it" | "those" | "these" | "them")) && !text.contains('`') {
+        return Some("it points at something of the moment, a request for now".into());
     }
     // One call said twice, failing and then not ("`X` failed, then `X` succeeded"): a retry.
     let calls: Vec<&str> = text.split('`').skip(1).step_by(2).collect();
@@ -890,8 +936,14 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     let learned = bars.duplicates.and_then(|m| m.read(text, input.source, &comparable).map(|r| (m.repeats(&r, input.heard != HeardBy::Not), r)));
     for (i, (id, other, cosine)) in input.nearest.iter().enumerate() {
         let words_shared = overlap(text, other);
+        // The opposite of a lesson is never that lesson again, however close in words.
+        if opposite(text, other) {
+            continue;
+        }
         let c = cosine.unwrap_or(0.0);
-        let by_words = words_shared >= bars.duplicate_words && text::terms(text).len() >= 3;
+        // Both texts need words enough: a lesson of one word ("Do not push that.") is in every
+        // instruction that names pushing.
+        let by_words = words_shared >= bars.duplicate_words && text::terms(text).len() >= 3 && text::terms(other).len() >= 3;
         let dup = c >= bars.duplicate_cosine
             || by_words
             || match &learned {
@@ -1215,6 +1267,22 @@ mod tests {
         assert_eq!((by_meaning.verdict, by_meaning.duplicate_of.as_deref()), (Verdict::Duplicate, Some("m1")));
         let by_words = judge(&Input { text: "Never force-push main or a release branch.", source: "prompt", nearest: vec![("m1", lesson, None)], heard: HeardBy::Not }, &Bars::default());
         assert_eq!(by_words.verdict, Verdict::Duplicate);
+        assert!(mistyped("carg", "cargo") && mistyped("ccargo", "cargo") && mistyped("terrafrom", "terraform"));
+        assert!(!mistyped("pip", "pip3") && !mistyped("python", "python3") && !mistyped("node", "nodejs") && !mistyped("npm", "pnpm"));
+        assert_eq!(v("In this project, `carg build --release` fails (bash: carg: command not found); `cargo build --release` works.", "recovery"), Verdict::Primitive);
+        assert_eq!(v("Do not push that.", "prompt"), Verdict::Primitive);
+        assert_eq!(v("Never commit it.", "prompt"), Verdict::Primitive);
+        // The opposite of a lesson is not that lesson again.
+        let recovery = "In this project, `npm test` fails (npm ERR! code ENOENT); `pnpm test` works.";
+        let back = judge(&Input { text: "Run npm test here, not pnpm test.", source: "prompt", nearest: vec![("m3", recovery, Some(0.86))], heard: HeardBy::Patterns }, &Bars::default());
+        assert_ne!(back.verdict, Verdict::Duplicate, "{:?}", back.reasons);
+        assert!(opposite("Run `npm test` here, not `pnpm test`.", recovery) && opposite("use yarn instead of pnpm", "Use pnpm here, not yarn."));
+        assert!(!opposite("Use pnpm here, not npm.", recovery), "the same preference");
+        let again = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: vec![("m3", recovery, Some(0.9))], heard: HeardBy::Patterns }, &Bars::default());
+        assert_eq!(again.verdict, Verdict::Duplicate);
+        // A lesson of a word or two is in many instructions without being any of them.
+        let short = judge(&Input { text: "Never push to main directly; open a pull request, otherwise the release bot breaks.", source: "prompt", nearest: vec![("m2", "Do not push that.", None)], heard: HeardBy::Not }, &Bars::default());
+        assert_ne!(short.verdict, Verdict::Duplicate, "{:?}", short.reasons);
         let other = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: vec![("m1", lesson, Some(0.2))], heard: HeardBy::Not }, &Bars::default());
         assert_eq!(other.verdict, Verdict::Quality);
         assert!(other.novelty > 0.7);

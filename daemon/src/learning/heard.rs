@@ -104,9 +104,32 @@ pub fn features(whole: &[f32], sentences: &[Vec<f32>]) -> Vec<f64> {
     whole.iter().chain(&most).map(|x| *x as f64).collect()
 }
 
-/// The prompt as the model reads it: cut to [`MAX_PROMPT_CHARS`], trimmed.
+/// The prompt as the model reads it: within [`MAX_PROMPT_CHARS`] (see [`bounded`]), trimmed.
 pub fn prompt_text(prompt: &str) -> String {
-    prompt.chars().take(MAX_PROMPT_CHARS).collect::<String>().trim().to_string()
+    bounded(prompt, MAX_PROMPT_CHARS).trim().to_string()
+}
+
+/// A prompt within `max` characters: whole when it fits; else its first and its last half,
+/// each cut back to whole sentences (a cut never leaves "not no." of "not node."), one after
+/// the other. A user who pastes a long log says what they want before it or after it.
+pub fn bounded(prompt: &str, max: usize) -> String {
+    let chars: Vec<char> = prompt.chars().collect();
+    if chars.len() <= max {
+        return prompt.to_string();
+    }
+    let half = max / 2;
+    let ends = |c: char| matches!(c, '.' | '!' | '?' | '\n');
+    let head: String = chars[..half].iter().collect();
+    let head = match head.rfind(ends) {
+        Some(i) => head[..=i].to_string(),
+        None => String::new(),
+    };
+    let tail: String = chars[chars.len() - half..].iter().collect();
+    let tail = match tail.find(ends) {
+        Some(i) => tail[i + 1..].to_string(),
+        None => String::new(),
+    };
+    format!("{}\n{}", head.trim_end(), tail.trim_start())
 }
 
 /// The prompt's sentences: split at line ends, at ". ", "! ", "? " and at "; " (a dot inside a

@@ -101,6 +101,10 @@ pub struct ImportReport {
     #[serde(default)]
     pub unchanged: u64,
     pub rejected: Vec<Rejection>,
+    /// Lines of the user's Claude Code memory files the quality gate found no lesson in (an
+    /// introduction, a statistic, a fragment): not stored, and no error.
+    #[serde(default)]
+    pub left_out: Vec<Rejection>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -324,6 +324,12 @@ fn learning_stays_in_its_project() {
     let out = in_dir(&home, &project, &["feedback", "used", &own, "--session", "s1", "--tool-use-id", "toolu_1"]);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("learns only where it can be said"));
+    // Nor to another project's lesson by hand (a global one may be).
+    let mine = ok_in(&home, &project, &["add", "This project ships with make release", "--category", "deployment"]).trim().to_string();
+    let out = in_dir(&home, &project, &["graph", "link", &mine, &own, "--strength", "0.9"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("different projects"));
+    ok_in(&home, &project, &["graph", "link", &mine, &lesson, "--strength", "0.9"]);
 }
 
 #[test]

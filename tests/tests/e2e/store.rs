@@ -193,7 +193,7 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     let repo = home.path().join("repo");
     std::fs::create_dir_all(user.join(".claude")).unwrap();
     std::fs::create_dir_all(repo.join(".git")).unwrap();
-    std::fs::write(user.join(".claude/CLAUDE.md"), "# Me\n- Always write commit messages in the imperative mood\n").unwrap();
+    std::fs::write(user.join(".claude/CLAUDE.md"), "# Me\n- Always write commit messages in the imperative mood\n- This laptop is my work machine.\n").unwrap();
     let claude_md = repo.join("CLAUDE.md");
     std::fs::write(&claude_md, "# Repo\n\n## Tooling\n- Use pnpm here, never npm: the lockfile is pnpm-lock.yaml\n- Do not touch the generated files in src/gen\n- ok\n\n```sh\nrm -rf /\n```\n").unwrap();
     let root = std::fs::canonicalize(&repo).unwrap();
@@ -209,6 +209,8 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     let said = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
     assert!(said.contains("4 added, 0 updated, 0 removed"), "{said}");
+    // What the quality gate finds no lesson in is left out, named, and no error.
+    assert!(said.contains("1 left out, 0 rejected") && said.contains("left out, not a lesson") && said.contains("This laptop is my work machine"), "{said}");
     // The same files again: nothing changes, and the import says so.
     let again = String::from_utf8_lossy(&import().stdout).to_string();
     assert!(again.contains("0 added, 0 updated, 4 unchanged, 0 removed"), "{again}");
@@ -243,6 +245,15 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     find(&lessons, "Run the linter with: `make lint`");
     let pnpm = find(&lessons, "Use pnpm here");
     assert_eq!((pnpm["id"].as_str().unwrap(), &pnpm["category"], &pnpm["examples"][0]), (pnpm_id, &Value::from("tooling"), &Value::from("npm install left-pad")), "same lesson, what it was given kept");
+    // A word of the instruction edited: the lesson it was, with its new text, and what it was
+    // given kept; importing again changes nothing.
+    std::fs::write(&claude_md, "# Repo\n\n## Tooling\n- Use pnpm here, never npm: the lockfile is pnpm-lock.yaml and CI reads it\n- Run the linter with:\n\n```\nmake lint\n```\n").unwrap();
+    let said = String::from_utf8_lossy(&import().stdout).to_string();
+    assert!(said.contains("0 added, 1 updated, 3 unchanged, 0 removed"), "{said}");
+    let pnpm = find(&ours(&home), "Use pnpm here");
+    assert_eq!((pnpm["id"].as_str().unwrap(), &pnpm["category"], &pnpm["examples"][0]), (pnpm_id, &Value::from("tooling"), &Value::from("npm install left-pad")), "an edited instruction is the lesson it was: {pnpm}");
+    assert!(pnpm["text"].as_str().unwrap().ends_with("and CI reads it"), "{pnpm}");
+    assert!(String::from_utf8_lossy(&import().stdout).contains("0 added, 0 updated, 4 unchanged, 0 removed"));
 
     // A file that is not a regular file: named, exit 1, and nothing of the project removed.
     std::fs::remove_file(&claude_md).unwrap();
