@@ -317,6 +317,9 @@ pub enum Command {
     },
     /// The seed pack of universal lessons: list it, or turn it (or one seed) off or on.
     Seed {
+        /// `list`: the same as --list (as `archive list` and `hooks status` are said).
+        #[arg(value_parser = ["list"], hide = true)]
+        action: Option<String>,
         /// List every seed with its state.
         #[arg(long)]
         list: bool,

@@ -122,7 +122,7 @@ fn run(command: Command) -> Result<(), Failure> {
                 GraphAction::Show { memory, json } => commands::graph::show(memory, json).await,
                 GraphAction::Log { memory, last, json } => commands::graph::log(memory, last, json).await,
             },
-            Command::Seed { list, enable, disable, json } => commands::advice_log::seed(list, enable, disable, json).await,
+            Command::Seed { action, list, enable, disable, json } => commands::advice_log::seed(list || action.is_some(), enable, disable, json).await,
             Command::Search { text, k, json, scope } => commands::search::search(text, k, json, scope).await,
             Command::Reindex => commands::search::reindex().await,
             Command::Advise { text, hook_input, json, limit, session, explain, scope } => {

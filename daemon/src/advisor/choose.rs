@@ -321,6 +321,8 @@ mod tests {
         let (kept, _) = rank(vec![cand("weak", 0.0, Some(0.5), 0, 0.2), cand("strong", 0.0, Some(0.5), 0, 0.9)], &LOUD, false, &gates());
         assert_eq!(ids(&kept), vec!["strong", "weak"]);
         assert!(kept[0].signals["add.outcome"] > 0.0 && kept[1].signals["add.outcome"] < 0.0);
+        // A fixed term's input is shown beside its contribution, as a fitted one's.
+        assert!((kept[0].signals["in.outcome"] - 0.8).abs() < 1e-9, "{:?}", kept[0].signals);
         let (kept, _) = rank(vec![cand("a", 0.0, Some(0.5), 0, 0.5)], &LOUD, false, &gates());
         assert!(!kept[0].signals.contains_key("add.outcome"));
     }

@@ -66,6 +66,9 @@ pub fn fuse(c: Candidate, salience: &Salience, prompt: bool, gates: &Gates) -> S
     }
     for t in &decision.terms {
         signals.insert(format!("add.{}", t.name), t.contribution);
+        // Every term's input beside its contribution, the fixed ones' (recency, a seed's weight)
+        // as the fitted ones'.
+        signals.entry(format!("in.{}", t.name)).or_insert(t.value);
     }
     if let Some(h) = &c.hit {
         signals.insert("lexical".into(), h.lexical);

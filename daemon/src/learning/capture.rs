@@ -376,7 +376,9 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
                 continue;
             }
         }
-        match instruction(c, corrected && complaint, &lower_prompt) {
+        // "nah dont run php-cs-fixer on this. tollbooth uses pint ...": what points at the
+        // moment opens the correction, as a complaint does; the rule comes after it.
+        match instruction(c, corrected && complaint, &lower_prompt).filter(|l| !super::gate::points_at_the_moment(l)) {
             Some(lesson) => {
                 out.push(lesson);
                 last_was_lesson = true;
@@ -791,6 +793,15 @@ mod tests {
         );
         assert_eq!(one("never force-push to main, because the deploy bot tags from it").as_deref(), Some("Never force-push to main, because the deploy bot tags from it."));
         assert_eq!(one("Never edit vendor/. Otherwise the next sync wipes it").as_deref(), Some("Never edit vendor/: Otherwise the next sync wipes it."));
+    }
+
+    #[test]
+    fn what_points_at_the_moment_opens_a_correction_and_is_no_lesson() {
+        assert_eq!(from_prompt("wait, don't push that"), Vec::<String>::new());
+        // The rule after it is left to the prompt model (the daemon reads it there: e2e and the
+        // capture bench's batches 3 and 8), never the clause that points.
+        let v = from_prompt("nah dont run php-cs-fixer on this. tollbooth uses pint with the pint.json in the root, so its `sail pint --dirty`");
+        assert!(!v.iter().any(|l| l.contains("on this")), "{v:?}");
     }
 
     #[test]

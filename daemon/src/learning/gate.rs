@@ -456,6 +456,13 @@ pub fn opposite(a: &str, b: &str) -> bool {
     }
 }
 
+/// Whether a few words point at the moment ("Do not push that.", "You dont need -A on that.",
+/// "Never commit it."): what "that" is lives in the conversation, not in the lesson.
+pub fn points_at_the_moment(text: &str) -> bool {
+    let ws = words(text);
+    ws.len() <= 6 && ws.last().is_some_and(|w| matches!(w.as_str(), "that" | "this" | "it" | "those" | "these" | "them")) && !text.contains('`')
+}
+
 /// Phrases that take back what was just said ("always rebase... no wait, scratch that").
 const RETRACTIONS: &[&str] = &[
     "scratch that", "scrap that", "forget it", "forget that", "never mind", "nevermind", "no wait", "actually no", "forget i said that", "forget what i said",
@@ -701,9 +708,7 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool, source: &st
     if !text.trim_end().ends_with(['.', '!', ')', '`', '"', '\'']) && ws.last().is_some_and(|w| ends_open.contains(&w.as_str())) {
         return Some("a fragment: it stops mid-clause".into());
     }
-    // A few words that point at the moment ("Do not push that.", "Never commit it."): what
-    // "that" is lives in the conversation, not in the lesson.
-    if ws.len() <= 6 && ws.last().is_some_and(|w| matches!(w.as_str(), "that" | "this" | "it" | "those" | "these" | "them")) && !text.contains('`') {
+    if points_at_the_moment(text) {
         return Some("it points at something of the moment, a request for now".into());
     }
     // One call said twice, failing and then not ("`X` failed, then `X` succeeded"): a retry.

@@ -30,6 +30,7 @@ fn a_fresh_home_advises_from_the_seed_pack() {
     let home = Home::with_seed_pack();
     home.up();
     let list: Value = serde_json::from_str(&home.ok(&["seed", "--list", "--json"])).unwrap();
+    assert_eq!(home.ok(&["seed", "list", "--json"]), home.ok(&["seed", "--list", "--json"]), "`seed list` is `seed --list`");
     let seeds = list["seeds"].as_array().unwrap();
     assert!((25..=40).contains(&seeds.len()), "{} seeds", seeds.len());
     assert!(seeds.iter().all(|s| s["state"] == "on"), "{list}");
