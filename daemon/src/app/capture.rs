@@ -116,7 +116,14 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
         for text in heard.lessons {
             let mut evidence = vec![moment_of(e)];
             evidence.extend(before.iter().map(|m| moment_of(m)));
-            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moments: before.clone(), heard: by }).await?;
+            // The lesson's situations: the calls it speaks of (a word of the lesson in the call:
+            // `npm install` before "use pnpm here, not npm"). A standing instruction said after
+            // an unrelated call ("always run the linter before committing" after `make build`)
+            // keeps that call as evidence only: linked, every later build would be a moment the
+            // user taught it for.
+            let terms: std::collections::HashSet<String> = crate::base::text::terms(&text).into_iter().collect();
+            let spoken_of: Vec<&SessionEvent> = before.iter().copied().filter(|m| crate::base::text::terms(m.intent.as_deref().unwrap_or("")).iter().any(|w| terms.contains(w))).collect();
+            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moments: spoken_of, heard: by }).await?;
         }
     }
 

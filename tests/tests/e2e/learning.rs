@@ -547,6 +547,19 @@ fn a_correction_becomes_a_candidate_that_earns_its_voice() {
     assert!(context.contains("Use pnpm here, not npm."), "promoted, it speaks: {context:?}");
     let status = home.status();
     assert_eq!((status["capture"]["candidates"].as_u64(), status["capture"]["promoted"].as_u64()), (Some(0), Some(1)), "{status}");
+
+    // A standing instruction after a call it does not speak of keeps that call as evidence,
+    // not as a moment it was taught for: the next build is no shadow moment of it.
+    said(&home, &bash("c5", "t1", &project, "make build", "Build"));
+    said(&home, &prompt("c5", &project, "always run the linter before committing, because CI rejects unlinted code"));
+    let c = candidates(&home, &project, |c| !c.is_empty());
+    assert!(c[0]["evidence"].to_string().contains("make build"), "{c:#?}");
+    let shown: Value = serde_json::from_str(&ok_in(&home, &project, &["show", c[0]["id"].as_str().unwrap(), "--json"])).unwrap();
+    assert!(shown["why"]["caused_by"].as_array().is_none_or(|a| a.is_empty()), "{shown}");
+    said(&home, &bash("c6", "t1", &project, "make build", "Build"));
+    std::thread::sleep(Duration::from_millis(500));
+    let c = candidates(&home, &project, |c| !c.is_empty());
+    assert_eq!(c[0]["shadow"]["would_have_spoken"].as_u64(), Some(0), "{c:#?}");
 }
 
 #[test]
