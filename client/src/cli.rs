@@ -18,7 +18,7 @@ pub struct Cli {
 #[derive(Args, Clone, Default)]
 pub struct ProjectArgs {
     /// Work on this project (any string; by default the git root of the current directory).
-    #[arg(long, conflicts_with = "global")]
+    #[arg(long, conflicts_with = "global", value_parser = non_empty)]
     pub project: Option<String>,
     /// Work on the `global` project: lessons that apply everywhere.
     #[arg(long)]
@@ -528,7 +528,7 @@ pub enum ReviewCmd {
         #[arg(long)]
         prompt: bool,
         /// What the text would be captured from: prompt (the default), recovery, failure, claude-md.
-        #[arg(long)]
+        #[arg(long, value_parser = ["prompt", "recovery", "failure", "claude-md"])]
         source: Option<String>,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -651,6 +651,12 @@ pub enum ConfigAction {
     },
 }
 
+/// A value that says something: an empty `--project ""` would silently mean the current
+/// directory's project.
+fn non_empty(value: &str) -> Result<String, String> {
+    if value.trim().is_empty() { Err("must not be empty (leave the option out for the current directory's project)".into()) } else { Ok(value.to_string()) }
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
@@ -675,5 +681,16 @@ mod tests {
         let mut missing = Vec::new();
         walk(&super::Cli::command(), "cairn", &mut missing);
         assert!(missing.is_empty(), "without a description: {missing:?}");
+    }
+
+    #[test]
+    fn options_that_would_mean_something_else_are_refused() {
+        use clap::Parser;
+        for args in [&["cairn", "list", "--project", ""][..], &["cairn", "weights", "--project", " "], &["cairn", "review", "judge", "--source", "bogus", "a b c d"], &["cairn", "seed", "bogus"]] {
+            assert!(super::Cli::try_parse_from(args).is_err(), "{args:?}");
+        }
+        for args in [&["cairn", "list", "--project", "api"][..], &["cairn", "review", "judge", "--source", "claude-md", "a b c d"], &["cairn", "seed", "list"]] {
+            assert!(super::Cli::try_parse_from(args).is_ok(), "{args:?}");
+        }
     }
 }
