@@ -1307,8 +1307,7 @@ mod tests {
             "In this project, `./gradlew :server:test` fails (ApplicationTest > testHealthEndpoint() FAILED); `./gradlew :client:test` works.",
             "In this project, `make test` fails (Failed : 2, Errors : 0 in tests/picker_spec.lua); `nvim --headless -c \"PlenaryBustedFile tests/config_spec.lua\"` works.",
         ] {
-            let j = judge(&Input { text: t, source: "recovery", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
-            assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
+            primitive_reason(t, "recovery");
         }
         // A variable, a switch or a step before the same call may be the fix; an error of the
         // call (a missing tool or service) is not the code's.
@@ -1320,8 +1319,7 @@ mod tests {
             "In this project, `pnpm --filter @acme/ui build` fails (error TS2307: Cannot find module '@acme/tokens'); `pnpm turbo run build --filter=@acme/ui...` works.",
             "In this project, `bin/phpunit` fails (connection to server at \"db\", port 5432 failed: FATAL: database \"app_test\" does not exist); `composer test` works.",
         ] {
-            let j = judge(&Input { text: t, source: "recovery", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
-            assert!(j.verdict.keeps(), "{t}: {:?}", j.reasons);
+            assert_kept(t, "recovery");
         }
     }
 
@@ -1348,8 +1346,7 @@ mod tests {
             "Overdue loans should show a red badge with a tooltip giving the due date.",
             "Make the app's dark mode follow the OS setting.",
         ] {
-            let j = judge(&Input { text: t, source: "claude-md", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
-            assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
+            primitive_reason(t, "claude-md");
         }
         // Naming things in code, it is how the work is done.
         assert!(!product_requirement("The API must let clients send an `Idempotency-Key` header.", "the api must let clients send an `idempotency-key` header."));
@@ -1362,8 +1359,7 @@ mod tests {
             "kestrel.nvim still supports Neovim 0.9, where vim.uv does not exist; reach libuv through `local uv = vim.uv or vim.loop`.",
             "In quillnest, Prisma (~/db.server) may only be imported from .server.ts modules; a component importing it breaks the Vite build.",
         ] {
-            let j = judge(&Input { text: t, source: "prompt", nearest: Vec::new(), heard: HeardBy::Not }, &Bars::default());
-            assert!(j.verdict.keeps(), "{t}: {:?}", j.reasons);
+            assert_kept(t, "prompt");
         }
     }
 }
