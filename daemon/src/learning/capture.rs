@@ -250,7 +250,7 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
     // "not yet" ties the instruction to now; a "yet" in the reason after it ("..., the
     // symlinks aren't ignored yet") does not.
     let head = rest.split([',', ';']).next().unwrap_or(rest);
-    if ONE_OFF.iter().any(|o| if *o == " yet" { format!(" {head} ").contains(o) } else { format!(" {rest} ").contains(o) }) || super::gate::time_bound(rest) {
+    if ONE_OFF.iter().any(|o| if *o == " yet" { format!(" {head} ").contains(o) } else { format!(" {rest} ").contains(o) }) || super::gate::now_only(rest) || super::gate::time_bound(rest) {
         return None;
     }
     let padded = format!(" {rest} ");
@@ -497,13 +497,6 @@ pub fn in_paste(prompt: &str, sentence: &str) -> bool {
     words.len() < prompt.len() && !words.contains(sentence.trim())
 }
 
-/// Words that hold what a sentence asks to now (of [`ONE_OFF`], those that say so whatever the
-/// sentence's verb: "there is no staging db yet" is still a fact that lasts).
-const NOW_ONLY: &[&str] = &[
-    " this time", " for now", " right now", " just this once", " this once", " for this pr", " on this pr", " in this pr", " this pr only", " on this branch",
-    " for today", " just for this ", " this afternoon", " this morning", " this evening", " tonight", " tomorrow", " when im done", " when i'm done", " when you're done", " when youre done",
-    " when i am done", " while im ", " while i'm ", " while i am ",
-];
 
 /// Openers of thanks and praise, which state no lesson however they read.
 const THANKS: &[&str] = &["thanks", "thank you", "thx", "ty", "nice", "perfect", "awesome", "lgtm", "looks good", "works now", "that did it", "finally"];
@@ -527,7 +520,7 @@ pub fn not_a_lesson(sentences: &[String], best: usize) -> Option<&'static str> {
         Some("a question")
     } else if CHATTER.iter().chain(THANKS).any(|c| starts_with_word(rest, c)) {
         Some("chatter")
-    } else if NOW_ONLY.iter().any(|o| format!(" {rest} ").contains(o)) || opens_for_now(&first) {
+    } else if super::gate::now_only(rest) || opens_for_now(&first) {
         Some("for now only")
     } else if RECAPS.iter().any(|r| starts_with_word(strip_fillers(first.trim()).0, r) || starts_with_word(rest, r)) {
         Some("a recap")
@@ -550,7 +543,7 @@ pub fn not_a_lesson(sentences: &[String], best: usize) -> Option<&'static str> {
 /// sampling to 2s ... dont commit it"): then no sentence of it states a lesson that lasts.
 fn opens_for_now(first: &str) -> bool {
     let (rest, _) = strip_fillers(first.trim());
-    NOW_ONLY.iter().any(|o| starts_with_word(rest, o.trim()))
+    super::gate::NOW_ONLY.iter().any(|o| starts_with_word(rest, o.trim()))
 }
 
 /// Why a prompt gave nothing, in words (for `cairn review judge`).

@@ -286,7 +286,7 @@ const SELECTS: &[&str] = &["-k", "-t", "-m", "-run", "--filter", "--grep", "-g",
 const TEST_SWITCHES: &[&str] = &["--suite", "--case", "--testFile", "--testPathPattern", "--testNamePattern", "--tests", "-Dtest"];
 
 /// A session's tally, whatever else the text says: "52 tool calls", "6 Bash commands exited".
-static TALLY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+\s+tool\s+(calls|uses|invocations)\b|\b\d+\s+\w+\s+(calls|commands)\s+(exited|failed|succeeded|returned)\b|^session summary|\bbuild successful in\b|\b\d+\s+actionable tasks?\b").expect("a valid pattern"));
+static TALLY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+\s+tool\s+(calls|uses|invocations)\b|\b\d+\s+\w+\s+(calls|commands)\s+(exited|failed|succeeded|returned)\b|^session summary|\bbuild successful in\b|\b\d+\s+actionable tasks?\b|\b\d+/\d+\s+(\w+\s+)?(passed|succeeded|failed|ok|done)\b|^build summary\b").expect("a valid pattern"));
 
 /// Programs that only look around: a recovery between two of their calls teaches nothing, and
 /// neither does their failure (capture reads the same list).
@@ -463,9 +463,26 @@ pub fn points_at_the_moment(text: &str) -> bool {
     ws.len() <= 6 && ws.last().is_some_and(|w| matches!(w.as_str(), "that" | "this" | "it" | "those" | "these" | "them")) && !text.contains('`')
 }
 
+/// Words that hold what a sentence asks to now, whatever its verb ("there is no staging db
+/// yet" is still a fact that lasts, "on this branch keep the old client" is not), and the
+/// idioms of a request for when there is time ("whenever you get a sec, bump ...").
+pub const NOW_ONLY: &[&str] = &[
+    " this time", " for now", " right now", " just this once", " this once", " for this pr", " on this pr", " in this pr", " this pr only", " on this branch",
+    " for today", " just for this ", " this afternoon", " this morning", " this evening", " tonight", " tomorrow", " when im done", " when i'm done", " when you're done", " when youre done",
+    " when i am done", " while im ", " while i'm ", " while i am ", " whenever you get a ", " when you get a chance", " when you get a sec", " when you have a sec",
+    " when you get a moment", " when you have a moment",
+];
+
+/// Whether a lowercased text has one of [`NOW_ONLY`]'s phrases as words of their own ("in this
+/// pr", not the start of "in this project").
+pub fn now_only(lower: &str) -> bool {
+    let padded = format!(" {lower} ");
+    NOW_ONLY.iter().any(|w| padded.match_indices(w).any(|(i, _)| w.ends_with(' ') || padded[i + w.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric())))
+}
+
 /// Phrases that take back what was just said ("always rebase... no wait, scratch that").
 const RETRACTIONS: &[&str] = &[
-    "scratch that", "scrap that", "forget it", "forget that", "never mind", "nevermind", "no wait", "actually no", "forget i said that", "forget what i said",
+    "scratch that", "scrap that", "forget it", "forget that", "never mind", "nevermind", "nvm", "no wait", "actually no", "forget i said that", "forget what i said",
     "ignore what i said",
 ];
 
@@ -830,6 +847,9 @@ fn primitive(text: &str, ws: &[String], specific: usize, rule: bool, source: &st
     }
     if time_bound(&lower) {
         return Some("bound to a near date, not a lesson that lasts".into());
+    }
+    if now_only(&lower) {
+        return Some("held to now (this branch, this time, when there is a moment), not a lesson that lasts".into());
     }
     if product_requirement(text, &lower) {
         return Some("a product requirement (what users can do or see), not a lesson for the work".into());
@@ -1276,6 +1296,18 @@ mod tests {
         assert!(!mistyped("pip", "pip3") && !mistyped("python", "python3") && !mistyped("node", "nodejs") && !mistyped("npm", "pnpm"));
         assert_eq!(v("In this project, `carg build --release` fails (bash: carg: command not found); `cargo build --release` works.", "recovery"), Verdict::Primitive);
         assert_eq!(v("Do not push that.", "prompt"), Verdict::Primitive);
+        // Read off batch 21: a tally of steps, a request for when there is time, what is held to
+        // a branch, a rule taken back with "nvm".
+        for (t, source) in [
+            ("Build Summary: 5/5 steps succeeded; 41/41 tests passed (2.9s)", "failure"),
+            ("Whenever you get a moment, bump terragrunt in the CI image to 0.67.", "prompt"),
+            ("On this branch keep the old TideApi client around until the new one is in prod.", "prompt"),
+        ] {
+            primitive_reason(t, source);
+        }
+        assert!(retracted_at("run `sbt scalafmtall` before every commit... actually nvm, the pre-commit hook already does that").is_some());
+        assert_kept("Whenever you add an env var, add it to .env.example too.", "prompt");
+        assert!(now_only("keep it in this pr") && !now_only("in this project, use pnpm") && !now_only("deploy the tomorrowland service"));
         assert_eq!(v("Never commit it.", "prompt"), Verdict::Primitive);
         // The opposite of a lesson is not that lesson again.
         let recovery = "In this project, `npm test` fails (npm ERR! code ENOENT); `pnpm test` works.";
