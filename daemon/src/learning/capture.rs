@@ -571,18 +571,29 @@ fn looks_around(e: &SessionEvent) -> bool {
     e.tool_name.as_deref() == Some("Bash") && LOOKS.contains(&program_of(&acted(e)))
 }
 
-/// The gist of an error: its first line that says something (not "Exit code N"), cut.
+/// Words with which an error line names a cause, not only that something failed.
+const CAUSES: &[&str] = &[
+    "cannot find", "can't find", "could not find", "not found", "no such", "undefined", "missing", "denied", "refused", "unknown", "invalid", "unsupported",
+    "unable to", "requires", "required", "conflict", "timed out", "out of memory", "does not exist", "doesn't exist", "mismatch", "expected", "not installed",
+];
+
+/// The gist of an error: its first line that says something (not "Exit code N"), and when that
+/// line names no cause ("error: linking with `cc` failed: exit status: 1"), the first line after
+/// it that does ("cannot find -lssl"); each cut.
 pub fn error_gist(error: &str) -> String {
-    let line = error
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.to_lowercase().starts_with("exit code") && !l.starts_with("Error: Exit code"))
-        .unwrap_or("");
-    let one: String = line.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() > 100 {
-        format!("{}...", one.chars().take(100).collect::<String>())
-    } else {
-        one
+    let cut = |line: &str, max: usize| {
+        let one: String = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        if one.chars().count() > max { format!("{}...", one.chars().take(max).collect::<String>()) } else { one }
+    };
+    let mut lines = error.lines().map(str::trim).filter(|l| !l.is_empty() && !l.to_lowercase().starts_with("exit code") && !l.starts_with("Error: Exit code"));
+    let Some(first) = lines.next() else { return String::new() };
+    let names_a_cause = |l: &str| {
+        let lower = l.to_lowercase();
+        CAUSES.iter().any(|c| lower.contains(c))
+    };
+    match lines.find(|l| names_a_cause(l)).filter(|_| !names_a_cause(first)) {
+        Some(cause) => format!("{}; {}", cut(first, 60), cut(cause, 80)),
+        None => cut(first, 100),
     }
 }
 
@@ -1175,5 +1186,12 @@ mod tests {
         assert_eq!(signature(&bash(1, "ls nope", Some("No such file"))), None, "a look-around");
         assert_eq!(signature(&bash(1, "make deploy", None)), None, "it worked");
         assert_eq!(error_gist("Exit code 128\nfatal: 'origin' does not appear to be a git repository\n"), "fatal: 'origin' does not appear to be a git repository");
+        // A first line that says only that it failed takes the cause from a line after it.
+        assert_eq!(
+            error_gist("error: linking with `cc` failed: exit status: 1\n  |\n  = note: \"cc\" \"-m64\" ...\n  = note: /usr/bin/ld: cannot find -lssl\n"),
+            "error: linking with `cc` failed: exit status: 1; = note: /usr/bin/ld: cannot find -lssl"
+        );
+        assert_eq!(error_gist("npm ERR! code ENOENT\nnpm ERR! missing script: test"), "npm ERR! code ENOENT; npm ERR! missing script: test");
+        assert_eq!(error_gist("bash: carg: command not found\nsomething else missing"), "bash: carg: command not found", "the first line names its cause");
     }
 }
