@@ -388,6 +388,10 @@ fn bound(d: &Daemon, t: &Tuneables, w: &Writer<'_>, lesson: &str, project: &str,
         for (_, e) in mine.iter().take(over) {
             w.unlink(&e.source, &e.target, EdgeKind::Applies)?;
             changes.removed(e, &format!("evicted: the lesson keeps at most {} situations in a project (learning.max_situations_per_lesson)", t.learning.max_situations_per_lesson));
+            // A situation linked to nothing else now would only take room.
+            if d.store().edges_from(&e.source)?.is_empty() {
+                w.drop_situation(&e.source)?;
+            }
         }
     }
     if d.memories().situations().in_project(project) > t.learning.max_situations_per_project {

@@ -133,7 +133,28 @@ pub async fn edit(d: &Daemon, edit: MemoryEdit) -> Result<Memory> {
 
 /// `forget`: removes a memory and its edges for good.
 pub async fn forget(d: &Daemon, id: String) -> Result<Memory> {
-    let removed = tokio::task::block_in_place(|| d.memories().writer().remove(&id))?;
+    let t = d.tuneables();
+    let removed = tokio::task::block_in_place(|| -> Result<Option<Memory>> {
+        let w = d.memories().writer();
+        // Its links go with it: each is a line of the adjustment log, and a situation linked to
+        // nothing else goes too (it would only ever activate the lesson forgotten).
+        let mut edges = d.store().edges_to(&id)?;
+        edges.extend(d.store().edges_from(&id)?);
+        let removed = w.remove(&id)?;
+        if removed.is_some() && !edges.is_empty() {
+            let mut changes = super::feedback::Changes::new(format!("{id} forgotten"));
+            for e in &edges {
+                changes.removed(e, &format!("{id} forgotten: its links go with it"));
+            }
+            for e in edges.iter().filter(|e| e.source.starts_with(cairn_proto::SITUATION_PREFIX)) {
+                if d.store().edges_from(&e.source)?.is_empty() {
+                    w.drop_situation(&e.source)?;
+                }
+            }
+            changes.write(&w, t.learning.max_adjustments)?;
+        }
+        Ok(removed)
+    })?;
     d.store().durable().await?;
     removed.ok_or(Error::NotFound(id))
 }

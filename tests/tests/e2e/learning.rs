@@ -304,6 +304,13 @@ fn a_situation_evicted_to_keep_the_bound_is_a_line_of_the_adjustment_log() {
     assert_eq!(evicted.len(), 1, "{log:?}");
     assert_eq!((evicted[0]["new"].as_f64(), evicted[0]["source"].as_str()), (Some(0.5), Some("automatic")), "{:?}", evicted[0]);
     assert!(evicted[0]["old"].as_f64().is_some_and(|o| o > 0.5));
+    // Forgotten, the lesson's links are lines of the log too, and its situations go with it.
+    home.ok(&["forget", &lesson]);
+    let log: Vec<Value> = home.ok(&["graph", "log", "--memory", &lesson, "--json"]).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(log.iter().filter(|l| l["reason"].as_str().is_some_and(|r| r.contains("forgotten"))).count(), 2, "{log:?}");
+    let export = home.ok(&["export"]);
+    let situations = export.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).filter(|v| v["kind"] == "situation").count();
+    assert_eq!(situations, 0, "situations linked to nothing left: {export}");
 }
 
 #[test]
