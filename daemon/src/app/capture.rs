@@ -78,6 +78,9 @@ struct Offer<'a> {
     /// The moments the lesson would have helped at (the calls a prompt corrected, the failed
     /// call), oldest first.
     moments: Vec<&'a SessionEvent>,
+    /// Moments that already do what the lesson says (a recovery's call that worked): its
+    /// situations on the other side, where it need not be said.
+    remedies: Vec<&'a SessionEvent>,
     /// How the lesson was heard in a prompt (see `gate::Input::heard`).
     heard: gate::HeardBy,
 }
@@ -123,7 +126,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             // user taught it for.
             let terms: std::collections::HashSet<String> = crate::base::text::terms(&text).into_iter().collect();
             let spoken_of: Vec<&SessionEvent> = before.iter().copied().filter(|m| crate::base::text::terms(m.intent.as_deref().unwrap_or("")).iter().any(|w| terms.contains(w))).collect();
-            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moments: spoken_of, heard: by }).await?;
+            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moments: spoken_of, remedies: Vec::new(), heard: by }).await?;
         }
     }
 
@@ -138,7 +141,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             d.store().failure_done(&sig, &f.project)?;
         }
         let text = redact::redact_text(&r.text);
-        offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moments: vec![f], heard: gate::HeardBy::Not }).await?;
+        offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moments: vec![f], remedies: vec![w], heard: gate::HeardBy::Not }).await?;
     }
     for (i, f) in events.iter().enumerate().filter(|(_, e)| is_result(e) && failed(e)) {
         if found.iter().any(|r| r.failed == i) {
@@ -161,7 +164,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             d.store().failure_done(&sig, &f.project)?;
             let why = if gist.is_empty() { String::new() } else { format!(" ({gist})") };
             let text = format!("In this project, `{call}` keeps failing{why}: seen in {} sessions, never fixed in one. Find the cause before running it again.", record.sessions.len());
-            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f], heard: gate::HeardBy::Not }).await?;
+            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f], remedies: Vec::new(), heard: gate::HeardBy::Not }).await?;
         }
     }
     d.store().durable().await?;
@@ -326,6 +329,12 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
                     Vec::new()
                 }
             };
+            // The call that worked is a situation too, on the other side: a moment like it
+            // already does what the lesson says. Not when it is the failed call's own situation
+            // (a near-identical moment), whose side it would turn.
+            if let Err(e) = not_for(d, t, &m, &o.remedies, &m.why.caused_by, &format!("captured {} from {}: the call that worked", m.id, o.from)).await {
+                tracing::warn!(error = %e, id = %m.id, "captured lesson kept without the moment that worked");
+            }
             super::memories::save(d, &m).await?;
         }
     }
@@ -343,6 +352,23 @@ async fn applies_at(d: &Daemon, t: &Tuneables, lesson: &Memory, moments: &[&Sess
         situations.extend(situation.filter(|s| !situations.contains(s)));
     }
     Ok(situations)
+}
+
+/// Links each moment's situation (found or made) to `lesson` as one it is not for, a deliberate
+/// step, unless that situation is one of `taught` (the lesson's own).
+async fn not_for(d: &Daemon, t: &Tuneables, lesson: &Memory, moments: &[&SessionEvent], taught: &[String], reason: &str) -> Result<()> {
+    for moment in moments {
+        let vector = super::feedback::embed_moment(d, moment).await?;
+        let words = moment.intent.clone().unwrap_or_default();
+        let v = vector.as_ref().map(|(f, v)| (f.as_str(), v.as_slice()));
+        let same = d.memories().situations().same(&crate::retrieval::situations::Moment::new(&moment.project, &words, v), t.learning.same_situation).map(|(id, _)| id);
+        if same.is_some_and(|id| taught.contains(&id)) {
+            continue;
+        }
+        let judgement = Judgement { applies: false, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: reason.to_string(), counts: None };
+        tokio::task::block_in_place(|| at_moment(d, t, lesson, moment, v, &judgement))?;
+    }
+    Ok(())
 }
 
 /// A near-duplicate capture strengthens the lesson it repeats: the moment's link to it, and for

@@ -624,6 +624,14 @@ fn a_recovery_is_captured_accepted_or_rejected_for_good() {
     let item = advice["advice"].as_array().unwrap().iter().find(|a| a["id"] == recovery.as_str()).cloned();
     let item = item.unwrap_or_else(|| panic!("the accepted lesson is said: {advice:#}"));
     assert!(item["why"].as_str().unwrap().contains("captured") && item["why"].as_str().unwrap().contains("accepted by you"), "{item}");
+    // Both moments are its situations: the failed call where it applies, the call that worked
+    // where it need not be said.
+    let graph = ok_in(&home, &project, &["graph", "show", &recovery, "--json"]);
+    let view: Value = serde_json::from_str(&graph).unwrap();
+    let sides: Vec<(String, bool)> = view["into"].as_array().unwrap().iter().filter(|p| p[0]["kind"] == "applies").map(|p| (p[1]["text"].as_str().unwrap_or("").to_string(), p[0]["strength"].as_f64().unwrap() > 0.5)).collect();
+    assert!(sides.iter().any(|(t, a)| t.contains("npm test") && !t.contains("pnpm") && *a) && sides.iter().any(|(t, a)| t.contains("pnpm test") && !*a), "{graph}");
+    let fixed = said(&home, &bash("r3", "t1", &project, "pnpm test", "Run the tests"));
+    assert!(!fixed.contains("fails (npm ERR!"), "said where the call already does it: {fixed}");
     // Review verbs refuse what is not a candidate.
     let out = in_dir(&home, &project, &["review", "reject", &recovery]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("promoted already"));
