@@ -94,7 +94,8 @@ fn term(c: &Candidate, t: &Term, salience: &Salience) -> String {
 }
 
 /// What the situations learned from feedback say, in words: "learned: applied to a moment like
-/// '...' (0.97; link 0.51)", with the share of its anchors (its words the lesson has) this moment
+/// '...' (0.97; link 0.51)" ("applied to 3 moments like this, the closest '...'" when it was
+/// linked to more than one), with the share of its anchors (its words the lesson has) this moment
 /// has when it lacks some: "(0.63, 3 of 4 of its words the lesson has; link 0.51)", and
 /// whether it is as close for running the same command on other arguments: "(0.90, the same
 /// command; link 0.51)", or for being the same kind of action with every word of it the lesson
@@ -110,7 +111,8 @@ fn learned(c: &Candidate) -> Option<String> {
         } else {
             ""
         };
-        format!("learned: applied to a moment like '{}' ({:.2}{command}{anchors}; link {:.2})", clip(&m.text, 60), m.closeness, m.strength)
+        let times = if h.learned.like > 1 { format!("applied to {} moments like this, the closest", h.learned.like) } else { "applied to a moment like".to_string() };
+        format!("learned: {times} '{}' ({:.2}{command}{anchors}; link {:.2})", clip(&m.text, 60), m.closeness, m.strength)
     });
     let no = h.learned.not.as_ref().map(|m| format!("learned: not for a moment like '{}' ({:.2}; link {:.2})", clip(&m.text, 60), m.closeness, m.strength));
     let both: Vec<String> = yes.into_iter().chain(no).collect();

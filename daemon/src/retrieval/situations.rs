@@ -91,6 +91,9 @@ pub struct LearnedMoment {
 pub struct Learned {
     pub applies: Option<LearnedMoment>,
     pub not: Option<LearnedMoment>,
+    /// How many moments like this one (at least the floor close) the lesson was linked to as
+    /// applying: "applied to 3 moments like this".
+    pub like: usize,
 }
 
 /// The current moment, as situations are compared with it: its embedding (with the model's
@@ -569,6 +572,7 @@ impl Situations {
         // for every candidate of every hook event, over all of a lesson's links).
         type Best<'s> = Option<(f64, &'s str, f64, Via, (usize, usize))>;
         let (mut applies, mut not): (Best<'_>, Best<'_>) = (None, None);
+        let mut like = 0;
         for (sid, strength, at) in self.links.get(lesson).into_iter().flatten() {
             let side = leans(*strength);
             if side.is_none() {
@@ -618,6 +622,7 @@ impl Situations {
             if !c.is_finite() || c < floor {
                 continue;
             }
+            like += usize::from(applies_side);
             let slot = if applies_side { &mut applies } else { &mut not };
             if slot.is_none_or(|(bc, bs, _, _, _)| c > bc || (c == bc && sid.as_str() < bs)) {
                 *slot = Some((c, sid.as_str(), *strength, via, anchored));
@@ -638,7 +643,7 @@ impl Situations {
                 })
             })
         };
-        Learned { applies: moment_of(applies), not: moment_of(not) }
+        Learned { applies: moment_of(applies), not: moment_of(not), like }
     }
 
     /// Whether `moment`'s action has a word of the lesson (by `lesson_has`) that the situation lacks: it
@@ -815,6 +820,11 @@ mod tests {
         assert_eq!(e.applies.as_ref().map(|m| m.situation.as_str()), Some("sit_a"));
         assert!((e.applies.unwrap().closeness - 0.8).abs() < 1e-6);
         assert!((e.not.unwrap().closeness - 0.6).abs() < 1e-6);
+        assert_eq!(e.like, 1, "one moment like this the lesson applies to");
+        s.upsert("sit_d", "/p", "format vendor name into sql string", Act::default(), self::v(&[0.9, 0.436]), 0.0);
+        s.link("sit_d", "lesson", Some(0.51));
+        assert_eq!(s.evidence("lesson", &moment("/p", "x", Some(&v)), 0.5, &|_| false, &|_| false).like, 2);
+        assert!(s.remove("sit_d"));
         // Another project's situations say nothing here.
         assert_eq!(s.evidence("other", &moment("/p", "x", Some(&v)), 0.0, &|_| false, &|_| false), Learned::default());
         assert_eq!(s.lessons_near(&moment("/p", "x", Some(&v)), 5, 0.5), vec![("lesson".to_string(), 0.800000011920929)]);
