@@ -322,7 +322,7 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
             // in between leaves links to a lesson that does not exist, which nothing follows.
             // A moment that cannot be linked (its embedding failed) costs the candidate its
             // causes, never the candidate itself.
-            m.why.caused_by = match applies_at(d, t, &m, &o.moments, &format!("captured {} from {}", m.id, o.from)).await {
+            m.why.caused_by = match link_at(d, t, &m, &o.moments, true, &[], &format!("captured {} from {}", m.id, o.from)).await {
                 Ok(caused_by) => caused_by,
                 Err(e) => {
                     tracing::warn!(error = %e, id = %m.id, "captured lesson kept without its moments");
@@ -332,7 +332,7 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
             // The call that worked is a situation too, on the other side: a moment like it
             // already does what the lesson says. Not when it is the failed call's own situation
             // (a near-identical moment), whose side it would turn.
-            if let Err(e) = not_for(d, t, &m, &o.remedies, &m.why.caused_by, &format!("captured {} from {}: the call that worked", m.id, o.from)).await {
+            if let Err(e) = link_at(d, t, &m, &o.remedies, false, &m.why.caused_by, &format!("captured {} from {}: the call that worked", m.id, o.from)).await {
                 tracing::warn!(error = %e, id = %m.id, "captured lesson kept without the moment that worked");
             }
             super::memories::save(d, &m).await?;
@@ -341,34 +341,27 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Links each moment's situation (found or made) to `lesson` as one it applies to, a deliberate
-/// step, as the user's own words taught it; returns the situations, each once.
-async fn applies_at(d: &Daemon, t: &Tuneables, lesson: &Memory, moments: &[&SessionEvent], reason: &str) -> Result<Vec<String>> {
+/// Links each moment's situation (found or made) to `lesson`, a deliberate step, as the
+/// capture's evidence taught it: as one it applies to, or (`applies` false) one it is not for,
+/// leaving alone a situation of `keep` (the lesson's own, whose side it would turn). Returns
+/// the situations linked, each once.
+async fn link_at(d: &Daemon, t: &Tuneables, lesson: &Memory, moments: &[&SessionEvent], applies: bool, keep: &[String], reason: &str) -> Result<Vec<String>> {
     let mut situations: Vec<String> = Vec::new();
     for moment in moments {
         let vector = super::feedback::embed_moment(d, moment).await?;
-        let judgement = Judgement { applies: true, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: reason.to_string(), counts: None };
-        let (situation, _, _) = tokio::task::block_in_place(|| at_moment(d, t, lesson, moment, vector.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
+        let v = vector.as_ref().map(|(f, v)| (f.as_str(), v.as_slice()));
+        if !keep.is_empty() {
+            let words = moment.intent.clone().unwrap_or_default();
+            let same = d.memories().situations().same(&crate::retrieval::situations::Moment::new(&moment.project, &words, v), t.learning.same_situation).map(|(id, _)| id);
+            if same.is_some_and(|id| keep.contains(&id)) {
+                continue;
+            }
+        }
+        let judgement = Judgement { applies, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: reason.to_string(), counts: None };
+        let (situation, _, _) = tokio::task::block_in_place(|| at_moment(d, t, lesson, moment, v, &judgement))?;
         situations.extend(situation.filter(|s| !situations.contains(s)));
     }
     Ok(situations)
-}
-
-/// Links each moment's situation (found or made) to `lesson` as one it is not for, a deliberate
-/// step, unless that situation is one of `taught` (the lesson's own).
-async fn not_for(d: &Daemon, t: &Tuneables, lesson: &Memory, moments: &[&SessionEvent], taught: &[String], reason: &str) -> Result<()> {
-    for moment in moments {
-        let vector = super::feedback::embed_moment(d, moment).await?;
-        let words = moment.intent.clone().unwrap_or_default();
-        let v = vector.as_ref().map(|(f, v)| (f.as_str(), v.as_slice()));
-        let same = d.memories().situations().same(&crate::retrieval::situations::Moment::new(&moment.project, &words, v), t.learning.same_situation).map(|(id, _)| id);
-        if same.is_some_and(|id| taught.contains(&id)) {
-            continue;
-        }
-        let judgement = Judgement { applies: false, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: reason.to_string(), counts: None };
-        tokio::task::block_in_place(|| at_moment(d, t, lesson, moment, v, &judgement))?;
-    }
-    Ok(())
 }
 
 /// A near-duplicate capture strengthens the lesson it repeats: the moment's link to it, and for
@@ -376,7 +369,7 @@ async fn not_for(d: &Daemon, t: &Tuneables, lesson: &Memory, moments: &[&Session
 async fn strengthen(d: &Daemon, t: &Tuneables, id: &str, o: &Offer<'_>) -> Result<()> {
     let Some(lesson) = d.memories().get(id) else { return Ok(()) };
     let moments: Vec<&SessionEvent> = o.moments.iter().copied().filter(|m| lesson.project == m.project || lesson.project == GLOBAL_PROJECT).collect();
-    applies_at(d, t, &lesson, &moments, &format!("{id} captured again from {}", o.from)).await?;
+    link_at(d, t, &lesson, &moments, true, &[], &format!("{id} captured again from {}", o.from)).await?;
     if !lesson.is_candidate() {
         return Ok(());
     }

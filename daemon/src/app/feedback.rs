@@ -44,6 +44,17 @@ impl Changes {
     }
 
     pub(super) fn edge(&mut self, tier: Tier, e: &Edge, old: Option<f64>) {
+        let reason = self.reason.clone();
+        self.edge_line(tier, e, old, e.strength, reason);
+    }
+
+    /// A link taken out to keep the graph within its bounds: it reads as neutral from now on,
+    /// as a link never made does.
+    pub(super) fn removed(&mut self, e: &Edge, why: &str) {
+        self.edge_line(Tier::Automatic, e, Some(e.strength), graph::NEUTRAL, why.into());
+    }
+
+    fn edge_line(&mut self, tier: Tier, e: &Edge, old: Option<f64>, new: f64, reason: String) {
         self.lines.push(Adjustment {
             at: self.at.clone(),
             source: tier.as_str().into(),
@@ -51,25 +62,9 @@ impl Changes {
             node: None,
             field: None,
             old,
-            new: e.strength,
-            delta: e.strength - old.unwrap_or(graph::NEUTRAL),
-            reason: self.reason.clone(),
-        });
-    }
-
-    /// A link taken out to keep the graph within its bounds: it reads as neutral from now on,
-    /// as a link never made does.
-    pub(super) fn removed(&mut self, e: &Edge, why: &str) {
-        self.lines.push(Adjustment {
-            at: self.at.clone(),
-            source: Tier::Automatic.as_str().into(),
-            edge: Some([e.source.clone(), e.target.clone(), e.kind.as_str().into()]),
-            node: None,
-            field: None,
-            old: Some(e.strength),
-            new: graph::NEUTRAL,
-            delta: graph::NEUTRAL - e.strength,
-            reason: why.into(),
+            new,
+            delta: new - old.unwrap_or(graph::NEUTRAL),
+            reason,
         });
     }
 
@@ -388,10 +383,7 @@ fn bound(d: &Daemon, t: &Tuneables, w: &Writer<'_>, lesson: &str, project: &str,
         for (_, e) in mine.iter().take(over) {
             w.unlink(&e.source, &e.target, EdgeKind::Applies)?;
             changes.removed(e, &format!("evicted: the lesson keeps at most {} situations in a project (learning.max_situations_per_lesson)", t.learning.max_situations_per_lesson));
-            // A situation linked to nothing else now would only take room.
-            if d.store().edges_from(&e.source)?.is_empty() {
-                w.drop_situation(&e.source)?;
-            }
+            drop_if_unlinked(d, w, &e.source)?;
         }
     }
     if d.memories().situations().in_project(project) > t.learning.max_situations_per_project {
@@ -405,6 +397,14 @@ fn bound(d: &Daemon, t: &Tuneables, w: &Writer<'_>, lesson: &str, project: &str,
                 changes.removed(e, &format!("evicted with its situation: a project keeps at most {} (learning.max_situations_per_project)", t.learning.max_situations_per_project));
             }
         }
+    }
+    Ok(())
+}
+
+/// Drops a situation linked to nothing any more: it would only take room.
+pub(super) fn drop_if_unlinked(d: &Daemon, w: &Writer<'_>, situation: &str) -> Result<()> {
+    if d.store().edges_from(situation)?.is_empty() {
+        w.drop_situation(situation)?;
     }
     Ok(())
 }

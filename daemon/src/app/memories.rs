@@ -147,9 +147,7 @@ pub async fn forget(d: &Daemon, id: String) -> Result<Memory> {
                 changes.removed(e, &format!("{id} forgotten: its links go with it"));
             }
             for e in edges.iter().filter(|e| e.source.starts_with(cairn_proto::SITUATION_PREFIX)) {
-                if d.store().edges_from(&e.source)?.is_empty() {
-                    w.drop_situation(&e.source)?;
-                }
+                super::feedback::drop_if_unlinked(d, &w, &e.source)?;
             }
             changes.write(&w, t.learning.max_adjustments)?;
         }
