@@ -113,6 +113,12 @@ pub fn rank(candidates: Vec<Candidate>, salience: &Salience, prompt: bool, gates
             Ok(()) => match near_miss(&scored, gates.same_moment) {
                 Some(reason) => dropped.push((scored, Verdict::NearMiss(reason))),
                 None if ruled => kept.push(scored),
+                // A seed's words are everyday words (git, push, install, npm): without the
+                // model's reading of the moment and the seed's example moments, only its rules
+                // say its case is at hand.
+                None if scored.candidate.seed.is_some() && super::decision::meaning(&scored.candidate).is_none() => {
+                    dropped.push((scored, Verdict::Undecided("a seed lesson by keywords alone: without the model only its rules speak".into())));
+                }
                 None if scored.score < scored.bar => {
                     let reason = format!("p {:.2} < min_fusion_score {:.2}", scored.score, scored.bar);
                     dropped.push((scored, Verdict::Undecided(reason)));
@@ -337,6 +343,14 @@ mod tests {
         assert!((kept[0].decision.logit - 2.4).abs() < 1e-9, "{}", kept[0].decision.logit);
         // With embeddings, meaning alone can decide: a paraphrase shares no word.
         assert_eq!(rank(vec![cand("p", 0.0, Some(0.7), 0, 0.5)], &LOUD, false, &gates()).0.len(), 1);
+        // A seed's everyday words alone say nothing; its rule still speaks without the model.
+        let mut seed = cand("seed", 0.9, None, 1, 0.5);
+        (seed.hit.as_mut().unwrap().query_terms, seed.seed) = (1, Some((1.0, "fresh".into())));
+        let (kept, dropped) = rank(vec![seed], &LOUD, false, &gates());
+        assert!(kept.is_empty() && matches!(&dropped[0].1, Verdict::Undecided(r) if r.contains("keywords alone")), "{dropped:?}");
+        let mut ruled = trig("ruled", Priority::High);
+        ruled.seed = Some((1.0, "fresh".into()));
+        assert_eq!(ids(&rank(vec![ruled], &LOUD, false, &gates()).0), vec!["ruled"]);
     }
 
     #[test]

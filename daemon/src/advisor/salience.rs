@@ -60,10 +60,12 @@ static COMPILED: LazyLock<Vec<(Regex, &'static Class)>> = LazyLock::new(|| {
         .collect()
 });
 
-/// Read-only subcommands of tools whose other subcommands change things.
+/// Read-only subcommands of tools whose other subcommands change things. What they name is
+/// looked at, not changed: `kubectl logs deploy/api` reads a deployment's logs (`deploy` there
+/// is a resource kind, not a deploy).
 static READS_THROUGH_A_WRITER: LazyLock<Regex> = LazyLock::new(|| {
     RegexBuilder::new(
-        r"\b(migrate|migrations?)\s+(status|list|show|history|info|diff)\b|\balembic\s+(current|history|heads|show|check)\b|\bdocker\s+compose\s+(ps|logs|config|ls|images|top|version)\b|\bgit\s+stash\s+(list|show)\b|\bhelm\s+(dependency|dep)\s+list\b",
+        r"\b(migrate|migrations?)\s+(status|list|show|history|info|diff)\b|\balembic\s+(current|history|heads|show|check)\b|\bdocker\s+compose\s+(ps|logs|config|ls|images|top|version)\b|\bgit\s+stash\s+(list|show)\b|\bhelm\s+(dependency|dep)\s+list\b|\bkubectl(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(get|describe|logs|top|explain)\b",
     )
     .case_insensitive(true)
     .build()
@@ -258,7 +260,7 @@ mod tests {
             assert!((0.4..0.5).contains(&s(c)), "{c}: {}", s(c));
         }
         // Looks around, a pipe inside a quoted filter included.
-        for c in ["ls migrations/versions/", "cat db/migrate/20261101_rename.rb", "wc -l migrations/*.py", "tree db/migrations", "less deploy/README.md", "git log -- deploy/", "npx prisma migrate status", "docker compose ps", "docker compose logs api --tail 50 | grep ERROR", "alembic current", "git stash list", "terraform -chdir=envs/staging show -json staging.tfplan | jq '.resource_changes[] | select(.change.actions != [\"no-op\"]) | .address'", "kubectl diff -f k8s/hpa.yaml", ".venv/bin/pip freeze | grep -i pandas", "uv pip list"] {
+        for c in ["ls migrations/versions/", "cat db/migrate/20261101_rename.rb", "kubectl logs deploy/checkout-api --tail=200", "kubectl --context prod-eu-1 -n checkout logs deploy/checkout-api --since=30m", "kubectl describe deploy/api -n shop", "kubectl get deploy -n shop -o wide", "wc -l migrations/*.py", "tree db/migrations", "less deploy/README.md", "git log -- deploy/", "npx prisma migrate status", "docker compose ps", "docker compose logs api --tail 50 | grep ERROR", "alembic current", "git stash list", "terraform -chdir=envs/staging show -json staging.tfplan | jq '.resource_changes[] | select(.change.actions != [\"no-op\"]) | .address'", "kubectl diff -f k8s/hpa.yaml", ".venv/bin/pip freeze | grep -i pandas", "uv pip list"] {
             assert!(s(c) < 0.2, "{c}: {}", s(c));
         }
     }

@@ -5,11 +5,12 @@
 //! Held beside the graphs, rebuilt from the memories when the model loads (they are few: a seed
 //! carries about seven). Pure; no I/O.
 
-use foldhash::HashMap;
+use foldhash::{HashMap, HashSet};
 
 use sha2::{Digest, Sha256};
 
 use super::similarity::cosine;
+use crate::base::text;
 
 /// One example moment and its embedding.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,7 +43,47 @@ pub fn hash(project: &str, applies: &[String], not: &[String]) -> String {
 }
 
 fn closest(moments: &[Moment], query: &[f32]) -> Option<(f64, String)> {
-    moments.iter().map(|m| (cosine(query, &m.vector) as f64, &m.text)).max_by(|a, b| a.0.total_cmp(&b.0)).map(|(c, t)| (c, t.clone()))
+    closest_weighed(moments, query, &|_| 1.0)
+}
+
+/// The closest of `moments`, each cosine scaled by `weigh(text)` (at most 1). Weighed from the
+/// closest down, and only while a cosine could still beat the best weighed one: a weight reads
+/// the example's words, and this runs for every hit of every hook event.
+fn closest_weighed(moments: &[Moment], query: &[f32], weigh: &dyn Fn(&str) -> f64) -> Option<(f64, String)> {
+    let mut by_cosine: Vec<(f64, &String)> = moments.iter().map(|m| (cosine(query, &m.vector) as f64, &m.text)).collect();
+    by_cosine.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut best: Option<(f64, &String)> = None;
+    for (c, text) in by_cosine {
+        if best.is_some_and(|(b, _)| c <= b) {
+            break;
+        }
+        let w = c * weigh(text);
+        if best.is_none_or(|(b, _)| w > b) {
+            best = Some((w, text));
+        }
+    }
+    best.map(|(c, t)| (c, t.clone()))
+}
+
+/// What an example lends a moment that has none of its anchors, as a share of its cosine: the
+/// rest comes as far as the moment has them. Chosen on the tune part of the fresh-install set and
+/// a tune set of routine commands (BENCHMARKS.md): 0.25-0.6 read the same on the first, 0.75 left
+/// none of the second advised, 0.85 and up gave back harm on the first.
+const UNANCHORED: f64 = 0.75;
+
+/// The share of an example's anchors (its terms the lesson also has, by `lesson_has`) that the
+/// moment's terms hold, as the weight of the example's closeness ([`UNANCHORED`] with none, 1
+/// with all). "Clear the build directory: rm -rf $BUILD_DIR/" is an example of the `rm -rf
+/// $DIR/` lesson by `rm`, `rf` and `dir`; "Delete the old build log: rm build/output.log" is as
+/// close in meaning (the model reads "build") with `rm` alone. An example sharing no word with
+/// its lesson counts in full.
+pub fn anchor_share(example: &str, moment_terms: &HashSet<String>, lesson_has: &dyn Fn(&str) -> bool) -> f64 {
+    let anchors: HashSet<String> = text::terms(example).into_iter().filter(|t| lesson_has(t)).collect();
+    if anchors.is_empty() {
+        return 1.0;
+    }
+    let share = anchors.iter().filter(|t| moment_terms.contains(t.as_str())).count() as f64 / anchors.len() as f64;
+    UNANCHORED + (1.0 - UNANCHORED) * share
 }
 
 /// Every lesson's examples, by memory id.
@@ -79,10 +120,13 @@ impl Examples {
         self.by_id.remove(id).is_some()
     }
 
-    /// How close `query` is to `id`'s examples; `None` for a lesson without any.
-    pub fn evidence(&self, id: &str, query: &[f32]) -> Option<ExampleEvidence> {
+    /// How close `query` is to `id`'s examples; `None` for a lesson without any. Each example
+    /// the lesson applies to lends its cosine scaled by `weigh(its text)` (how far the moment
+    /// shares its anchors: [`anchor_share`]); a near miss counts in full (a wrong silence costs
+    /// less than a wrong word).
+    pub fn evidence(&self, id: &str, query: &[f32], weigh: &dyn Fn(&str) -> f64) -> Option<ExampleEvidence> {
         let e = self.by_id.get(id)?;
-        Some(ExampleEvidence { applies: closest(&e.applies, query), not: closest(&e.not, query) })
+        Some(ExampleEvidence { applies: closest_weighed(&e.applies, query, weigh), not: closest(&e.not, query) })
     }
 
     /// The `k` lessons among `projects` whose closest example is closest to `query`, with that
@@ -113,11 +157,11 @@ mod tests {
         let mut ex = Examples::default();
         ex.set("push", LessonExamples { project: "global".into(), hash: hash("global", &["a".into()], &[]), applies: vec![moment("force main", [1.0, 0.0]), moment("force develop", [0.6, 0.8])], not: vec![moment("own branch", [0.0, 1.0])] });
         ex.set("other", LessonExamples { project: "/elsewhere".into(), hash: String::new(), applies: vec![moment("x", [1.0, 0.0])], not: vec![] });
-        let e = ex.evidence("push", &[0.8, 0.6]).unwrap();
+        let e = ex.evidence("push", &[0.8, 0.6], &|_| 1.0).unwrap();
         assert_eq!(e.applies.as_ref().map(|(_, t)| t.as_str()), Some("force develop"));
         assert!((e.applies.unwrap().0 - 0.96).abs() < 1e-6);
         assert!((e.not.unwrap().0 - 0.6).abs() < 1e-6);
-        assert!(ex.evidence("none", &[1.0, 0.0]).is_none());
+        assert!(ex.evidence("none", &[1.0, 0.0], &|_| 1.0).is_none());
         assert_eq!(ex.search(&[1.0, 0.0], &["global"], 5), vec![("push".to_string(), 1.0)], "another project's lesson is not found");
         assert_eq!(ex.search(&[1.0, 0.0], &["global", "/elsewhere"], 5).len(), 2);
         assert!(ex.remove("push") && !ex.remove("push"));
@@ -129,5 +173,24 @@ mod tests {
         assert_ne!(hash("p", &["a b".into()], &[]), hash("p", &["a".into(), "b".into()], &[]));
         assert_ne!(hash("p", &["a".into()], &[]), hash("q", &["a".into()], &[]));
         assert_eq!(hash("p", &["a".into()], &["b".into()]), hash("p", &["a".into()], &["b".into()]));
+    }
+
+    #[test]
+    fn an_example_lends_its_closeness_as_far_as_the_moment_has_its_anchors() {
+        let lesson = text::terms("Before `rm -rf` on a path built from a variable or glob, print the expanded path (or use `${VAR:?}`): an empty variable turns `rm -rf $DIR/` into `rm -rf /`.");
+        let has = |t: &str| lesson.iter().any(|l| l == t);
+        let terms = |s: &str| text::terms(s).into_iter().collect::<HashSet<String>>();
+        let example = "Clear the build directory: rm -rf $BUILD_DIR/";
+        assert_eq!(anchor_share(example, &terms("Wipe the output folder rm -rf $OUT_DIR/"), &has), 1.0, "every anchor: the full closeness");
+        let some = anchor_share(example, &terms("Delete the old build log rm build/output.log"), &has);
+        assert!((some - (UNANCHORED + (1.0 - UNANCHORED) / 3.0)).abs() < 1e-9, "`rm` without `rf` and `dir`: {some}");
+        assert_eq!(anchor_share(example, &terms("Open a pull request gh pr create"), &has), UNANCHORED, "none of them");
+        assert_eq!(anchor_share("Tidy up the workspace", &terms("anything"), &has), 1.0, "an example sharing no word with its lesson counts in full");
+        // In the evidence: the closest example after weighing, near misses in full.
+        let mut ex = Examples::default();
+        ex.set("rm", LessonExamples { project: "global".into(), hash: String::new(), applies: vec![moment("rm -rf $BUILD_DIR/", [1.0, 0.0]), moment("find . -delete", [0.8, 0.6])], not: vec![moment("rm tmp.csv", [1.0, 0.0])] });
+        let e = ex.evidence("rm", &[1.0, 0.0], &|t| if t.starts_with("rm") { 0.75 } else { 1.0 }).unwrap();
+        assert_eq!(e.applies.map(|(c, t)| ((c * 100.0).round(), t)), Some((80.0, "find . -delete".to_string())));
+        assert_eq!(e.not.map(|(c, _)| c), Some(1.0));
     }
 }

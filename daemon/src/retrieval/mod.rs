@@ -14,7 +14,7 @@ pub mod command;
 pub mod situations;
 pub mod vectors;
 
-use foldhash::HashMap;
+use foldhash::{HashMap, HashSet};
 
 pub use hit::Hit;
 use hybrid::Fusion;
@@ -30,6 +30,23 @@ pub const CANDIDATES: usize = 50;
 /// Marks an example moment's text as a situation learned for the lesson, not an example given
 /// with it (`why` words the two apart).
 pub const LEARNED_MARK: &str = " (learned)";
+
+/// A query's index terms, for telling which of an example's anchors it has: read once, when a
+/// hit first has an example (most lessons have none).
+struct QueryTerms<'q> {
+    query: &'q str,
+    terms: std::cell::OnceCell<HashSet<String>>,
+}
+
+impl<'q> QueryTerms<'q> {
+    fn new(query: &'q str) -> QueryTerms<'q> {
+        QueryTerms { query, terms: std::cell::OnceCell::new() }
+    }
+
+    fn get(&self) -> &HashSet<String> {
+        self.terms.get_or_init(|| crate::base::text::terms(self.query).into_iter().collect())
+    }
+}
 
 /// The query's embedding and the graphs to search with it.
 pub struct SemanticQuery<'a> {
@@ -97,7 +114,8 @@ impl Retrieval<'_> {
         }
         let t2 = t0.elapsed();
         let n = found.len();
-        let out: Vec<Hit> = found.into_values().map(|hit| self.finish(hit)).collect();
+        let terms = QueryTerms::new(query);
+        let out: Vec<Hit> = found.into_values().map(|hit| self.finish(hit, &terms)).collect();
         tracing::trace!(reused, words_meaning_us = t1.as_micros() as u64, learned_us = (t2 - t1).as_micros() as u64, finish_us = (t0.elapsed() - t2).as_micros() as u64, hits = n, "retrieval gather timing");
         out
     }
@@ -132,9 +150,10 @@ impl Retrieval<'_> {
 
     /// Fills a hit's example evidence (the lesson's own example moments, and the situations
     /// learned for it in this project, whichever is closer on each side) and fuses its relevance.
-    fn finish(&self, mut hit: Hit) -> Hit {
+    fn finish(&self, mut hit: Hit, terms: &QueryTerms<'_>) -> Hit {
+        let lesson_has = |term: &str| self.lexical.holds_term(&hit.id, term);
         if let Some(s) = &self.semantic
-            && let Some(e) = s.index.examples().evidence(&hit.id, s.vector)
+            && let Some(e) = s.index.examples().evidence(&hit.id, s.vector, &|example| examples::anchor_share(example, terms.get(), &lesson_has))
         {
             (hit.example, hit.counter) = (e.applies, e.not);
         }
@@ -163,13 +182,14 @@ impl Retrieval<'_> {
     /// Both kinds of evidence for particular memories (a trigger's picks); `None` for a memory
     /// the keyword index does not hold.
     pub fn score(&self, query: &str, ids: &[&str]) -> Vec<Option<Hit>> {
+        let terms = QueryTerms::new(query);
         self.lexical
             .score(query, ids)
             .into_iter()
             .map(|hit| {
                 let mut hit = hit?;
                 hit.cosine = self.cosine_of(&hit.id);
-                Some(self.finish(hit))
+                Some(self.finish(hit, &terms))
             })
             .collect()
     }

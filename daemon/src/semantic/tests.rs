@@ -250,7 +250,7 @@ fn examples_of(host: &TestHost, id: &str) -> Option<(bool, bool, bool)> {
     let guard = host.semantic.graphs().read();
     let index = guard.as_ref()?;
     let query = vec![1.0; index.dimension()];
-    let e = index.examples().evidence(id, &query)?;
+    let e = index.examples().evidence(id, &query, &|_| 1.0)?;
     let found = index.examples().search(&query, &["/p"], 10).iter().any(|(m, _)| m == id);
     Some((e.applies.is_some(), e.not.is_some(), found))
 }

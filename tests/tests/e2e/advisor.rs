@@ -260,6 +260,39 @@ fn the_seed_pack_speaks_by_its_example_moments_and_keeps_quiet_on_its_near_misse
     home.down();
 }
 
+/// A fresh install on an ordinary day: the commands that look like a seed's case but are not
+/// (a push of a feature branch, a stash, an install with the project's manager, one file
+/// removed, a deployment's logs read) get nothing through the hook; the case itself still does.
+#[test]
+fn a_fresh_install_keeps_quiet_on_an_ordinary_day() {
+    model_dir();
+    let home = Home::with_seed_pack();
+    home.up();
+    // `advise` waits for the model (the hook never does), which is declared loaded once the
+    // pack's moments are in.
+    home.ok(&["advise", "--json", "open", "the", "project"]);
+    assert!(eventually(Duration::from_secs(30), || home.status()["model"] == "loaded"), "the model loads: {}", home.status());
+    for (i, (command, description)) in [
+        ("git push origin feature/pagination", "Push the feature branch"),
+        ("git push -u origin HEAD", "Push branch and set upstream"),
+        ("git pull --rebase", "Update the branch from remote"),
+        ("git stash", "Stash local changes"),
+        ("npm install", "Install dependencies"),
+        ("pip install -r requirements.txt", "Install Python requirements"),
+        ("rm build/output.log", "Delete the old build log"),
+        ("kubectl -n checkout logs deploy/checkout-api --tail=200", "Read the checkout api logs"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let said = additional_context(&bash(&home, &format!("day-{i}"), command, description));
+        assert!(said.is_empty(), "{command}: {said}");
+    }
+    let said = additional_context(&bash(&home, "day-force", "git push --force origin main", "Overwrite the remote main"));
+    assert!(said.contains("Never force-push a shared branch"), "{said}");
+    home.down();
+}
+
 #[test]
 fn parallel_hooks_each_get_the_model_s_meaning() {
     // Claude Code runs the hooks of parallel tool calls together: each must have the model in
