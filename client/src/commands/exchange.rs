@@ -65,7 +65,12 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
     for r in &total.rejected {
         errln!("{}: line {}: {}", file.display(), r.line, r.reason);
     }
-    outln!("{} added, {} updated, {}{} rejected", total.added, total.updated, unchanged(&total), total.rejected.len());
+    for r in total.left_out.iter().chain(&total.repeated) {
+        outln!("{}: line {}: left out: {}", file.display(), r.line, r.reason);
+    }
+    let left_out = total.left_out.len() + total.repeated.len();
+    let left_out = if left_out > 0 { format!("{left_out} left out, ") } else { String::new() };
+    outln!("{} added, {} updated, {}{left_out}{} rejected", total.added, total.updated, unchanged(&total), total.rejected.len());
     if !total.rejected.is_empty() {
         // The rest is imported; the exit code says not everything was.
         let rest = if total.rejected.len() as u64 >= n { "nothing was imported" } else { "the others were imported" };
@@ -82,6 +87,7 @@ async fn send(c: &cairn_proto::CairnClient, lines: Vec<ImportLine>, default_proj
     total.unchanged += report.unchanged;
     total.rejected.extend(report.rejected);
     total.left_out.extend(report.left_out);
+    total.repeated.extend(report.repeated);
     Ok(())
 }
 
@@ -164,10 +170,17 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
     }
     // What the quality gate found no lesson in is left out (and goes, if an import before kept
     // it); not an error: Claude Code still reads the file whole.
-    let left_out: std::collections::HashSet<String> = total.left_out.iter().filter_map(|r| lessons.get(r.line as usize - 1).map(|l| id_of(l))).collect();
+    let left_out: std::collections::HashSet<String> = total.left_out.iter().chain(&total.repeated).filter_map(|r| lessons.get(r.line as usize - 1).map(|l| id_of(l))).collect();
     for r in &total.left_out {
         if let Some(l) = lessons.get(r.line as usize - 1) {
             outln!("left out, not a lesson ({}): {:?} ({})", r.reason, l.text, l.context);
+        }
+    }
+    // An instruction said twice is one lesson, the first. The daemon compares the lines of one
+    // batch ([`BATCH_LINES`]): a repeat further off than that stays a lesson of its own.
+    for r in &total.repeated {
+        if let Some(l) = lessons.get(r.line as usize - 1) {
+            outln!("left out, said again ({}): {:?} ({})", r.reason, l.text, l.context);
         }
     }
 
@@ -179,7 +192,7 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
     for id in gone {
         c.forget(ctx(), id).await??;
     }
-    outln!("{} added, {} updated, {}{removed} removed (no longer in their files or no lessons), {} left out, {} rejected", total.added, total.updated, unchanged(&total), total.left_out.len(), total.rejected.len());
+    outln!("{} added, {} updated, {}{removed} removed (no longer in their files or no lessons), {} left out, {} rejected", total.added, total.updated, unchanged(&total), total.left_out.len() + total.repeated.len(), total.rejected.len());
     let errors: Vec<&String> = groups.iter().flat_map(|g| &g.errors).collect();
     for e in &errors {
         errln!("cannot read {e}");

@@ -12,6 +12,7 @@ use super::daemon::Daemon;
 use super::error::{Error, Result};
 use super::seeds::apply_state;
 use crate::exchange::{self, apply_minimal, AdviceState, ImportItem};
+use crate::learning::repeat;
 use crate::semantic::Prepared;
 
 const MAX_PAGE: u32 = 5000;
@@ -62,11 +63,22 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
     let prepared: Prepared = d.prepare(&projected.iter().collect::<Vec<_>>()).await;
     // Lessons from the user's Claude Code memory files pass the quality gate too: scored (shown
     // in `show`); what it finds primitive (an introduction, a statistic, a fragment) is left
-    // out, as a captured primitive is. A near-duplicate is kept: the user wrote both, and which
-    // of two lines is "the same again" would change from one import to the next.
+    // out, as a captured primitive is. A near-duplicate of a lesson from elsewhere (`cairn add`,
+    // a capture) is kept: the user wrote both, and which of the two is "the same again" would
+    // change from one import to the next.
     let t = d.tuneables();
+    // An instruction the files say twice (in two sections of a CLAUDE.md, or in two files of the
+    // project) is one lesson: the first time it is said, in file order. The later ones are left
+    // out, named with the line they repeat, so a re-import of the same files decides the same.
+    // Only lines as the import of those files sends them (text, not whole memories): a restore
+    // from an export brings back every lesson it had.
+    let lines: HashSet<&str> = items.iter().filter_map(|(_, item)| match item {
+        ImportItem::Minimal(m) => m.id.as_deref(),
+        _ => None,
+    }).collect();
+    let repeated = said_again(d, projected.iter().filter(|m| lines.contains(m.id.as_str()))).await;
     let mut judged = std::collections::HashMap::new();
-    for m in projected.iter().filter(|m| m.source == GATED_SOURCE) {
+    for m in projected.iter().filter(|m| m.source == GATED_SOURCE && !repeated.contains_key(&m.id)) {
         judged.insert(m.id.clone(), super::capture::judge_import(d, &t, &m.text, &m.source, &m.project, &m.id).await);
     }
     // Situations come without their embeddings: made again here, as the advisor makes a moment's.
@@ -81,6 +93,10 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                     let id = m.id.clone().expect("ids assigned above");
                     let current = w.get(&id)?;
                     let before = current.clone();
+                    if let Some(first) = repeated.get(&id) {
+                        report.repeated.push(Rejection { line, reason: format!("the same as {first:?}") });
+                        continue;
+                    }
                     let mut memory = apply_minimal(&m, &id, current);
                     if let Some((quality, verdict, why)) = judged.get(&id) {
                         if verdict == "primitive" {
@@ -139,6 +155,26 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
     d.store().durable().await?;
     crate::process::memory::release();
     Ok(report)
+}
+
+/// The lessons of the user's memory files in this batch that say an earlier one again, by id,
+/// each with the text of the one it repeats ([`repeat::said_again`], on their texts alone).
+async fn said_again<'m>(d: &Daemon, projected: impl Iterator<Item = &'m cairn_proto::Memory>) -> std::collections::HashMap<String, String> {
+    let gated: Vec<&cairn_proto::Memory> = projected.filter(|m| m.source == GATED_SOURCE).collect();
+    if gated.len() < 2 {
+        return std::collections::HashMap::new();
+    }
+    let texts: Vec<&str> = gated.iter().map(|m| m.text.as_str()).collect();
+    let vectors: Vec<Vec<f32>> = match d.embedder_ready().await {
+        Some(e) => tokio::task::block_in_place(|| e.embed(&texts)).unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let lines: Vec<repeat::Line<'_>> = gated.iter().enumerate().map(|(i, m)| repeat::Line { project: &m.project, text: &m.text, vector: vectors.get(i).map(Vec::as_slice) }).collect();
+    repeat::said_again(&lines)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, first)| first.map(|j| (gated[i].id.clone(), gated[j].text.clone())))
+        .collect()
 }
 
 /// Why an imported edge cannot be stored, if it cannot: the rules `graph link` keeps

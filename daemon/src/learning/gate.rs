@@ -926,6 +926,12 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         // ("node 7 never rejoins after a brownout") is a report as often as a rule: it is
         // judged as any text.
         (0.7, "a rule the user stated: a correction or standing instruction")
+    } else if imperative && input.source == "claude-md" && (code > 0 || text.chars().any(|c| c.is_ascii_digit())) {
+        // What the user wrote into CLAUDE.md is for every session by where it is: "Keep
+        // functions under 50 lines" there is a rule that lasts, not a request for now. One that
+        // names nothing, no thing in code and no number ("Write clean, maintainable code"), is
+        // still too vague to act on.
+        (0.7, "an instruction the user wrote down for every session")
     } else if imperative {
         (0.3, "a request for now, not a rule that lasts")
     } else if matches!(input.heard, HeardBy::Model(_)) {
@@ -1078,6 +1084,10 @@ mod tests {
         assert_kept("Run `make dev` to start the stack with its TLS certificates.", "claude-md");
         assert_kept("src/gen is the output of buf generate; regenerate it instead of editing it.", "claude-md");
         assert_kept("storefront is the Next.js app; never import from apps/admin in it.", "claude-md");
+        // An instruction in CLAUDE.md is for every session by where it is, reason given or not;
+        // one that names nothing is not one.
+        assert_kept("Keep functions under 50 lines.", "claude-md");
+        assert_eq!(primitive_reason("Write clean, maintainable code and follow best practices.", "claude-md"), "primitive: it says nothing to do");
     }
 
     #[test]

@@ -105,6 +105,10 @@ pub struct ImportReport {
     /// introduction, a statistic, a fragment): not stored, and no error.
     #[serde(default)]
     pub left_out: Vec<Rejection>,
+    /// Lines of the user's Claude Code memory files that say an earlier line of the same import
+    /// again (the reason names it): one lesson, the first; the repeats are not stored.
+    #[serde(default)]
+    pub repeated: Vec<Rejection>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

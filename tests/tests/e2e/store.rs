@@ -273,6 +273,44 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     assert_eq!(home.run(&["import"]).status.code(), Some(2), "a file or --claude-memory");
 }
 
+/// An instruction a CLAUDE.md says twice (in two sections, in other words) is one lesson, the
+/// first; a neighbouring rule is its own; a re-import decides the same; with the first gone from
+/// the file, the other is the one.
+#[test]
+fn an_instruction_said_twice_in_claude_md_is_one_lesson() {
+    let home = Home::new();
+    home.up();
+    let user = home.path().join("user");
+    let repo = home.path().join("repo");
+    std::fs::create_dir_all(user.join(".claude")).unwrap();
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let first = "- Use pnpm for everything in this repo, never npm or yarn.\n";
+    let rest = "- Run `pnpm lint` before committing.\n- Run `pnpm test` before committing.\n\n## Review\n- Always use pnpm in this repository; npm and yarn are not allowed.\n";
+    std::fs::write(repo.join("CLAUDE.md"), format!("# Repo\n## Tooling\n{first}{rest}")).unwrap();
+    let env = [("HOME", user.as_os_str()), ("CLAUDE_CONFIG_DIR", std::ffi::OsStr::new(""))];
+    let import = || {
+        let out = home.run_in(Some(&repo), &env, &["import", "--claude-memory"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let texts = || -> Vec<String> {
+        let mut t: Vec<String> = home.memories().into_iter().filter(|m| m["source"] == "claude-md").map(|m| m["text"].as_str().unwrap().to_string()).collect();
+        t.sort();
+        t
+    };
+    let said = import();
+    assert!(said.contains("3 added") && said.contains("1 left out") && said.contains("left out, said again (the same as \"Use pnpm for everything in this repo"), "{said}");
+    assert_eq!(texts(), vec!["Run `pnpm lint` before committing.", "Run `pnpm test` before committing.", "Use pnpm for everything in this repo, never npm or yarn."]);
+    let again = import();
+    assert!(again.contains("0 added, 0 updated, 3 unchanged, 0 removed") && again.contains("1 left out"), "{again}");
+    // The first taken out of the file: its repeat is the lesson now.
+    std::fs::write(repo.join("CLAUDE.md"), format!("# Repo\n## Tooling\n{rest}")).unwrap();
+    let after = import();
+    assert!(after.contains("1 added") && after.contains("1 removed") && after.contains("0 left out"), "{after}");
+    assert!(texts().iter().any(|t| t.starts_with("Always use pnpm in this repository")), "{:?}", texts());
+    home.down();
+}
+
 #[test]
 fn causes_chains_dependents_and_their_stats() {
     let home = Home::new();
