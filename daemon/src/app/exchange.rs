@@ -72,11 +72,11 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
     // out, named with the line they repeat, so a re-import of the same files decides the same.
     // Only lines as the import of those files sends them (text, not whole memories): a restore
     // from an export brings back every lesson it had.
-    let lines: HashSet<&str> = items.iter().filter_map(|(_, item)| match item {
+    let as_text: HashSet<&str> = items.iter().filter_map(|(_, item)| match item {
         ImportItem::Minimal(m) => m.id.as_deref(),
         _ => None,
     }).collect();
-    let repeated = said_again(d, projected.iter().filter(|m| lines.contains(m.id.as_str()))).await;
+    let repeated = said_again(d, projected.iter().filter(|m| as_text.contains(m.id.as_str()))).await;
     let mut judged = std::collections::HashMap::new();
     for m in projected.iter().filter(|m| m.source == GATED_SOURCE && !repeated.contains_key(&m.id)) {
         judged.insert(m.id.clone(), super::capture::judge_import(d, &t, &m.text, &m.source, &m.project, &m.id).await);

@@ -181,18 +181,25 @@ fn session_log_retention_and_config_errors() {
     home.down();
 }
 
-/// `import --claude-memory`: the user's CLAUDE.md into `global`, the project's files and auto
-/// memory into the project; again after the files changed, it updates (keeping what was given
-/// to a lesson since), adds and removes; a file that cannot be read is named, fails the import
-/// and costs its lessons nothing.
-#[test]
-fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
+/// A running home with a user folder (with its `.claude`) and a git checkout, for `import
+/// --claude-memory`: (home, user, repo).
+fn claude_memory_home() -> (Home, std::path::PathBuf, std::path::PathBuf) {
     let home = Home::new();
     home.up();
     let user = home.path().join("user");
     let repo = home.path().join("repo");
     std::fs::create_dir_all(user.join(".claude")).unwrap();
     std::fs::create_dir_all(repo.join(".git")).unwrap();
+    (home, user, repo)
+}
+
+/// `import --claude-memory`: the user's CLAUDE.md into `global`, the project's files and auto
+/// memory into the project; again after the files changed, it updates (keeping what was given
+/// to a lesson since), adds and removes; a file that cannot be read is named, fails the import
+/// and costs its lessons nothing.
+#[test]
+fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
+    let (home, user, repo) = claude_memory_home();
     std::fs::write(user.join(".claude/CLAUDE.md"), "# Me\n- Always write commit messages in the imperative mood\n- This laptop is my work machine.\n").unwrap();
     let claude_md = repo.join("CLAUDE.md");
     std::fs::write(&claude_md, "# Repo\n\n## Tooling\n- Use pnpm here, never npm: the lockfile is pnpm-lock.yaml\n- Do not touch the generated files in src/gen\n- ok\n\n```sh\nrm -rf /\n```\n").unwrap();
@@ -278,12 +285,7 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
 /// the file, the other is the one.
 #[test]
 fn an_instruction_said_twice_in_claude_md_is_one_lesson() {
-    let home = Home::new();
-    home.up();
-    let user = home.path().join("user");
-    let repo = home.path().join("repo");
-    std::fs::create_dir_all(user.join(".claude")).unwrap();
-    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let (home, user, repo) = claude_memory_home();
     let first = "- Use pnpm for everything in this repo, never npm or yarn.\n";
     let rest = "- Run `pnpm lint` before committing.\n- Run `pnpm test` before committing.\n\n## Review\n- Always use pnpm in this repository; npm and yarn are not allowed.\n";
     std::fs::write(repo.join("CLAUDE.md"), format!("# Repo\n## Tooling\n{first}{rest}")).unwrap();
