@@ -91,6 +91,10 @@ pub struct Candidate {
     pub complies: Option<String>,
     /// The words an edit takes out that the lesson names (`super::remedy`).
     pub takes_out: Vec<String>,
+    /// A rule naming this lesson whose pattern matched and whose `unless` did too: the action is
+    /// the safe form of the rule's case (`kubectl --context kind-dev apply`), and the lesson is
+    /// not said for it, by the rule or by meaning.
+    pub safe_form: Option<String>,
 }
 
 /// Activation that reached a lesson through the memory graph, with the path it took (node ids

@@ -75,6 +75,9 @@ pub fn by_critical_rule(s: &Scored) -> bool {
 
 /// Why the moment reads as one of the lesson's near misses, if it does.
 fn near_miss(s: &Scored, same_moment: f64) -> Option<String> {
+    if let Some(rule) = &s.candidate.safe_form {
+        return Some(format!("the safe form of rule {rule}'s case (its `unless` matched)"));
+    }
     let h = s.candidate.hit.as_ref()?;
     // The user said the lesson is not for a moment like this one (with or without embeddings).
     if let Some(no) = &h.learned.not
@@ -207,6 +210,7 @@ mod tests {
             captured: None,
             complies: None,
             takes_out: Vec::new(),
+            safe_form: None,
         }
     }
 
@@ -351,6 +355,15 @@ mod tests {
         let mut ruled = trig("ruled", Priority::High);
         ruled.seed = Some((1.0, "fresh".into()));
         assert_eq!(ids(&rank(vec![ruled], &LOUD, false, &gates()).0), vec!["ruled"]);
+    }
+
+    #[test]
+    fn the_safe_form_of_a_rule_s_case_is_not_advised_by_meaning_either() {
+        let mut c = cand("k8s", 0.9, Some(0.9), 3, 0.5);
+        assert_eq!(rank(vec![c.clone()], &LOUD, false, &gates()).0.len(), 1);
+        c.safe_form = Some("seed-k8s-context".into());
+        let (kept, dropped) = rank(vec![c], &LOUD, false, &gates());
+        assert!(kept.is_empty() && matches!(&dropped[0].1, Verdict::NearMiss(r) if r.contains("safe form of rule seed-k8s-context")), "{dropped:?}");
     }
 
     #[test]

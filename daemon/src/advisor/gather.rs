@@ -59,6 +59,7 @@ fn candidate(memory: Memory, hit: Option<Hit>, trigger: Option<Triggered>, vecto
     Candidate {
         complies: None,
         takes_out: Vec::new(),
+        safe_form: None,
         pending,
         captured,
         seed,
@@ -231,9 +232,12 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
     v.sort_by(|a, b| a.id.cmp(&b.id));
     // The action read once, each candidate's remedy looked for in it.
     let deed = remedy::Deed::of(&ask.intent.deed, &ask.intent.taken);
+    // The lessons a rule names whose `unless` says this action is the safe form of its case.
+    let safe: Vec<(&str, &str)> = sets.iter().flat_map(|set| rules::safe_forms(set, ask.raw)).flat_map(|r| r.spec.surface.iter().filter(|t| !t.starts_with("category:")).map(move |t| (t.as_str(), r.spec.name.as_str()))).collect();
     for c in v.iter_mut() {
         c.complies = deed.remedy_of(&c.text);
         c.takes_out = deed.taken_from(&c.text);
+        c.safe_form = safe.iter().find(|(id, _)| *id == c.id).map(|(_, rule)| rule.to_string());
     }
     // Standing among what was retrieved and put forward (a hit left out above is behind at least
     // `keep` others by meaning, so it changes neither the lead nor anyone's gap to it).

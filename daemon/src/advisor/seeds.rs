@@ -37,6 +37,9 @@ pub struct Seed {
     pub tags: Vec<String>,
     #[serde(default)]
     pub triggers: Vec<String>,
+    /// Patterns of the safe form of what the triggers catch: any of them keeps the rule quiet.
+    #[serde(default)]
+    pub unless: Vec<String>,
     /// Moments it applies to, in the words the advisor reads an action in: evidence of its
     /// relevance on a fresh install, where the user has taught nothing yet.
     #[serde(default)]
@@ -75,6 +78,7 @@ pub fn rules() -> &'static [TriggerRule] {
                 surface: vec![s.id.clone()],
                 priority: s.priority,
                 interrupt: s.interrupt && s.priority == Priority::Critical,
+                unless: (!s.unless.is_empty()).then(|| s.unless.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|")),
             })
             .collect();
         let yaml = serde_yaml_ng::to_string(&crate::config::rules::RulesFile { rules: specs, learned: Vec::new() }).expect("rules serialise");
@@ -170,9 +174,15 @@ mod tests {
             "rm -rf build && ls /tmp",
             "psql -c \"UPDATE users SET active=false WHERE id=3\"",
             "apt-get update && echo ${HOME}",
+            // A context named on the change is chosen, not the default one.
+            "kubectl --context kind-dev apply -f k8s/overlays/dev",
+            "kubectl apply -f k8s/ --context=staging-eu",
+            "kubectl --kubeconfig ~/.kube/kind.yaml delete pod web-1",
         ] {
             assert!(fired(raw).is_empty(), "{raw}: {:?}", fired(raw));
         }
+        // A context named on another command of the line does not quiet this one.
+        assert!(fired("kubectl --context kind-dev get pods && kubectl delete pod web-1").contains(&"seed-k8s-context".to_string()));
     }
 
     #[test]

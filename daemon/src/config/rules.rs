@@ -49,6 +49,10 @@ pub struct RuleSpec {
     /// Opt-in: a critical rule may block the tool call.
     #[serde(default)]
     pub interrupt: bool,
+    /// A regex that keeps the rule quiet when the raw input matches it too: the safe form of
+    /// what the pattern catches (`--context` named on a `kubectl apply`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unless: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -64,6 +68,8 @@ pub struct RulesFile {
 pub struct TriggerRule {
     pub spec: RuleSpec,
     pub regex: Regex,
+    /// `spec.unless`, compiled.
+    pub unless: Option<Regex>,
     pub learned: bool,
 }
 
@@ -159,14 +165,16 @@ impl TriggerRules {
                 return Err(invalid("the name is used by another rule".into()));
             }
             names.insert(spec.name.clone(), seen + 1);
-            let regex = RegexBuilder::new(&spec.pattern)
-                .case_insensitive(true)
-                .size_limit(1 << 20)
-                .build()
-                .map_err(|e| invalid(format!("pattern does not compile: {e}")))?;
+            let compile = |pattern: &str, what: &str| RegexBuilder::new(pattern).case_insensitive(true).size_limit(1 << 20).build().map_err(|e| invalid(format!("{what} does not compile: {e}")));
+            let regex = compile(&spec.pattern, "pattern")?;
             if spec.pattern.is_empty() {
                 return Err(invalid("the pattern is empty and would match everything".into()));
             }
+            let unless = match spec.unless.as_deref() {
+                Some("") => return Err(invalid("`unless` is empty and would keep the rule quiet always".into())),
+                Some(p) => Some(compile(p, "`unless`")?),
+                None => None,
+            };
             for target in &spec.surface {
                 if let Some(category) = target.strip_prefix("category:") {
                     if category.trim().is_empty() {
@@ -179,7 +187,7 @@ impl TriggerRules {
             if spec.interrupt && spec.priority != Priority::Critical {
                 return Err(invalid("only a critical rule may interrupt".into()));
             }
-            rules.push(TriggerRule { spec, regex, learned });
+            rules.push(TriggerRule { spec, regex, unless, learned });
         }
         Ok(TriggerRules { rules, unknown_keys: unknown.into_iter().collect() })
     }
@@ -269,16 +277,26 @@ pub struct Match<'a> {
     pub matched: String,
 }
 
-/// The rules whose pattern matches `raw` (the raw tool input), in rule order.
+/// The rules whose pattern matches `raw` (the raw tool input), and whose `unless` does not, in
+/// rule order.
 pub fn matches<'a>(rules: &'a [TriggerRule], raw: &str) -> Vec<Match<'a>> {
     rules
         .iter()
         .filter_map(|rule| {
             let m = rule.regex.find(raw)?;
+            if rule.unless.as_ref().is_some_and(|u| u.is_match(raw)) {
+                return None;
+            }
             let matched: String = m.as_str().chars().take(60).collect();
             Some(Match { rule, matched: matched.trim().to_string() })
         })
         .collect()
+}
+
+/// The rules whose pattern matches `raw` and whose `unless` does too: `raw` is the safe form of
+/// what they catch.
+pub fn safe_forms<'a>(rules: &'a [TriggerRule], raw: &'a str) -> impl Iterator<Item = &'a TriggerRule> + 'a {
+    rules.iter().filter(move |rule| rule.unless.as_ref().is_some_and(|u| u.is_match(raw)) && rule.regex.is_match(raw))
 }
 
 /// The commented file `cairn config init` writes.
@@ -289,6 +307,8 @@ pub const TEMPLATE: &str = r#"# cairn trigger rules (Spark's format). Edited liv
 # command, the file path, the content), and what to `surface` when it matches: memory ids, or
 # `category:NAME` for the most relevant memory of that category. `priority` is critical, high,
 # normal or background; `interrupt: true` (critical rules only) may block the tool call.
+# `unless`, a second regex, keeps the rule quiet when the input matches it too (the safe form
+# of what the pattern catches).
 #
 # rules:
 #   - name: force_push
@@ -318,6 +338,20 @@ mod tests {
         assert_eq!(r.rules[0].spec.priority, Priority::Critical);
         assert!(r.rules[1].learned);
         assert_eq!(r.rules[1].spec.priority, Priority::Normal);
+    }
+
+    #[test]
+    fn unless_keeps_a_rule_quiet_on_the_safe_form() {
+        let r = TriggerRules::parse("rules:\n  - name: apply\n    pattern: 'kubectl\\s+apply'\n    unless: '--context[=\\s]'\n    surface: [m1]\n", "rules.yaml").unwrap();
+        let hit = |raw: &str| matches(&r.rules, raw).len();
+        assert_eq!((hit("kubectl apply -f k8s/"), hit("kubectl apply -f k8s/ --CONTEXT=kind-dev")), (1, 0), "case-insensitive like the pattern");
+        // The safe form is told apart from an input the pattern does not match at all.
+        assert_eq!(safe_forms(&r.rules, "kubectl apply -f k8s/ --context kind-dev").count(), 1);
+        assert_eq!(safe_forms(&r.rules, "kubectl get pods --context kind-dev").count(), 0);
+        assert!(r.unknown_keys.is_empty());
+        let bad = |unless: &str| TriggerRules::parse(&format!("rules:\n  - name: apply\n    pattern: apply\n    unless: '{unless}'\n"), "rules.yaml").unwrap_err().to_string();
+        assert!(bad("(").contains("`unless` does not compile"), "{}", bad("("));
+        assert!(bad("").contains("`unless` is empty"), "{}", bad(""));
     }
 
     #[test]
