@@ -158,7 +158,7 @@ impl Retrieval<'_> {
             (hit.example, hit.counter) = (e.applies, e.not);
         }
         if let Some(l) = &self.learned {
-            let e = l.situations.evidence(&hit.id, &l.moment, l.floor, &|term| self.lexical.holds_term(&hit.id, term), &|term| self.lexical.warns_of(&hit.id, term));
+            let e = l.situations.evidence(&hit.id, &l.moment, l.floor, &lesson_has, &|term| self.lexical.warns_of(&hit.id, term));
             // Only a cosine under the model in use, or the same case by its anchors, stands in for
             // an example moment's (the decision reads those as closeness in meaning); closeness
             // by shared words stays in `learned`, where only a near-identical moment decides.
