@@ -42,11 +42,12 @@ pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
                     batch.push(ImportLine { line: n, text });
                 }
                 // Rejected here, like any other bad line, rather than ending the import.
-                Err(_) => total.rejected.push(cairn_proto::Rejection { line: n, reason: "not UTF-8 text".into() }),
+                Err(_) => total.rejected.push(cairn_proto::Rejection { line: n, reason: "not UTF-8 text".into(), text: None }),
             },
             Line::TooLong(len) => total.rejected.push(cairn_proto::Rejection {
                 line: n,
                 reason: format!("{len} bytes, over the {} MiB a line may hold; not imported", MAX_LINE_BYTES >> 20),
+                text: None,
             }),
         }
         next = read_line(&mut reader, MAX_LINE_BYTES).map_err(|e| Failure::new(1, format!("{}: line {}: {e}", file.display(), n + 1)))?;
@@ -173,14 +174,15 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
     let left_out: std::collections::HashSet<String> = total.left_out.iter().chain(&total.repeated).filter_map(|r| lessons.get(r.line as usize - 1).map(|l| id_of(l))).collect();
     for r in &total.left_out {
         if let Some(l) = lessons.get(r.line as usize - 1) {
-            outln!("left out, not a lesson ({}): {:?} ({})", r.reason, l.text, l.context);
+            // The daemon's reading of the line: a secret in it redacted.
+            outln!("left out, not a lesson ({}): {:?} ({})", r.reason, r.text.as_deref().unwrap_or("..."), l.context);
         }
     }
     // An instruction said twice is one lesson, the first. The daemon compares the lines of one
     // batch ([`BATCH_LINES`]): a repeat further off than that stays a lesson of its own.
     for r in &total.repeated {
         if let Some(l) = lessons.get(r.line as usize - 1) {
-            outln!("left out, said again ({}): {:?} ({})", r.reason, l.text, l.context);
+            outln!("left out, said again ({}): {:?} ({})", r.reason, r.text.as_deref().unwrap_or("..."), l.context);
         }
     }
 

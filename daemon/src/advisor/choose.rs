@@ -84,7 +84,7 @@ fn near_miss(s: &Scored, same_moment: f64) -> Option<String> {
         && no.closeness >= same_moment
         && h.learned.applies.as_ref().is_none_or(|yes| yes.closeness < no.closeness)
     {
-        return Some(format!("learned: you said it is not for a moment like '{}' ({:.2}; link {:.2})", no.text, no.closeness, no.strength));
+        return Some(format!("learned: it was not for a moment like '{}' ({:.2}; link {:.2})", no.text, no.closeness, no.strength));
     }
     let (n, text) = h.counter.as_ref()?;
     // A rule's pattern matched the action itself, which says more than closeness by meaning:

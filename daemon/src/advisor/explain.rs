@@ -148,7 +148,7 @@ pub fn why(c: &Candidate, d: &Decision, bar: f64, salience: &Salience, instructe
         None if instructed => {
             let h = c.hit.as_ref();
             match (h.and_then(|h| h.learned.applies.as_ref()), h.and_then(|h| h.example.as_ref())) {
-                (Some(m), example) if example.is_none_or(|(e, _)| m.closeness >= *e) => format!("learned: you said it applies to a moment like this ({:.2})", m.closeness),
+                (Some(m), example) if example.is_none_or(|(e, _)| m.closeness >= *e) => format!("learned: it applied to a moment like this ({:.2})", m.closeness),
                 (_, Some((e, text))) => format!("your example: a moment like '{}' ({e:.2})", clip(text, 60)),
                 _ => "learned".to_string(),
             }

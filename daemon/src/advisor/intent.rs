@@ -266,7 +266,15 @@ pub fn raw_input(event: &HookEvent, max_chars: usize) -> String {
     if let Some(p) = &event.prompt {
         parts.push(p.clone());
     }
-    collect(&event.tool_input, &mut parts);
+    // A command is read as it acts: text it only searches, prints or records is no action
+    // (`grep -rn 'DROP TABLE' migrations/`).
+    let mut input = event.tool_input.clone();
+    if event.tool_name.as_deref() == Some("Bash")
+        && let Some(Value::String(command)) = input.get_mut("command")
+    {
+        *command = super::salience::acting(command);
+    }
+    collect(&input, &mut parts);
     clip(&parts.join("\n"), max_chars).to_string()
 }
 

@@ -42,6 +42,11 @@ const CLASSES: &[Class] = &[
         pattern: r"\bgit\s+(commit|merge|rebase|cherry-pick|tag|stash|checkout\s+-b|switch\s+-c|am|revert|rm|mv|reset)\b|\b(npm|pnpm|yarn|bun)(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(i|install|add|remove|uninstall|update|upgrade|up)\b|\bpip3?\s+(install|uninstall)\b|\buv\s+pip\s+(install|uninstall|sync)\b|\b(poetry|uv)\s+(add|remove|lock|update|sync)\b|\bcargo\s+insta\s+(accept|review|reject)\b|\bnbstripout\s+--(install|uninstall)\b|\bcargo\s+(add|remove|update|install)\b|\bgo\s+(get|mod)\b|\b(brew|apt|apt-get|dnf|yum)\s+(install|remove|upgrade)\b|\bsed\s+-i\b|\bmv\b|\bcp\s+-\w*r|\bchmod\b|\bchown\b|\bcurl\b.*\|\s*(ba)?sh|\bwget\b|\bdocker\s+(build|run|compose)\b|\bmake\s+install\b|\bln\s+-s|\btee\b|>\s*[\w./-]+",
     },
     Class {
+        score: 0.7,
+        reason: "prints a secret (into the session's transcript)",
+        pattern: r"\b(echo|printf)\s[^|>;&]*\$\{?\w*(secret|token|passw|api_?key|private_?key|credential)|\bprintenv\s+\w*(secret|token|passw|api_?key|private_?key|credential)",
+    },
+    Class {
         score: 0.45,
         reason: "builds or tests",
         pattern: r"\bcargo\s+(build|test|clippy|bench|run|fmt|nextest|doc|deny|audit|llvm-cov|insta\s+test)\b|\b(npm|pnpm|yarn|bun)(\s+-{1,2}[\w-]+(=\S+|\s+[^-\s]\S*)?)*\s+(run|test|build|exec|x|lint|typecheck|check|format|dev|start)\b|\bnpx\b|\bplaywright\b|\btflint\b|\bjupyter\s+nbconvert\b|\bpytest\b|\bpython3?\s|\bgo\s+(test|build|run|vet)\b|\bmake\b|\btsc\b|\beslint\b|\bprettier\b|\bjest\b|\bvitest\b|\bgradle\b|\bmvn\b|\bdotnet\b|\bmix\s+test\b|\bbundle\s+exec\b|\brake\b|\bnode\s",
@@ -82,9 +87,56 @@ static ONLY_READS: LazyLock<Regex> = LazyLock::new(|| {
         .expect("read pattern compiles")
 });
 
+/// Programs whose quoted arguments are text they search, print or record, not an action:
+/// `grep -rn 'DROP TABLE' migrations/`, `git commit -m '... git push --force ...'`.
+static QUOTES_TEXT: LazyLock<Regex> = LazyLock::new(|| {
+    RegexBuilder::new(r"^\s*(grep|egrep|fgrep|rg|ag|ack|echo|printf)\s|^\s*git\s+(commit|tag|log|grep|notes|stash\s+push)\b")
+        .case_insensitive(true)
+        .build()
+        .expect("text pattern compiles")
+});
+
+/// The command line as it acts: the quoted text of a part that only searches, prints or records
+/// it blanked out (same length, so positions hold), for the classes here and the trigger rules.
+pub fn acting(command: &str) -> String {
+    let mut out = command.to_string();
+    for (start, end, piped) in spans(command) {
+        let part = &command[start..end];
+        // What `echo` or `printf` pipes on may run (`echo 'DROP TABLE t' | psql`).
+        let runs_on = piped && matches!(part.split_whitespace().next(), Some("echo" | "printf"));
+        if runs_on || !QUOTES_TEXT.is_match(part) {
+            continue;
+        }
+        let (mut quote, mut escaped, mut variable) = (None::<char>, false, false);
+        let mut blanked = String::with_capacity(part.len());
+        for c in part.chars() {
+            let inside = quote.is_some();
+            // A variable in double quotes is expanded: what it holds is printed, not its name.
+            variable = quote == Some('"') && (c == '$' || variable && (c.is_alphanumeric() || "_{}".contains(c)));
+            match (quote, c) {
+                _ if escaped => escaped = false,
+                (Some(q), c) if c == q => quote = None,
+                (Some('\''), _) => {}
+                (_, '\\') => escaped = true,
+                (None, '\'' | '"') => quote = Some(c),
+                _ => {}
+            }
+            // Inside the quotes, every character becomes spaces of its own width.
+            if inside && quote.is_some() && !variable {
+                blanked.extend(std::iter::repeat_n(' ', c.len_utf8()));
+            } else {
+                blanked.push(c);
+            }
+        }
+        out.replace_range(start..end, &blanked);
+    }
+    out
+}
+
 /// Salience of a shell command: the highest class any part of it falls in.
 pub fn of_command(command: &str) -> Salience {
-    let command = command.trim();
+    let acted = acting(command);
+    let command = acted.trim();
     if command.is_empty() {
         return Salience { score: 0.15, reason: "does nothing" };
     }
@@ -111,8 +163,15 @@ pub fn of_command(command: &str) -> Salience {
 /// The simple commands of a command line: split at newlines, `;`, `|` and `&` that stand outside
 /// quotes, so that a `jq '.[] | select(...)'` filter stays in its command.
 fn segments(command: &str) -> Vec<&str> {
+    spans(command).into_iter().map(|(start, end, _)| command[start..end].trim()).filter(|s| !s.is_empty()).collect()
+}
+
+/// Where each simple command of a command line starts and ends (as [`segments`] splits them),
+/// and whether a single `|` pipes its output on.
+fn spans(command: &str) -> Vec<(usize, usize, bool)> {
     let mut out = Vec::new();
     let (mut start, mut quote, mut escaped) = (0, None::<char>, false);
+    let bytes = command.as_bytes();
     for (i, c) in command.char_indices() {
         if escaped {
             escaped = false;
@@ -125,14 +184,15 @@ fn segments(command: &str) -> Vec<&str> {
             (Some(_), _) => {}
             (None, '\'' | '"') => quote = Some(c),
             (None, '\n' | ';' | '|' | '&') => {
-                out.push(&command[start..i]);
+                let piped = c == '|' && bytes.get(i + 1) != Some(&b'|') && (i == 0 || bytes[i - 1] != b'|');
+                out.push((start, i, piped));
                 start = i + c.len_utf8();
             }
             _ => {}
         }
     }
-    out.push(&command[start..]);
-    out.into_iter().map(str::trim).filter(|s| !s.is_empty()).collect()
+    out.push((start, command.len(), false));
+    out
 }
 
 static SENSITIVE_PATH: LazyLock<Regex> = LazyLock::new(|| {
@@ -283,6 +343,24 @@ mod tests {
                 proptest::prop_assert!(c.contains(seg) && !seg.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn text_that_is_searched_printed_or_recorded_is_not_an_action() {
+        for c in ["grep -rn 'DROP TABLE' migrations/", "rg \"kubectl delete\" scripts/"] {
+            assert!(of_command(c).score < READ_ONLY_CEILING, "{c}: {:?}", of_command(c));
+        }
+        assert_eq!(of_command("git commit -m 'docs: explain why we never run DROP TABLE in prod'").score, 0.7);
+        assert_eq!(acting("grep -n 'rm -rf' a.sh | wc -l"), "grep -n '      ' a.sh | wc -l");
+        // Quoted text that runs is an action.
+        for c in ["psql -c 'DROP TABLE users'", "bash -c 'rm -rf $DIR'", "echo 'DROP TABLE users' | psql", "git commit -m x && git push --force origin main"] {
+            assert!(of_command(c).score >= 0.9, "{c}: {:?}", of_command(c));
+        }
+        // Printing a secret is no look around.
+        for c in ["echo $AWS_SECRET_ACCESS_KEY", "echo \"token=$GITHUB_TOKEN\"", "printenv STRIPE_API_KEY"] {
+            assert!(of_command(c).score >= READ_ONLY_CEILING, "{c}: {:?}", of_command(c));
+        }
+        assert!(of_command("echo $HOME").score < READ_ONLY_CEILING);
     }
 
     #[test]

@@ -78,7 +78,13 @@ pub struct Asked<'a> {
     pub patience: Patience,
     /// Also list what was weighed and not said.
     pub explain: bool,
+    /// When the asker stops waiting (the hook's deadline): an answer ready after it is never
+    /// shown, so it says nothing and starts no cooldown.
+    pub deliver_by: Option<Instant>,
 }
+
+/// Time kept before the asker's deadline for the answer to reach it.
+const DELIVERY_MARGIN: Duration = Duration::from_millis(2);
 
 fn item(s: Scored, verdict: Option<&Verdict>) -> AdviceItem {
     let path = s.candidate.path();
@@ -184,7 +190,7 @@ fn interrupt(t: &Tuneables, kind: &EventKind, tool: Option<&str>, salience: &Sal
 /// within the budget, and cut to what was rendered. With a session, what was said starts its
 /// cooldown.
 pub fn answer(d: &Daemon, t: &Tuneables, kind: &EventKind, subject: Subject<'_>, asked: Asked<'_>) -> Answer {
-    let Asked { project, session, explain, .. } = asked;
+    let Asked { project, session, explain, deliver_by, .. } = asked;
     let (source, tool) = match &subject {
         Subject::Event(e) => (e.source.clone().unwrap_or_else(|| "startup".into()), e.tool_name.clone()),
         Subject::Text(_) => ("startup".into(), None),
@@ -227,6 +233,12 @@ pub fn answer(d: &Daemon, t: &Tuneables, kind: &EventKind, subject: Subject<'_>,
             not_said.push((s, Verdict::OverLimit));
         }
     }
+    if deliver_by.is_some_and(|by| Instant::now() + DELIVERY_MARGIN >= by) {
+        // Too late to be read: nothing is said, so nothing is recorded as said, no cooldown
+        // keeps the lesson from the session's next moment, and no outcome is read for it.
+        tracing::info!(items = items.len(), "the answer came after the asker's deadline; nothing said");
+        return Answer { intent, salience, context: None, items: Vec::new(), decision: None, considered: Vec::new(), shadow: Vec::new() };
+    }
     if let Some(s) = session {
         let now = Instant::now();
         let mut cooldowns = d.cooldowns();
@@ -268,7 +280,7 @@ pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {
     // A person asking may wait for the model, so the answer is the one the hook gives once warm.
     let _ = d.embedder_ready().await;
     let t = d.tuneables();
-    let asked = Asked { project: &project, session: req.session.as_deref(), patience: Patience::Human, explain: req.explain };
+    let asked = Asked { project: &project, session: req.session.as_deref(), patience: Patience::Human, explain: req.explain, deliver_by: None };
     let mut answer = tokio::task::block_in_place(|| answer(d, &t, &kind, subject, asked));
     if let Some(limit) = req.limit {
         answer.items.truncate(limit as usize);

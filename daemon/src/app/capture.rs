@@ -163,7 +163,9 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
         if !record.captured && record.sessions.len() >= t.capture.repeated_failure_sessions {
             d.store().failure_done(&sig, &f.project)?;
             let why = if gist.is_empty() { String::new() } else { format!(" ({gist})") };
-            let text = format!("In this project, `{call}` keeps failing{why}: seen in {} sessions, never fixed in one. Find the cause before running it again.", record.sessions.len());
+            // No count in the text: the failure goes on after the lesson is made, and a count
+            // written once would go stale.
+            let text = format!("In this project, `{call}` keeps failing{why}: seen in more than one session, never fixed in one. Find the cause before running it again.");
             offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f], remedies: Vec::new(), heard: gate::HeardBy::Not }).await?;
         }
     }
@@ -241,8 +243,15 @@ async fn heard_in(d: &Daemon, prompt: &str) -> Heard {
 /// The lessons closest to `text` in `project` (and `global`), but `own`: id, text, cosine.
 fn nearest(d: &Daemon, t: &Tuneables, text: &str, project: &str, own: Option<&str>) -> Vec<(String, String, Option<f64>)> {
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
-    let hits = with_retrieval(d, t, text, Patience::Human, Fusion::from_settings(&t.retrieval), None, |r| r.hybrid(text, &projects, NEAREST + 1));
-    hits.into_iter().filter(|h| Some(h.id.as_str()) != own).take(NEAREST).filter_map(|h| d.memories().get(&h.id).map(|m| (m.id, m.text, h.cosine))).collect()
+    let hits = with_retrieval(d, t, text, Patience::Human, Fusion::from_settings(&t.retrieval), None, |r| r.hybrid(text, &projects, NEAREST * 4));
+    // The seed pack's lessons are general; what the user says in their project is their own,
+    // however close to one ("whenever you change the schema, run `make migrate` too" beside the
+    // seed on backing up before migrations): it is never taken for a seed said again.
+    hits.into_iter()
+        .filter(|h| Some(h.id.as_str()) != own)
+        .filter_map(|h| d.memories().get(&h.id).filter(|m| m.source != crate::advisor::seeds::SEED_SOURCE).map(|m| (m.id, m.text, h.cosine)))
+        .take(NEAREST)
+        .collect()
 }
 
 /// The gate's judgement of `text` against the lessons of `project`.
@@ -294,7 +303,7 @@ fn quality_of(j: &gate::Judgement) -> Quality {
 
 /// Passes a captured text through the gate and keeps what it says to keep.
 async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
-    if d.store().is_rejected(&o.text)? {
+    if d.store().is_rejected(o.project, &o.text)? {
         d.turned_away(1);
         return Ok(());
     }
@@ -512,7 +521,11 @@ pub async fn act(d: &Daemon, action: ReviewAction) -> Result<ReviewOutcome> {
             }
             tokio::task::block_in_place(|| -> Result<()> {
                 let w = d.memories().writer();
-                d.store().reject_text(&m.text)?;
+                d.store().reject_text(&m.project, &m.text)?;
+                // The words it was captured in, if the user edited it first.
+                if let Some(first) = d.store().take_edited(&id)? {
+                    d.store().reject_text(&m.project, &first)?;
+                }
                 w.remove(&id)?;
                 Ok(())
             })?;
@@ -521,6 +534,9 @@ pub async fn act(d: &Daemon, action: ReviewAction) -> Result<ReviewOutcome> {
         }
         ReviewAction::Edit { id, text } => {
             let m = candidate(d, &id)?;
+            if m.is_candidate() {
+                d.store().note_edited(&id, &m.text)?;
+            }
             let edited = super::memories::edit(d, MemoryEdit { id: id.clone(), text: Some(text), ..Default::default() }).await?;
             // Judged again in its new words.
             let from = m.capture.as_ref().map_or("prompt", |c| c.from.as_str()).to_string();
@@ -588,6 +604,6 @@ pub async fn judge(d: &Daemon, req: JudgeRequest) -> Result<Judged> {
     };
     let from = req.source.as_deref().unwrap_or("prompt");
     let j = judge_text(d, &t, &subject, from, &project, by).await;
-    let rejected = d.store().is_rejected(&subject)?;
+    let rejected = d.store().is_rejected(&project, &subject)?;
     Ok(Judged { captured, not_captured: rejected.then(|| "rejected before: never captured again".to_string()), keep: j.verdict.keeps() && !rejected, quality: Some(quality_view(&j)) })
 }

@@ -28,7 +28,7 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
             continue;
         }
         match exchange::parse_import_line(&line.text, &default_project) {
-            Err(reason) => report.rejected.push(Rejection { line: line.line, reason }),
+            Err(reason) => report.rejected.push(Rejection { line: line.line, reason, text: None }),
             Ok(ImportItem::Minimal(mut m)) => {
                 // Claude Code's memory files may hold secrets (a key pasted into CLAUDE.md, a
                 // file an `@` line imports): the lesson keeps none, and one that was only a secret
@@ -36,12 +36,19 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                 if m.source.as_deref() == Some(GATED_SOURCE) {
                     m.text = crate::base::redact::redact_text(&m.text);
                     if m.text.replace(crate::base::redact::MASK, " ").split_whitespace().count() < 3 {
-                        report.rejected.push(Rejection { line: line.line, reason: "it holds a secret and little else: not a lesson".into() });
+                        report.rejected.push(Rejection { line: line.line, reason: "it holds a secret and little else: not a lesson".into(), text: None });
                         continue;
                     }
                 }
                 m.id.get_or_insert_with(|| ulid::Ulid::new().to_string());
                 items.push((line.line, ImportItem::Minimal(m)));
+            }
+            Ok(ImportItem::Situation(mut s)) => {
+                // A situation holds redacted text only, wherever it comes from: a file written
+                // by hand, or by an older release, may hold a secret the hook would have masked.
+                s.text = crate::base::redact::redact_text(&s.text);
+                s.meaning = crate::base::redact::redact_text(&s.meaning);
+                items.push((line.line, ImportItem::Situation(s)));
             }
             Ok(item) => items.push((line.line, item)),
         }
@@ -94,13 +101,13 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                     let current = w.get(&id)?;
                     let before = current.clone();
                     if let Some(first) = repeated.get(&id) {
-                        report.repeated.push(Rejection { line, reason: format!("the same as {first:?}") });
+                        report.repeated.push(Rejection { line, reason: format!("the same as {first:?}"), text: Some(m.text.clone()) });
                         continue;
                     }
                     let mut memory = apply_minimal(&m, &id, current);
                     if let Some((quality, verdict, why)) = judged.get(&id) {
                         if verdict == "primitive" {
-                            report.left_out.push(Rejection { line, reason: why.trim_start_matches("primitive: ").to_string() });
+                            report.left_out.push(Rejection { line, reason: why.trim_start_matches("primitive: ").to_string(), text: Some(memory.text.clone()) });
                             continue;
                         }
                         memory.worth.quality = Some(quality.clone());
@@ -128,7 +135,7 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                     // An edge keeps the rules `graph link` and feedback keep: a situation's link
                     // from a situation there is, to a lesson of its project or `global`.
                     if let Some(reason) = bad_link(&w, &e)? {
-                        report.rejected.push(Rejection { line, reason });
+                        report.rejected.push(Rejection { line, reason, text: None });
                         continue;
                     }
                     w.link(&e)?.is_some()

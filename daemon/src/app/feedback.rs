@@ -205,7 +205,7 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
 /// words now (`None` when it is not even among what the advisor considers).
 fn signals_now(d: &Daemon, t: &Tuneables, lesson: &str, moment: &SessionEvent) -> Option<cairn_proto::Signals> {
     let words = moment.intent.clone().filter(|w| !w.trim().is_empty())?;
-    let asked = super::advice::Asked { project: &moment.project, session: None, patience: super::retrieve::Patience::Human, explain: true };
+    let asked = super::advice::Asked { project: &moment.project, session: None, patience: super::retrieve::Patience::Human, explain: true, deliver_by: None };
     let answer = tokio::task::block_in_place(|| super::advice::answer(d, t, &crate::base::event::EventKind::UserPromptSubmit, super::advice::Subject::Text(&words), asked));
     answer.items.iter().chain(&answer.considered).find(|i| i.id == lesson).map(|i| i.signals.clone())
 }
@@ -320,7 +320,9 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
         let Some(old) = d.store().get_edge(from, to, kind.as_str())? else { continue };
         // Another situation's side is its own judgement, which one judgement on a merely
         // similar moment must not reverse (the moment's own link takes this judgement's side).
-        let strength = if *from == situation_id {
+        // So is the moment's link to another lesson the path went through: a judgement of B,
+        // reached by [situation, A, B], is not one of A.
+        let strength = if *from == situation_id && *to == lesson.id {
             own(Some(old.strength))
         } else if kind == EdgeKind::Applies {
             graph::lean_less(Some(old.strength), applies, step)

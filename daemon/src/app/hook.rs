@@ -18,7 +18,9 @@ use crate::store::sessions::SessionEvent;
 /// Session id for events that carry none.
 const NO_SESSION: &str = "-";
 
-pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
+/// `deliver_by`: when the hook stops waiting for the answer (its deadline, as the request
+/// carries it).
+pub async fn event(d: &Daemon, mut payload: Value, deliver_by: Option<std::time::Instant>) -> Result<HookReply> {
     let began = std::time::Instant::now();
     let event = HookEvent::from_payload(&payload);
     let project = d.project_for(&cairn_proto::Scope { cwd: event.cwd.clone(), ..Default::default() });
@@ -40,7 +42,7 @@ pub async fn event(d: &Daemon, mut payload: Value) -> Result<HookReply> {
         // A few milliseconds of work, run in place: handing the thread over (block_in_place)
         // costs more than it saves at this size; the only locks here are read locks that writers
         // hold for an in-memory update at most.
-        let asked = Asked { project: &project, session: event.session_id.as_deref(), patience: Patience::Hook, explain: false };
+        let asked = Asked { project: &project, session: event.session_id.as_deref(), patience: Patience::Hook, explain: false, deliver_by };
         let answer = answer(d, &t, &event.kind, Subject::Event(&event), asked);
         tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, items = answer.items.len(), "advice");
         reply.additional_context = answer.context;

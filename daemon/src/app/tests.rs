@@ -118,7 +118,7 @@ async fn the_hook_advises_records_and_keeps_to_its_cooldown() {
     let f = daemon().await;
     let d = &f.daemon;
     let id = add(d, "Never force-push to main; open a pull request instead", GLOBAL_PROJECT, "git").await;
-    let reply = hook::event(d, push_event("s1", "t1", "git push --force origin main")).await.unwrap();
+    let reply = hook::event(d, push_event("s1", "t1", "git push --force origin main"), None).await.unwrap();
     let context = reply.additional_context.expect("advice for a force push");
     assert!(context.contains("Never force-push to main"), "{context}");
     assert!(context.contains("trigger force_push (critical)"), "the rule that spoke is named: {context}");
@@ -128,17 +128,33 @@ async fn the_hook_advises_records_and_keeps_to_its_cooldown() {
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].advised.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(), vec![id.as_str()]);
     assert!(events[0].advised[0].signals.contains_key("trigger_conf"), "the signals are kept with what was said");
-    let again = hook::event(d, push_event("s1", "t2", "git push --force origin main")).await.unwrap();
+    let again = hook::event(d, push_event("s1", "t2", "git push --force origin main"), None).await.unwrap();
     assert!(again.additional_context.is_none(), "said once per cooldown");
 
     // Its outcome is found by the tool call's id; a session's end ends its cooldowns.
-    hook::event(d, json!({"hook_event_name": "PostToolUseFailure", "session_id": "s1", "tool_use_id": "t1", "cwd": "/nowhere/p", "tool_name": "Bash", "error": "rejected"})).await.unwrap();
+    hook::event(d, json!({"hook_event_name": "PostToolUseFailure", "session_id": "s1", "tool_use_id": "t1", "cwd": "/nowhere/p", "tool_name": "Bash", "error": "rejected"}), None).await.unwrap();
     let entries = log::log(d, LogQuery { session: Some("s1".into()), last: 10, ..LogQuery::default() }).await.unwrap();
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0].outcome.as_deref(), Some("failed: rejected"));
     assert_eq!(entries[0].items[0].id, id);
-    hook::event(d, json!({"hook_event_name": "SessionEnd", "session_id": "s1", "cwd": "/nowhere/p"})).await.unwrap();
-    assert!(hook::event(d, push_event("s1", "t3", "git push --force origin main")).await.unwrap().additional_context.is_some(), "a new cooldown after the end");
+    hook::event(d, json!({"hook_event_name": "SessionEnd", "session_id": "s1", "cwd": "/nowhere/p"}), None).await.unwrap();
+    assert!(hook::event(d, push_event("s1", "t3", "git push --force origin main"), None).await.unwrap().additional_context.is_some(), "a new cooldown after the end");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_after_the_hooks_deadline_says_nothing_and_starts_no_cooldown() {
+    let f = daemon().await;
+    let d = &f.daemon;
+    add(d, "Never force-push to main; open a pull request instead", GLOBAL_PROJECT, "git").await;
+    // The hook gave up before the answer was ready: it is never shown.
+    let late = hook::event(d, push_event("s1", "t1", "git push --force origin main"), Some(std::time::Instant::now())).await.unwrap();
+    assert!(late.additional_context.is_none() && late.decision.is_none());
+    let events = d.store().session_events("s1").unwrap();
+    assert_eq!(events.len(), 1, "the event is still recorded");
+    assert!(events[0].advised.is_empty(), "nothing recorded as said: {:?}", events[0].advised);
+    // So the session's next moment is told.
+    let next = hook::event(d, push_event("s1", "t2", "git push --force origin main"), Some(std::time::Instant::now() + std::time::Duration::from_secs(5))).await.unwrap();
+    assert!(next.additional_context.is_some_and(|c| c.contains("Never force-push")));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -146,7 +162,7 @@ async fn secrets_never_reach_the_session_log() {
     let f = daemon().await;
     let d = &f.daemon;
     let secret = "sk_live_51Habcdefghijklmnopqrstuvwx";
-    hook::event(d, push_event("s2", "t1", &format!("STRIPE_KEY={secret} ./deploy.sh"))).await.unwrap();
+    hook::event(d, push_event("s2", "t1", &format!("STRIPE_KEY={secret} ./deploy.sh")), None).await.unwrap();
     let events = d.store().session_events("s2").unwrap();
     let stored = serde_json::to_string(&events).unwrap();
     assert!(!stored.contains(secret), "{stored}");
@@ -160,13 +176,13 @@ async fn a_paused_project_gets_nothing_and_leaves_nothing() {
     let project = quiet::pause(d, Scope { cwd: Some("/nowhere/p".into()), ..Scope::default() }, true).await.unwrap();
     assert_eq!(d.memories().paused(), vec![project.clone()]);
     assert!(d.store().paused_projects().unwrap().contains(&project), "it survives restarts");
-    let reply = hook::event(d, push_event("s3", "t1", "git push --force origin main")).await.unwrap();
+    let reply = hook::event(d, push_event("s3", "t1", "git push --force origin main"), None).await.unwrap();
     assert!(reply.additional_context.is_none());
     assert!(d.store().session_events("s3").unwrap().is_empty(), "nothing recorded");
     let dry = advice::advise(d, AdviseRequest { text: Some("git push --force origin main".into()), scope: in_project(&project), ..AdviseRequest::default() }).await.unwrap();
     assert!(dry.advice.is_empty());
     quiet::pause(d, in_project(&project), false).await.unwrap();
-    assert!(hook::event(d, push_event("s3", "t2", "git push --force origin main")).await.unwrap().additional_context.is_some());
+    assert!(hook::event(d, push_event("s3", "t2", "git push --force origin main"), None).await.unwrap().additional_context.is_some());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -198,11 +214,11 @@ async fn the_seed_pack_loads_once_turns_off_and_on_and_steps_aside_for_an_edit()
     seeds::first_start(d).unwrap();
     assert_eq!(d.memories().count() as usize, pack, "a second start loads nothing");
     let force = "seed-git-force-push";
-    assert!(hook::event(d, push_event("s5", "t1", "git push --force origin main")).await.unwrap().additional_context.unwrap().contains("[git]"));
+    assert!(hook::event(d, push_event("s5", "t1", "git push --force origin main"), None).await.unwrap().additional_context.unwrap().contains("[git]"));
 
     let off = seeds::seed(d, SeedAction::Disable(None)).await.unwrap();
     assert!(!off.pack_enabled && d.memories().quiet().silences(force));
-    assert!(hook::event(d, push_event("s6", "t1", "git push --force origin main")).await.unwrap().additional_context.is_none(), "the pack off is silent");
+    assert!(hook::event(d, push_event("s6", "t1", "git push --force origin main"), None).await.unwrap().additional_context.is_none(), "the pack off is silent");
     let on = seeds::seed(d, SeedAction::Enable(None)).await.unwrap();
     assert!(on.pack_enabled && !d.memories().quiet().silences(force));
 
@@ -330,7 +346,7 @@ async fn without_the_model_cairn_goes_by_keywords() {
     assert!(s.model.starts_with("missing: ") && s.model.contains("run `cairn setup`"), "{}", s.model);
     let found = search::search(&d, SearchRequest { text: "force push main".into(), k: Some(3), ..SearchRequest::default() }).await.unwrap();
     assert_eq!((found.mode.as_str(), found.results[0].id.as_str()), ("keywords", id.as_str()));
-    assert!(hook::event(&d, push_event("s7", "t1", "git push --force origin main")).await.unwrap().additional_context.is_some());
+    assert!(hook::event(&d, push_event("s7", "t1", "git push --force origin main"), None).await.unwrap().additional_context.is_some());
     d.shutdown().cancel();
     d.stop();
 }
@@ -364,7 +380,7 @@ async fn a_store_that_refuses_writes_fails_them_fast_and_the_daemon_restarts_onc
     assert!(status::status(d).await.store_failure.is_some_and(|f| f.contains("the disk is full")));
     let found = search::search(d, SearchRequest { text: "force-push main".into(), scope: in_project("/p"), k: None, ..SearchRequest::default() }).await.unwrap();
     assert!(!found.results.is_empty());
-    let reply = hook::event(d, push_event("s9", "t9", "git push --force origin main")).await.unwrap();
+    let reply = hook::event(d, push_event("s9", "t9", "git push --force origin main"), None).await.unwrap();
     assert!(reply.additional_context.is_some_and(|c| c.contains("force-push")), "advice goes on");
     periodic::recover_store(d);
     assert!(d.restarting() && d.shutdown().is_cancelled(), "the disk has room: restart to reopen the store");

@@ -83,7 +83,7 @@ const GENERIC: &[&str] = &[
 ];
 
 /// Cue words opening a clause's negated part.
-const NEGATIONS: &[&str] = &["not", "never", "avoid", "without", "no", "stop", "nor"];
+pub const NEGATIONS: &[&str] = &["not", "never", "avoid", "without", "no", "stop", "nor"];
 
 /// What a lesson warns about and what it asks for, as index terms.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -199,6 +199,18 @@ fn redoes(e: &SessionEvent, te: &[String], x: &SessionEvent, tx: &[String], dir:
     te.iter().any(|t| tx.contains(t) && !program.contains(t) && !dir.avoid.contains(t))
 }
 
+/// Whether `x` is about what `e` was about (each with the terms of what it did): an edit of the
+/// same file, or a command with a word in common besides `e`'s program (`lodash` in `npm install
+/// lodash` and `pnpm add lodash`; not `npm` alone in `npm run build`).
+fn same_subject(e: &SessionEvent, te: &[String], x: &SessionEvent, tx: &[String]) -> bool {
+    if kind(e.tool_name.as_deref()) == Some("edit") {
+        let on = target(e);
+        return !on.is_empty() && on == target(x);
+    }
+    let program = text::terms(&target(e));
+    te.iter().any(|t| tx.contains(t) && !program.contains(t))
+}
+
 pub fn is_result(e: &SessionEvent) -> bool {
     e.event == "PostToolUse" || e.event == "PostToolUseFailure"
 }
@@ -306,7 +318,9 @@ pub fn attribute(advised: &SessionEvent, lesson: &Lesson<'_>, after: &[SessionEv
         if warns(x, &terms) == Some(true) {
             return Attribution { verdict: Verdict::Ignored, settled: true, evidence: format!("a later {tool} call `{did}` still does what the lesson warns about ({why})") };
         }
-        let brings = dir.brings(&advised_terms, &terms);
+        // After a tool call, only a call about the same thing tells: `npm run build` after
+        // `npm install lodash` brings "build", which the lesson names, and follows nothing.
+        let brings = if at_prompt || same_subject(advised, &advised_terms, x, &terms) { dir.brings(&advised_terms, &terms) } else { Vec::new() };
         let redo = advised_warned && redoes(advised, &advised_terms, x, &terms, &dir);
         if !brings.is_empty() || redo {
             let mut evidence = format!("a later {tool} call `{did}`");
@@ -402,6 +416,22 @@ mod tests {
         assert!(attribute(&advised, &l, &more, W, T0 + 21_000).settled);
         let a = attribute(&advised, &l, &after, W, T0 + 16 * 60_000);
         assert_eq!((a.verdict, a.settled), (Verdict::Followed, true));
+    }
+
+    #[test]
+    fn a_later_call_about_something_else_follows_nothing() {
+        // "build" is a word of the lesson, but `npm run build` is not about the install advised.
+        let advised = bash(0, "t1", "npm install lodash", true);
+        let l = lesson("Use the project's own package manager and commit its lockfile; mixing npm, yarn and pnpm in one repository leaves two lockfiles and builds that differ.");
+        let a = attribute(&advised, &l, &[bash(5, "t2", "npm install left-pad", true), bash(9, "t3", "npm run build", true)], W, T0 + 10_000);
+        assert_eq!(a.verdict, Verdict::Unknown, "{a:?}");
+        // The same install the lesson's way is.
+        let a = attribute(&advised, &l, &[bash(5, "t2", "pnpm add lodash", true)], W, T0 + 6_000);
+        assert_eq!(a.verdict, Verdict::Followed, "{a:?}");
+        // After a prompt, what the lesson asks for is told by any call.
+        let asked = prompt(0, "add lodash");
+        let a = attribute(&asked, &lesson("Use pnpm in this repository, not npm"), &[bash(5, "t2", "pnpm add lodash", true)], W, T0 + 6_000);
+        assert_eq!(a.verdict, Verdict::Followed, "{a:?}");
     }
 
     #[test]

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::HashSet;
 
+use super::attribution::{Direction, NEGATIONS};
 use super::duplicate::{overlap, DuplicateModel};
 use crate::base::text;
 use crate::retrieval::command::{is_assignment, program_of};
@@ -454,6 +455,25 @@ pub fn opposite(a: &str, b: &str) -> bool {
         (Some((pa, ra)), Some((pb, rb))) => !ra.is_disjoint(&pb) && !pa.is_disjoint(&rb),
         _ => false,
     }
+}
+
+/// Whether one text asks for what the other warns about ("Always run the linter before
+/// committing" against "never run the linter before committing, it is too slow"; "Don't edit
+/// files under src/generated/" against "it's fine to edit files under src/generated/"): the
+/// user turning a lesson round, never the lesson said again. Two or more of the warned words,
+/// and at least half of them, must be asked for by the other; a text with two negations ("don't
+/// commit without running the linter") reads as neither.
+pub fn reverses(a: &str, b: &str) -> bool {
+    let negations = |t: &str| t.to_lowercase().replace("n't", " not").split(|c: char| !c.is_alphanumeric()).filter(|w| NEGATIONS.contains(w)).count();
+    if negations(a) > 1 || negations(b) > 1 {
+        return false;
+    }
+    let (da, db) = (Direction::of(a), Direction::of(b));
+    let crossed = |asked: &[String], warned: &[String]| {
+        let n = warned.iter().filter(|t| asked.contains(t)).count();
+        n >= 2 && n * 2 >= warned.len()
+    };
+    crossed(&da.prefer, &db.avoid) || crossed(&db.prefer, &da.avoid)
 }
 
 /// Whether a few words point at the moment ("Do not push that.", "You dont need -A on that.",
@@ -968,7 +988,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     for (i, (id, other, cosine)) in input.nearest.iter().enumerate() {
         let words_shared = overlap(text, other);
         // The opposite of a lesson is never that lesson again, however close in words.
-        if opposite(text, other) {
+        if opposite(text, other) || reverses(text, other) {
             continue;
         }
         let c = cosine.unwrap_or(0.0);
@@ -1113,15 +1133,34 @@ mod tests {
     }
 
     #[test]
+    fn a_lesson_turned_round_is_not_that_lesson_again() {
+        assert!(reverses("Always run the linter before committing.", "From now on never run the linter before committing, it is too slow."));
+        assert!(reverses("Don't edit files under src/generated/.", "It's fine to edit files under src/generated/ directly."));
+        // The same lesson, said another way, is not turned round.
+        for (a, b) in [
+            ("Use pnpm, not npm.", "Always use pnpm in this repo."),
+            ("Run the linter before committing.", "Don't commit without running the linter."),
+            ("Never UPDATE ledger rows; insert a correcting entry.", "Insert correcting entries instead of updating ledger rows."),
+            ("Never force-push main.", "Don't force-push main or release branches."),
+        ] {
+            assert!(!reverses(a, b) && !reverses(b, a), "{a} / {b}");
+        }
+        // So the gate keeps the turned-round text as a lesson of its own, not a duplicate.
+        let text = "Never run the linter before committing, it is too slow.";
+        let j = judge(&Input { text, source: "prompt", nearest: vec![("m1", "Always run the linter before committing.", Some(0.93))], heard: HeardBy::Patterns }, &Bars::default());
+        assert_ne!(j.verdict, Verdict::Duplicate, "{:?}", j.reasons);
+    }
+
+    #[test]
     fn slips_of_a_moment_and_failures_without_a_cause_are_primitive() {
         let why = |t: &str| primitive_reason(t, "recovery");
         assert!(why("In this project, `src/utils/strng.c` does not exist (No such file or directory); the file is `src/utils/string.c`.").contains("typo"));
         assert!(why("In this project, `lib/billing/inv` does not exist (ENOENT); the file is `lib/billing/invoice.ex`.").contains("completed"));
-        assert!(why("In this project, `ls build/out` keeps failing (No such file or directory): seen in 2 sessions, never fixed in one. Find the cause before running it again.").contains("look around"));
+        assert!(why("In this project, `ls build/out` keeps failing (No such file or directory): seen in more than one session, never fixed in one. Find the cause before running it again.").contains("look around"));
         for t in [
-            "In this project, `mix test` keeps failing (3 tests, 1 failure): seen in 2 sessions, never fixed in one. Find the cause before running it again.",
-            "In this project, `./gradlew build` keeps failing (BUILD FAILED in 2m 13s): seen in 2 sessions, never fixed in one. Find the cause before running it again.",
-            "In this project, `helm lint charts/gateway` keeps failing (1 chart(s) linted, 1 chart(s) failed): seen in 3 sessions, never fixed in one. Find the cause before running it again.",
+            "In this project, `mix test` keeps failing (3 tests, 1 failure): seen in more than one session, never fixed in one. Find the cause before running it again.",
+            "In this project, `./gradlew build` keeps failing (BUILD FAILED in 2m 13s): seen in more than one session, never fixed in one. Find the cause before running it again.",
+            "In this project, `helm lint charts/gateway` keeps failing (1 chart(s) linted, 1 chart(s) failed): seen in more than one session, never fixed in one. Find the cause before running it again.",
         ] {
             assert!(why(t).contains("only that it failed"), "{t}");
         }
@@ -1129,7 +1168,7 @@ mod tests {
         // A path moved, an error with its cause, and a count that a changed call fixed are lessons.
         for t in [
             "In this project, `/repo/src/config.ts` does not exist (File does not exist.); the file is `/repo/packages/app/src/config.ts`.",
-            "In this project, `cargo deny check licenses` keeps failing (error[rejected]: license AGPL-3.0-only of crate pdf-weave is not allowed): seen in 2 sessions, never fixed in one. Find the cause before running it again.",
+            "In this project, `cargo deny check licenses` keeps failing (error[rejected]: license AGPL-3.0-only of crate pdf-weave is not allowed): seen in more than one session, never fixed in one. Find the cause before running it again.",
             "In this project, `cargo test` fails (3 tests, 1 failure); `cargo test -- --test-threads=1` works.",
             "In this project, `psql -c 'select 1'` fails (connection refused); `make db-up && psql -c 'select 1'` works.",
         ] {
@@ -1161,7 +1200,7 @@ mod tests {
         assert!(why("No idea why but `make lint` passes locally and fails on the runner.", "prompt").contains("puzzle"));
         assert!(why("Always pay attention when touching the build.", "prompt").contains("vague"));
         assert!(why("In this project, `npm test` fails (Tests: 2 failed, 40 passed); `npm test -- src/cart.test.ts` works.", "recovery").contains("ran less"));
-        assert!(why("In this project, `vitest run` keeps failing (4 tests failed across 3 files): seen in 2 sessions, never fixed in one. Find the cause before running it again.", "failure").contains("only that it failed"));
+        assert!(why("In this project, `vitest run` keeps failing (4 tests failed across 3 files): seen in more than one session, never fixed in one. Find the cause before running it again.", "failure").contains("only that it failed"));
         // A convention written into CLAUDE.md that names things is kept whatever its verb.
         assert_kept("Each public function in `lib/api/` gets a doc comment with an `# Examples` block.", "claude-md");
         // A condition, a way out, a directive opened by "never", a date-free "until", a

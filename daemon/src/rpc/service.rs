@@ -38,12 +38,13 @@ impl Cairn for Service {
         app::status::status(&self.0).await
     }
 
-    async fn hook(self, _: Context, protocol: u32, payload: serde_json::Value) -> Result<HookReply, RpcError> {
+    async fn hook(self, ctx: Context, protocol: u32, payload: serde_json::Value) -> Result<HookReply, RpcError> {
         let _g = self.0.enter();
         if protocol != PROTOCOL_VERSION {
             return Err(RpcError::ProtocolMismatch { daemon: PROTOCOL_VERSION, client: protocol });
         }
-        app::hook::event(&self.0, payload).await.map_err(|e| wire(&self.0, e))
+        // The request's deadline is the hook's own: an answer after it is never shown.
+        app::hook::event(&self.0, payload, Some(ctx.deadline)).await.map_err(|e| wire(&self.0, e))
     }
 
     async fn add(self, _: Context, memory: NewMemory) -> Result<Memory, RpcError> {

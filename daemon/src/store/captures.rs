@@ -51,15 +51,32 @@ impl Store {
         Ok(before.is_some())
     }
 
-    /// Remembers a text the user rejected.
-    pub fn reject_text(&self, text: &str) -> Result<(), StoreError> {
+    /// Remembers a text the user rejected in `project`.
+    pub fn reject_text(&self, project: &str, text: &str) -> Result<(), StoreError> {
         self.writable()?;
-        self.captures.insert(key("r", &text_key(text)), text.as_bytes())?;
+        self.captures.insert(key("r", &format!("{project}\0{}", text_key(text))), text.as_bytes())?;
         Ok(())
     }
 
-    pub fn is_rejected(&self, text: &str) -> Result<bool, StoreError> {
-        Ok(self.captures.contains_key(key("r", &text_key(text)))?)
+    /// Whether the user rejected `text` in `project` (or anywhere, before rejections were kept
+    /// per project).
+    pub fn is_rejected(&self, project: &str, text: &str) -> Result<bool, StoreError> {
+        let words = text_key(text);
+        Ok(self.captures.contains_key(key("r", &format!("{project}\0{words}")))? || self.captures.contains_key(key("r", &words))?)
+    }
+
+    /// Remembers the words a candidate was captured in, at its first edit: rejected, the
+    /// candidate's first words are rejected too.
+    pub fn note_edited(&self, id: &str, text: &str) -> Result<(), StoreError> {
+        self.writable()?;
+        self.captures.compare_and_swap(key("e", id), None::<&[u8]>, Some(text.as_bytes()))?.ok();
+        Ok(())
+    }
+
+    /// The words a candidate was captured in, if it was edited since; forgets them.
+    pub fn take_edited(&self, id: &str) -> Result<Option<String>, StoreError> {
+        self.writable()?;
+        Ok(self.captures.remove(key("e", id))?.map(|v| String::from_utf8_lossy(&v).into_owned()))
     }
 
     pub fn rejected_count(&self) -> usize {
@@ -108,10 +125,15 @@ mod tests {
         let store = Store::open(&dir.path().join("store"), 8 << 20).unwrap();
         assert!(!store.capture_seen("s1\0t1").unwrap());
         assert!(store.capture_seen("s1\0t1").unwrap(), "read once");
-        store.reject_text("Use pnpm here, not npm.").unwrap();
-        assert!(store.is_rejected("use pnpm here -- not NPM").unwrap());
-        assert!(!store.is_rejected("Use yarn here.").unwrap());
+        store.reject_text("/a", "Use pnpm here, not npm.").unwrap();
+        assert!(store.is_rejected("/a", "use pnpm here -- not NPM").unwrap());
+        assert!(!store.is_rejected("/b", "Use pnpm here, not npm.").unwrap(), "rejected in its project only");
+        assert!(!store.is_rejected("/a", "Use yarn here.").unwrap());
         assert_eq!(store.rejected_count(), 1);
+        store.note_edited("c1", "Rubocop -a, not -A.").unwrap();
+        store.note_edited("c1", "a second edit keeps the first words").unwrap();
+        assert_eq!(store.take_edited("c1").unwrap().as_deref(), Some("Rubocop -a, not -A."));
+        assert_eq!(store.take_edited("c1").unwrap(), None);
         store.note_failure("make deploy :: token expired", "p", "a", "make deploy", "token expired").unwrap();
         store.note_failure("make deploy :: token expired", "p", "a", "make deploy", "token expired").unwrap();
         let r = store.note_failure("make deploy :: token expired", "p", "b", "make deploy", "token expired").unwrap();

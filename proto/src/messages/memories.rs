@@ -115,4 +115,7 @@ pub struct ImportReport {
 pub struct Rejection {
     pub line: u64,
     pub reason: String,
+    /// The line's lesson as the daemon read it (secrets redacted), for lines it read as one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }

@@ -200,7 +200,7 @@ fn claude_memory_home() -> (Home, std::path::PathBuf, std::path::PathBuf) {
 #[test]
 fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     let (home, user, repo) = claude_memory_home();
-    std::fs::write(user.join(".claude/CLAUDE.md"), "# Me\n- Always write commit messages in the imperative mood\n- This laptop is my work machine.\n").unwrap();
+    std::fs::write(user.join(".claude/CLAUDE.md"), "# Me\n- Always write commit messages in the imperative mood\n- This laptop is my work machine, its disk password is Tr0ub4dor77.\n").unwrap();
     let claude_md = repo.join("CLAUDE.md");
     std::fs::write(&claude_md, "# Repo\n\n## Tooling\n- Use pnpm here, never npm: the lockfile is pnpm-lock.yaml\n- Do not touch the generated files in src/gen\n- ok\n\n```sh\nrm -rf /\n```\n").unwrap();
     let root = std::fs::canonicalize(&repo).unwrap();
@@ -218,6 +218,8 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     assert!(said.contains("4 added, 0 updated, 0 removed"), "{said}");
     // What the quality gate finds no lesson in is left out, named, and no error.
     assert!(said.contains("1 left out, 0 rejected") && said.contains("left out, not a lesson") && said.contains("This laptop is my work machine"), "{said}");
+    // Named as the daemon read it: a secret in it is not printed.
+    assert!(said.contains("[REDACTED]") && !said.contains("Tr0ub4dor77"), "{said}");
     // The same files again: nothing changes, and the import says so.
     let again = String::from_utf8_lossy(&import().stdout).to_string();
     assert!(again.contains("0 added, 0 updated, 4 unchanged, 0 removed"), "{again}");
