@@ -119,7 +119,8 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
     let lessons: Vec<&claude_memory::Lesson> = groups.iter().flat_map(|g| &g.lessons).collect();
     for g in &groups {
         for (path, n) in &g.read {
-            outln!("{}: {n} lesson{} ({})", path.display(), if *n == 1 { "" } else { "s" }, g.project);
+            // Read, not yet kept: the gate may leave some out (listed below).
+            outln!("{}: {n} instruction{} read ({})", path.display(), if *n == 1 { "" } else { "s" }, g.project);
         }
     }
     if groups.iter().all(|g| g.read.is_empty() && g.errors.is_empty()) {

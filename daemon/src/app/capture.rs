@@ -54,7 +54,28 @@ pub const CAPTURED_SOURCE: &str = "captured";
 
 /// Starts the worker.
 pub fn spawn(d: &Arc<Daemon>) {
+    // Off the start's path: the sessions found are noted, which wakes the worker.
+    let r = d.clone();
+    tokio::spawn(async move { resume(&r) });
     super::workers::serve(d, Daemon::captures, GATHER, TICK, "capture from the session", |d, session| async move { settle(&d, &session).await });
+}
+
+/// At start, how many recent events are looked through for sessions left waiting.
+const RESUME_EVENTS: usize = 5_000;
+
+/// Sessions with a failure within the last two recovery windows, read again after a restart: a
+/// failure waits that long for its recovery, and a restart must not lose it (the log is read no
+/// further back, so a start stays quick whatever its size).
+fn resume(d: &Daemon) {
+    let t = d.tuneables();
+    if !t.capture.enabled {
+        return;
+    }
+    let since = crate::base::clock::now_unix_ms().saturating_sub((t.capture.window_minutes * 2.0 * 60_000.0) as u64);
+    match d.store().events_since(since, RESUME_EVENTS, |e| is_result(e) && failed(e)) {
+        Ok(events) => events.iter().for_each(|e| d.captures().note(&e.session_id, true)),
+        Err(e) => tracing::warn!(error = %e, "cannot read the session log for failures left waiting"),
+    }
 }
 
 /// The gate's bars from the settings.
@@ -142,6 +163,8 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
         }
         let text = redact::redact_text(&r.text);
         offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moments: vec![f], remedies: vec![w], heard: gate::HeardBy::Not }).await?;
+        // A candidate that says this call never got fixed is no longer true.
+        retire_never_fixed(d, &f.project, &failed_call(f))?;
     }
     for (i, f) in events.iter().enumerate().filter(|(_, e)| is_result(e) && failed(e)) {
         if found.iter().any(|r| r.failed == i) {
@@ -157,7 +180,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             continue;
         }
         let Some(sig) = signature(f) else { continue };
-        let call: String = redact::redact_text(&acted(f)).split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
+        let call = failed_call(f);
         let gist = redact::redact_text(&error_gist(f.payload.get("error").and_then(|v| v.as_str()).unwrap_or("")));
         let record = d.store().note_failure(&sig, &f.project, &f.session_id, &call, &gist)?;
         if !record.captured && record.sessions.len() >= t.capture.repeated_failure_sessions {
@@ -171,6 +194,23 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
     }
     d.store().durable().await?;
     Ok(!waiting)
+}
+
+/// A failed call as a lesson names it: redacted, on one line, at most 80 characters.
+fn failed_call(f: &SessionEvent) -> String {
+    redact::redact_text(&acted(f)).split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect()
+}
+
+/// Removes the candidates of `project` captured from failures that say `call` keeps failing,
+/// never fixed: a recovery has just fixed it. A promoted lesson is the user's, and stays.
+fn retire_never_fixed(d: &Daemon, project: &str, call: &str) -> Result<()> {
+    let says = format!("`{call}` keeps failing");
+    let stale: Vec<String> = d.memories().candidates().iter().filter_map(|id| d.memories().get(id)).filter(|m| m.is_candidate() && m.project == project && m.capture.as_ref().is_some_and(|c| c.from == "failure") && m.text.contains(&says)).map(|m| m.id).collect();
+    for id in stale {
+        tracing::info!(%id, call, "a recovery fixed what a candidate said never got fixed; the candidate goes");
+        tokio::task::block_in_place(|| d.memories().writer().remove(&id))?;
+    }
+    Ok(())
 }
 
 /// What a prompt teaches, and how the prompt model read it.

@@ -18,6 +18,8 @@
 //! - **followed**: before that, a later call of the same kind does not do what it warns about,
 //!   and either brings a word the lesson asks for that the advised call did not have, or redoes
 //!   the advised call (same program or file) when that one did what the lesson warns about.
+//!   After advice at a tool call, a call that brings a word counts only when it is about what
+//!   the advised call was about (the same file; a word in common besides the program).
 //!   Provisional until the user's next prompt, the session's end or the window's time runs out.
 //! - **contradicted**: the user's next prompt, after a followed lesson, corrects or rejects
 //!   what was done ("no, ...", "undo that", "that's wrong", ...). `not-useful` says the same of

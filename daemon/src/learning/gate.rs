@@ -465,15 +465,30 @@ pub fn opposite(a: &str, b: &str) -> bool {
 /// commit without running the linter") reads as neither.
 pub fn reverses(a: &str, b: &str) -> bool {
     let negations = |t: &str| t.to_lowercase().replace("n't", " not").split(|c: char| !c.is_alphanumeric()).filter(|w| NEGATIONS.contains(w)).count();
-    if negations(a) > 1 || negations(b) > 1 {
-        return false;
-    }
-    let (da, db) = (Direction::of(a), Direction::of(b));
+    // Only a text that says "do it" in so many words turns a "never" round: a statement, a
+    // report of a failure or a rule with its reason also has words outside its negation.
+    let licenses = |t: &str| {
+        let padded = format!(" {} ", t.to_lowercase().replace('\u{2019}', "'"));
+        LICENCES.iter().any(|m| padded.contains(m))
+    };
     let crossed = |asked: &[String], warned: &[String]| {
         let n = warned.iter().filter(|t| asked.contains(t)).count();
         n >= 2 && n * 2 >= warned.len()
     };
-    crossed(&da.prefer, &db.avoid) || crossed(&db.prefer, &da.avoid)
+    let turned = |yes: &str, no: &str| licenses(yes) && negations(yes) == 0 && negations(no) == 1 && crossed(&Direction::of(yes).prefer, &Direction::of(no).avoid);
+    turned(a, b) || turned(b, a)
+}
+
+/// Words that say "do it": with them, a text asks for what it names.
+const LICENCES: &[&str] = &[" always ", " fine to ", " ok to ", " okay to ", " feel free to ", " go ahead and ", " you can ", " you may ", " allowed to ", " from now on "];
+
+/// Whether `a` says what works where `b` says a call never got fixed (capture's two failure
+/// templates, either way round): the fix of a failure is a lesson of its own, never the
+/// failure said again.
+pub fn fixes(a: &str, b: &str) -> bool {
+    let said_fixed = |t: &str| recovery_calls(t).is_some();
+    let never_fixed = |t: &str| t.contains("` keeps failing") && t.contains("never fixed");
+    said_fixed(a) && never_fixed(b) || said_fixed(b) && never_fixed(a)
 }
 
 /// Whether a few words point at the moment ("Do not push that.", "You dont need -A on that.",
@@ -988,7 +1003,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     for (i, (id, other, cosine)) in input.nearest.iter().enumerate() {
         let words_shared = overlap(text, other);
         // The opposite of a lesson is never that lesson again, however close in words.
-        if opposite(text, other) || reverses(text, other) {
+        if opposite(text, other) || reverses(text, other) || fixes(text, other) {
             continue;
         }
         let c = cosine.unwrap_or(0.0);
@@ -1133,6 +1148,15 @@ mod tests {
     }
 
     #[test]
+    fn the_fix_of_a_failure_is_not_the_failure_again() {
+        let failing = "In this project, `./scripts/sync-assets.sh --bucket media` keeps failing (sync failed: AccessDenied on bucket media-prod): seen in more than one session, never fixed in one. Find the cause before running it again.";
+        let fixed = "In this project, `./scripts/sync-assets.sh --bucket media` fails (sync failed: AccessDenied on bucket media-prod); `./scripts/sync-assets.sh --bucket media --profile media-writer` works.";
+        assert!(fixes(fixed, failing) && fixes(failing, fixed) && !fixes(fixed, fixed));
+        let j = judge(&Input { text: fixed, source: "recovery", nearest: vec![("m1", failing, Some(0.95))], heard: HeardBy::Not }, &Bars::default());
+        assert!(j.verdict.keeps(), "{:?}", j.reasons);
+    }
+
+    #[test]
     fn a_lesson_turned_round_is_not_that_lesson_again() {
         assert!(reverses("Always run the linter before committing.", "From now on never run the linter before committing, it is too slow."));
         assert!(reverses("Don't edit files under src/generated/.", "It's fine to edit files under src/generated/ directly."));
@@ -1142,6 +1166,8 @@ mod tests {
             ("Run the linter before committing.", "Don't commit without running the linter."),
             ("Never UPDATE ledger rows; insert a correcting entry.", "Insert correcting entries instead of updating ledger rows."),
             ("Never force-push main.", "Don't force-push main or release branches."),
+            ("Never deploy to production on a Friday.", "Nothing goes to production on a Friday afternoon; if it breaks, there's no one around."),
+            ("Never make S3 buckets public.", "In shop-api, `aws s3api put-bucket-acl --bucket exports --acl public-read` fails (AccessDenied); `aws s3 presign s3://exports/x` works."),
         ] {
             assert!(!reverses(a, b) && !reverses(b, a), "{a} / {b}");
         }

@@ -208,6 +208,8 @@ fn not_relevant_on_a_lesson_reached_through_another_leaves_the_other_said() {
     let (home, project) = home_and_project();
     // Activation strong enough that a linked lesson is said along the path [situation, A, B].
     home.write_tuneables(r#"{"learning": {"weight_activation": 10}, "ranking": {"min_fusion_score": 0.4}}"#);
+    let in_force = |home: &Home| home.ok(&["config", "show"]).lines().any(|l| l.contains("learning.weight_activation") && l.contains("10"));
+    assert!(eventually(Duration::from_secs(10), || in_force(&home)), "{}", home.ok(&["config", "show"]));
     let a = ok_in(&home, &project, &["add", PNPM, "--category", "tooling"]).trim().to_string();
     let b = ok_in(&home, &project, &["add", "Feature flags live in flags.yaml; register every new flag there with an owner", "--category", "config"]).trim().to_string();
     home.ok(&["graph", "link", &a, &b, "--strength", "0.95"]);
@@ -743,6 +745,12 @@ fn the_same_failure_in_two_sessions_without_a_fix_becomes_a_candidate() {
     said(&home, &prompt("f3", &project, "thanks"));
     std::thread::sleep(Duration::from_secs(1));
     assert_eq!(candidates(&home, &project, |_| true).len(), 1);
+    // Then a session fixes it: the fix is a lesson of its own, and "never fixed" goes.
+    said(&home, &bash_failed("f4", "t1", &project, "make deploy", "Exit code 2\nerror: token expired at 11:20 for /home/dev/.deploy/creds"));
+    said(&home, &bash("f4", "t2", &project, "make deploy LOGIN_FIRST=1", "Deploy with a fresh token"));
+    let c = candidates(&home, &project, |c| c.iter().any(|c| c["source"] == "recovery") && !c.iter().any(|c| c["source"] == "failure"));
+    assert_eq!(c.len(), 1, "{c:#?}");
+    assert!(c[0]["text"].as_str().unwrap().contains("`make deploy LOGIN_FIRST=1` works"), "{c:#?}");
 }
 
 /// An edit's result, as Claude Code sends it.

@@ -223,7 +223,7 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     // The same files again: nothing changes, and the import says so.
     let again = String::from_utf8_lossy(&import().stdout).to_string();
     assert!(again.contains("0 added, 0 updated, 4 unchanged, 0 removed"), "{again}");
-    assert!(said.contains(&format!("{}: 2 lessons", claude_md.display())), "{said}");
+    assert!(said.contains(&format!("{}: 2 instructions read", claude_md.display())), "{said}");
     let ours = |home: &Home| -> Vec<Value> { home.memories().into_iter().filter(|m| m["source"] == "claude-md").collect() };
     let lessons = ours(&home);
     let find = |lessons: &[Value], start: &str| lessons.iter().find(|m| m["text"].as_str().unwrap().starts_with(start)).cloned().unwrap_or_else(|| panic!("{start:?} not in {lessons:#?}"));
