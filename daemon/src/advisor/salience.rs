@@ -97,40 +97,31 @@ static QUOTES_TEXT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The command line as it acts: the quoted text of a part that only searches, prints or records
-/// it blanked out (same length, so positions hold), for the classes here and the trigger rules.
+/// it blanked out (byte for byte, so positions hold), for the classes here and the trigger
+/// rules.
 pub fn acting(command: &str) -> String {
-    let mut out = command.to_string();
-    for (start, end, piped) in spans(command) {
+    let scan = scan(command);
+    let mut out = command.as_bytes().to_vec();
+    for &(start, end, piped) in &scan.parts {
         let part = &command[start..end];
         // What `echo` or `printf` pipes on may run (`echo 'DROP TABLE t' | psql`).
         let runs_on = piped && matches!(part.split_whitespace().next(), Some("echo" | "printf"));
         if runs_on || !QUOTES_TEXT.is_match(part) {
             continue;
         }
-        let (mut quote, mut escaped, mut variable) = (None::<char>, false, false);
-        let mut blanked = String::with_capacity(part.len());
-        for c in part.chars() {
-            let inside = quote.is_some();
+        for &(from, to, quote) in scan.quoted.iter().filter(|(from, _, _)| (start..end).contains(from)) {
             // A variable in double quotes is expanded: what it holds is printed, not its name.
-            variable = quote == Some('"') && (c == '$' || variable && (c.is_alphanumeric() || "_{}".contains(c)));
-            match (quote, c) {
-                _ if escaped => escaped = false,
-                (Some(q), c) if c == q => quote = None,
-                (Some('\''), _) => {}
-                (_, '\\') => escaped = true,
-                (None, '\'' | '"') => quote = Some(c),
-                _ => {}
-            }
-            // Inside the quotes, every character becomes spaces of its own width.
-            if inside && quote.is_some() && !variable {
-                blanked.extend(std::iter::repeat_n(' ', c.len_utf8()));
-            } else {
-                blanked.push(c);
+            let mut variable = false;
+            for b in &mut out[from..to] {
+                variable = quote == b'"' && (*b == b'$' || variable && (b.is_ascii_alphanumeric() || b"_{}".contains(b)));
+                if !variable {
+                    // Every byte of a character becomes a space: the text stays UTF-8.
+                    *b = b' ';
+                }
             }
         }
-        out.replace_range(start..end, &blanked);
     }
-    out
+    String::from_utf8(out).unwrap_or_else(|_| command.to_string())
 }
 
 /// Salience of a shell command: the highest class any part of it falls in.
@@ -163,14 +154,20 @@ pub fn of_command(command: &str) -> Salience {
 /// The simple commands of a command line: split at newlines, `;`, `|` and `&` that stand outside
 /// quotes, so that a `jq '.[] | select(...)'` filter stays in its command.
 fn segments(command: &str) -> Vec<&str> {
-    spans(command).into_iter().map(|(start, end, _)| command[start..end].trim()).filter(|s| !s.is_empty()).collect()
+    scan(command).parts.into_iter().map(|(start, end, _)| command[start..end].trim()).filter(|s| !s.is_empty()).collect()
 }
 
-/// Where each simple command of a command line starts and ends (as [`segments`] splits them),
-/// and whether a single `|` pipes its output on.
-fn spans(command: &str) -> Vec<(usize, usize, bool)> {
-    let mut out = Vec::new();
-    let (mut start, mut quote, mut escaped) = (0, None::<char>, false);
+/// A command line read once: where each simple command starts and ends (as [`segments`] splits
+/// them) and whether a single `|` pipes its output on; and the text inside each pair of quotes
+/// (without the quotes), with its quote.
+struct Scan {
+    parts: Vec<(usize, usize, bool)>,
+    quoted: Vec<(usize, usize, u8)>,
+}
+
+fn scan(command: &str) -> Scan {
+    let mut out = Scan { parts: Vec::new(), quoted: Vec::new() };
+    let (mut start, mut quote, mut escaped, mut opened) = (0, None::<char>, false, 0);
     let bytes = command.as_bytes();
     for (i, c) in command.char_indices() {
         if escaped {
@@ -178,20 +175,29 @@ fn spans(command: &str) -> Vec<(usize, usize, bool)> {
             continue;
         }
         match (quote, c) {
-            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+            (Some('\''), '\'') | (Some('"'), '"') => {
+                out.quoted.push((opened, i, c as u8));
+                quote = None;
+            }
             (Some('\''), _) => {}
             (_, '\\') => escaped = true,
             (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                opened = i + 1;
+            }
             (None, '\n' | ';' | '|' | '&') => {
                 let piped = c == '|' && bytes.get(i + 1) != Some(&b'|') && (i == 0 || bytes[i - 1] != b'|');
-                out.push((start, i, piped));
+                out.parts.push((start, i, piped));
                 start = i + c.len_utf8();
             }
             _ => {}
         }
     }
-    out.push((start, command.len(), false));
+    if let Some(q) = quote {
+        out.quoted.push((opened, command.len(), q as u8));
+    }
+    out.parts.push((start, command.len(), false));
     out
 }
 
@@ -342,6 +348,8 @@ mod tests {
             for seg in segments(&c) {
                 proptest::prop_assert!(c.contains(seg) && !seg.is_empty());
             }
+            // The command as it acts keeps every position.
+            proptest::prop_assert_eq!(acting(&c).len(), c.len());
         }
     }
 
