@@ -371,7 +371,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
         /// Most lessons to say (by default as the hook would: the limit for the event).
-        #[arg(long)]
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         limit: Option<u32>,
         /// Apply and update this session's cooldowns, and record the advice.
         #[arg(long)]

@@ -64,5 +64,7 @@ fn advise_json_shape_and_scope() {
 
     // Bad usage exits 2.
     assert_eq!(home.run(&["advise"]).status.code(), Some(2));
+    // A limit of nothing is no question: refused, not answered "no advice".
+    assert_eq!(home.run(&["advise", "--limit", "0", "force push to main"]).status.code(), Some(2));
     home.down();
 }
