@@ -110,6 +110,12 @@ pub fn acting(command: &str) -> String {
             continue;
         }
         for &(from, to, quote) in scan.quoted.iter().filter(|(from, _, _)| (start..end).contains(from)) {
+            // A secret stays, whatever carries it (`echo 'sk_live_...' >> config.js`): the
+            // rules on secrets read it.
+            let inner = &command[from..to];
+            if crate::base::redact::redact_text(inner) != inner {
+                continue;
+            }
             // A variable in double quotes is expanded: what it holds is printed, not its name.
             let mut variable = false;
             for b in &mut out[from..to] {
@@ -360,6 +366,8 @@ mod tests {
         }
         assert_eq!(of_command("git commit -m 'docs: explain why we never run DROP TABLE in prod'").score, 0.7);
         assert_eq!(acting("grep -n 'rm -rf' a.sh | wc -l"), "grep -n '      ' a.sh | wc -l");
+        let secret = "echo 'STRIPE_KEY=sk_live_4eC39HqLyjWDarjtT1zdp7dc' >> config.env";
+        assert_eq!(acting(secret), secret, "a secret is never blanked out");
         // Quoted text that runs is an action.
         for c in ["psql -c 'DROP TABLE users'", "bash -c 'rm -rf $DIR'", "echo 'DROP TABLE users' | psql", "git commit -m x && git push --force origin main"] {
             assert!(of_command(c).score >= 0.9, "{c}: {:?}", of_command(c));

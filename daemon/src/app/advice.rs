@@ -233,11 +233,13 @@ pub fn answer(d: &Daemon, t: &Tuneables, kind: &EventKind, subject: Subject<'_>,
             not_said.push((s, Verdict::OverLimit));
         }
     }
+    let shadow = not_said.iter().filter(|(_, v)| *v == Verdict::Shadow).map(|(s, _)| (s.candidate.id.clone(), s.score)).collect();
     if deliver_by.is_some_and(|by| Instant::now() + DELIVERY_MARGIN >= by) {
         // Too late to be read: nothing is said, so nothing is recorded as said, no cooldown
-        // keeps the lesson from the session's next moment, and no outcome is read for it.
+        // keeps the lesson from the session's next moment, and no outcome is read for it. A
+        // candidate's shadow is what it would have been, said or not: kept.
         tracing::info!(items = items.len(), "the answer came after the asker's deadline; nothing said");
-        return Answer { intent, salience, context: None, items: Vec::new(), decision: None, considered: Vec::new(), shadow: Vec::new() };
+        return Answer { intent, salience, context: None, items: Vec::new(), decision: None, considered: Vec::new(), shadow };
     }
     if let Some(s) = session {
         let now = Instant::now();
@@ -246,7 +248,6 @@ pub fn answer(d: &Daemon, t: &Tuneables, kind: &EventKind, subject: Subject<'_>,
             cooldowns.record(s, &item.id, now);
         }
     }
-    let shadow = not_said.iter().filter(|(_, v)| *v == Verdict::Shadow).map(|(s, _)| (s.candidate.id.clone(), s.score)).collect();
     // The closest misses, best first.
     not_said.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
     let considered = if explain { not_said.iter().take(EXPLAINED).map(|(s, v)| item(s.clone(), Some(v))).collect() } else { Vec::new() };
