@@ -54,28 +54,12 @@ pub const CAPTURED_SOURCE: &str = "captured";
 
 /// Starts the worker.
 pub fn spawn(d: &Arc<Daemon>) {
-    // Off the start's path: the sessions found are noted, which wakes the worker.
-    let r = d.clone();
-    tokio::spawn(async move { resume(&r) });
-    super::workers::serve(d, Daemon::captures, GATHER, TICK, "capture from the session", |d, session| async move { settle(&d, &session).await });
-}
-
-/// At start, how many recent events are looked through for sessions left waiting.
-const RESUME_EVENTS: usize = 5_000;
-
-/// Sessions with a failure within the last two recovery windows, read again after a restart: a
-/// failure waits that long for its recovery, and a restart must not lose it (the log is read no
-/// further back, so a start stays quick whatever its size).
-fn resume(d: &Daemon) {
+    // Sessions with a failure that may still wait for its recovery: a restart must not lose it.
     let t = d.tuneables();
-    if !t.capture.enabled {
-        return;
+    if t.capture.enabled {
+        super::workers::resume(d, Daemon::captures, t.capture.window_minutes, |e| is_result(e) && failed(e), "capture from the session");
     }
-    let since = crate::base::clock::now_unix_ms().saturating_sub((t.capture.window_minutes * 2.0 * 60_000.0) as u64);
-    match d.store().events_since(since, RESUME_EVENTS, |e| is_result(e) && failed(e)) {
-        Ok(events) => events.iter().for_each(|e| d.captures().note(&e.session_id, true)),
-        Err(e) => tracing::warn!(error = %e, "cannot read the session log for failures left waiting"),
-    }
+    super::workers::serve(d, Daemon::captures, GATHER, TICK, "capture from the session", |d, session| async move { settle(&d, &session).await });
 }
 
 /// The gate's bars from the settings.

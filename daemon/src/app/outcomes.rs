@@ -35,25 +35,12 @@ const SESSION_READ: usize = 400;
 const GATHER: Duration = Duration::from_millis(300);
 /// How often sessions still waiting on a window's time are looked at again.
 const TICK: Duration = Duration::from_secs(30);
-/// At start, how many recent events are looked through for sessions left waiting.
-const RESUME_EVENTS: usize = 5_000;
 
 /// Starts the worker: sessions noted by the hook, then every [`TICK`] those still waiting.
 pub fn spawn(d: &Arc<Daemon>) {
-    // Off the start's path: the sessions found are noted, which wakes the worker.
-    let r = d.clone();
-    tokio::spawn(async move { resume(&r) });
+    // Sessions told something, whose outcomes may still wait.
+    super::workers::resume(d, Daemon::pending, d.tuneables().learning.outcome_window_minutes, |e| !e.advised.is_empty(), "attribute the session's outcomes");
     super::workers::serve(d, Daemon::pending, GATHER, TICK, "attribute the session's outcomes", |d, session| async move { settle(&d, &session).await });
-}
-
-/// Sessions told something within the last two windows, read again after a restart (the log is
-/// read no further back, so a start stays quick whatever its size).
-fn resume(d: &Daemon) {
-    let since = clock::now_unix_ms().saturating_sub((d.tuneables().learning.outcome_window_minutes * 2.0 * 60_000.0) as u64);
-    match d.store().events_since(since, RESUME_EVENTS, |e| !e.advised.is_empty()) {
-        Ok(events) => events.iter().for_each(|e| d.pending().note(&e.session_id, true)),
-        Err(e) => tracing::warn!(error = %e, "cannot read the session log for outcomes left waiting"),
-    }
 }
 
 /// Attributes what it can in one session; `true` when nothing is left waiting.

@@ -8,6 +8,25 @@ use std::time::Duration;
 use super::daemon::Daemon;
 use super::error::Result;
 use super::pending::Pending;
+use crate::store::sessions::SessionEvent;
+
+/// At start, how many recent events are looked through for sessions left waiting.
+const RESUME_EVENTS: usize = 5_000;
+
+/// After a restart, notes in the pending set `which` the sessions with an event `waits` for
+/// within the last two windows of `window_minutes` (the log is read no further back, so a start
+/// stays quick whatever its size). Runs off the start's path; noting wakes the worker. `what`
+/// names the work in the log.
+pub fn resume(d: &Arc<Daemon>, which: fn(&Daemon) -> &Pending, window_minutes: f64, waits: fn(&SessionEvent) -> bool, what: &'static str) {
+    let d = d.clone();
+    tokio::spawn(async move {
+        let since = crate::base::clock::now_unix_ms().saturating_sub((window_minutes * 2.0 * 60_000.0) as u64);
+        match d.store().events_since(since, RESUME_EVENTS, waits) {
+            Ok(events) => events.iter().for_each(|e| which(&d).note(&e.session_id, true)),
+            Err(e) => tracing::warn!(error = %e, "cannot read the session log for what was left waiting: {what}"),
+        }
+    });
+}
 
 /// Serves the pending set `which`: when the hook notes a key, waits `gather` for events to
 /// gather, then runs `settle` on every key noted; a key that `settle` says still waits (`false`)
