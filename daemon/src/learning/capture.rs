@@ -41,10 +41,26 @@ const FILLERS: &[&str] = &[
 
 /// Prefixes that mark a standing instruction and are left out of the lesson's words.
 const STANDING: &[&str] = &[
-    "from now on", "going forward", "in future", "in the future", "for future reference", "for the future", "remember that", "remember,", "remember:",
+    "from now on", "going forward", "in future", "in the future", "for future reference", "for the future", "remember that", "remember to", "rmember to", "remeber to", "remember,", "remember:",
     "note that", "note:", "keep in mind that", "keep in mind", "fyi", "for the record", "just so you know", "heads up", "for next time", "next time",
     "in general", "as a rule", "generally", "rmember that", "remeber that", "rmember", "remeber", "remember",
 ];
+
+/// Of those, the ones that say the instruction lasts: what they mark is an "always" rule.
+const LASTING: &[&str] = &["from now on", "going forward", "in future", "in the future", "for the future", "next time", "for next time", "remember to", "rmember to", "remeber to"];
+
+/// Verbs an instruction opens on: after a [`LASTING`] marker the lesson says "Always ..." (the
+/// marker is left out of its words, and what it meant is kept).
+const IMPERATIVES: &[&str] = &[
+    "use", "run", "put", "keep", "call", "write", "add", "import", "pin", "set", "go", "check", "ask", "stage", "edit", "register", "configure", "install",
+    "update", "bump", "commit", "test", "format", "lint", "rebase", "squash", "document", "mention", "tag", "regenerate", "include", "name", "prefix",
+    "wrap", "open", "create", "push", "ping", "review", "read", "start", "build", "deploy", "restart", "rerun", "re-run", "make", "prefer", "target",
+    "follow", "branch", "merge", "sign", "log", "link", "label", "squash-merge", "place", "leave", "delete", "remove", "clean", "type",
+];
+
+/// Words that halt what the agent is doing when said alone before a pause ("stop, don't run the
+/// migration"): an interruption, which holds for now.
+const HALTS: &[&str] = &["stop", "hold on", "hang on", "halt", "whoa", "woah"];
 
 /// Endings that make a clause a standing instruction ("..., keep that in mind").
 const STANDING_ENDINGS: &[&str] = &["keep that in mind", "keep in mind", "remember that", "for future reference", "from now on", "going forward", "fyi", "for next time"];
@@ -230,11 +246,19 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
         return None;
     }
     let mut rest = body;
+    // "stop, don't run the migration" halts the agent where it is: it holds for now unless a
+    // standing word says it lasts ("stop. never run migrations by hand").
+    let halted = HALTS.iter().find(|h| starts_with_word(rest, h) && (rest.len() == h.len() || rest[h.len()..].trim_start().starts_with([',', '.', '!', '-', '—', ';'])));
+    if let Some(h) = halted {
+        rest = strip_fillers(rest[h.len()..].trim_start_matches(|c: char| matches!(c, ',' | '.' | '!' | '-' | '—' | ';') || c.is_whitespace())).0;
+    }
     let mut standing = false;
+    let mut lasting = false;
     // A marker written with its colon needs it: "note: ..." marks a rule, "note the steps"
     // asks to write something down.
     while let Some(p) = STANDING.iter().find(|p| starts_with_word(rest, p.trim_end_matches(',')) || rest.starts_with(*p)) {
         standing = true;
+        lasting |= LASTING.contains(p);
         rest = rest[p.len()..].trim_start_matches(|c: char| c == ',' || c == ':' || c == '-' || c.is_whitespace());
         rest = strip_fillers(rest).0;
     }
@@ -244,8 +268,12 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
     // An ending like "..., keep that in mind" marks it too.
     if let Some(e) = STANDING_ENDINGS.iter().find(|e| rest.trim_end_matches(['.', '!', ' ']).ends_with(*e)) {
         standing = true;
+        lasting |= LASTING.contains(e);
         rest = rest.trim_end_matches(['.', '!', ' ']);
         rest = rest[..rest.len() - e.len()].trim_end_matches([',', ' ', '-', ';']);
+    }
+    if halted.is_some() && !standing && ![" always ", " never ", " ever "].iter().any(|w| format!(" {rest} ").contains(w)) {
+        return None;
     }
     // "not yet" ties the instruction to now; a "yet" in the reason after it ("..., the
     // symlinks aren't ignored yet") does not.
@@ -308,6 +336,16 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
     if let Some(r) = text.strip_prefix("remember to ").or_else(|| text.strip_prefix("Remember to ")) {
         text = r.to_string();
     }
+    // "from now on, use conventional commits": the marker said it lasts; the lesson says so.
+    if lasting && text.split_whitespace().next().is_some_and(|w| IMPERATIVES.contains(&w.to_lowercase().trim_end_matches([',', ':']))) {
+        // Its first letter lower case, unless the word is all capitals ("Run" but not "CI").
+        let first_word = text.split_whitespace().next().unwrap_or("");
+        if first_word.chars().skip(1).any(|c| c.is_lowercase()) {
+            let mut chars = text.chars();
+            text = chars.next().into_iter().flat_map(char::to_lowercase).chain(chars).collect();
+        }
+        text = format!("always {text}");
+    }
     let text = text.trim().trim_end_matches(|c: char| c == ',' || c == ';' || c == ':' || c == '!' || c == '.' || c.is_whitespace());
     let text = ["please", "thanks", "thank you", "thx", "ok", "k"].iter().fold(text.to_string(), |t, w| {
         let l = t.to_lowercase();
@@ -362,10 +400,20 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
     let mut complaint = true;
     // It reaches past one such clause, not a conversation of them.
     let mut complaints = 0;
+    // "STOP. do not deploy the api": a halt said as a sentence of its own halts the next one.
+    let mut halted = false;
     for c in parts.iter() {
+        if HALTS.contains(&c.trim_end_matches(['.', '!', ',', ';', ' ']).to_lowercase().as_str()) {
+            // A complaint's opening as much as any other clause that states nothing.
+            halted = true;
+            complaints += 1;
+            last_was_lesson = false;
+            continue;
+        }
+        let joined = if std::mem::take(&mut halted) { format!("stop, {c}") } else { c.clone() };
         // "always... no wait, scratch that. just rerun it": what came before is taken back;
         // what follows in the clause is heard on its own.
-        let mut c = c.as_str();
+        let mut c = joined.as_str();
         // ASCII lowercasing keeps every byte where it was, so the index is the clause's too.
         if let Some(end) = super::gate::retracted_at(&c.to_ascii_lowercase()) {
             out.clear();
@@ -785,7 +833,13 @@ mod tests {
         assert_eq!(one("no, use pnpm here, not npm").as_deref(), Some("Use pnpm here, not npm."));
         assert_eq!(one("don't touch the generated files in src/gen").as_deref(), Some("Do not touch the generated files in src/gen."));
         assert_eq!(one("always run the linter before committing").as_deref(), Some("Always run the linter before committing."));
-        assert_eq!(one("From now on, put new migrations under db/migrations.").as_deref(), Some("Put new migrations under db/migrations."));
+        // A marker that says the instruction lasts is kept as "always"; one that says what is so
+        // is left out.
+        assert_eq!(one("From now on, put new migrations under db/migrations.").as_deref(), Some("Always put new migrations under db/migrations."));
+        assert_eq!(one("From now on, use conventional commits.").as_deref(), Some("Always use conventional commits."));
+        assert_eq!(one("remember to update the changelog").as_deref(), Some("Always update the changelog."));
+        assert_eq!(one("going forward, CI config lives in .ci/, not .github/").as_deref(), Some("CI config lives in .ci/, not .github/."));
+        assert_eq!(one("from now on never mock the database").as_deref(), Some("Never mock the database."));
         assert_eq!(one("remember that the staging db is read-only").as_deref(), Some("The staging db is read-only."));
         assert_eq!(
             one("fix the failing test, and from now on never mock the database in integration tests").as_deref(),
@@ -802,6 +856,12 @@ mod tests {
     #[test]
     fn what_points_at_the_moment_opens_a_correction_and_is_no_lesson() {
         assert_eq!(from_prompt("wait, don't push that"), Vec::<String>::new());
+        // "stop" before a pause halts the agent now; "stop" with an object is a rule.
+        assert_eq!(from_prompt("stop, don't run the migration"), Vec::<String>::new());
+        assert_eq!(from_prompt("STOP. do not deploy the api"), Vec::<String>::new());
+        assert_eq!(from_prompt("hold on - don't merge the branch yet"), Vec::<String>::new());
+        assert_eq!(one("stop, never run migrations by hand in this repo").as_deref(), Some("Never run migrations by hand in this repo."));
+        assert_eq!(one("stop using var in new javascript files").as_deref(), Some("Stop using var in new javascript files."));
         // The rule after it is left to the prompt model (the daemon reads it there: e2e and the
         // capture bench's batches 3 and 8), never the clause that points.
         let v = from_prompt("nah dont run php-cs-fixer on this. tollbooth uses pint with the pint.json in the root, so its `sail pint --dirty`");
@@ -833,7 +893,7 @@ mod tests {
         // The correction reaches past a short complaint.
         assert_eq!(one("ugh you did it again. rubocop -a, NOT -A").as_deref(), Some("Rubocop -a, NOT -A."));
         // A rule joined to a request by " and ".
-        assert_eq!(one("fix the lint and going forward keep sql keywords uppercase in db/queries").as_deref(), Some("Keep sql keywords uppercase in db/queries."));
+        assert_eq!(one("fix the lint and going forward keep sql keywords uppercase in db/queries").as_deref(), Some("Always keep sql keywords uppercase in db/queries."));
         // A directive, then what fails without it.
         assert_eq!(one("use tsx to run the scripts in scripts/, ts-node chokes on our esm config").as_deref(), Some("Use tsx to run the scripts in scripts/, ts-node chokes on our esm config."));
         // A long request before a statement is not a complaint the correction reaches past.

@@ -743,9 +743,13 @@ pub fn distance(a: &str, b: &str) -> usize {
 }
 
 /// What makes a text primitive, if anything.
-fn primitive(text: &str, ws: &[String], specific: usize, rule: bool, source: &str) -> Option<String> {
+fn primitive(text: &str, ws: &[String], specific: usize, code: usize, rule: bool, source: &str) -> Option<String> {
     let lower = text.to_lowercase();
-    if ws.len() < 4 {
+    // Three words hold a whole rule when one names a thing in code and one says what holds for
+    // it ("Never hand-edit uv.lock.", "bin/rails, not rails."); "Run cargo build." and "Keep
+    // things simple." do not.
+    let whole_rule = ws.len() == 3 && code > 0 && rule && ws.iter().any(|w| ["never", "always", "not", "don't", "dont", "stop", "avoid", "only"].contains(&w.as_str()));
+    if ws.len() < 4 && !whole_rule {
         return Some("a fragment: fewer than four words".into());
     }
     if text.trim_end().ends_with('?') {
@@ -1051,7 +1055,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         format!("novelty {novelty:.2}: {closest_reason}"),
         format!("outcome link {outcome_linked:.2}: {link_reason}"),
     ];
-    let verdict = if let Some(why) = primitive(text, &ws, specific, actionability >= 1.0, input.source) {
+    let verdict = if let Some(why) = primitive(text, &ws, specific, code, actionability >= 1.0, input.source) {
         reasons.push(format!("primitive: {why}"));
         Verdict::Primitive
     } else if let Some(id) = &duplicate_of {
@@ -1175,6 +1179,19 @@ mod tests {
         let text = "Never run the linter before committing, it is too slow.";
         let j = judge(&Input { text, source: "prompt", nearest: vec![("m1", "Always run the linter before committing.", Some(0.93))], heard: HeardBy::Patterns }, &Bars::default());
         assert_ne!(j.verdict, Verdict::Duplicate, "{:?}", j.reasons);
+    }
+
+    #[test]
+    fn three_words_are_a_rule_when_one_names_code_and_one_says_what_holds() {
+        let verdict = |t: &str| judge(&Input { text: t, source: "prompt", nearest: vec![], heard: HeardBy::Patterns }, &Bars::default());
+        for t in ["Never hand-edit uv.lock.", "Always run `make gen`."] {
+            let j = verdict(t);
+            assert!(!j.reasons.iter().any(|r| r.contains("fragment")), "{t}: {:?}", j.reasons);
+        }
+        for t in ["Run cargo build.", "Keep things simple.", "Don't do that.", "Run ./gradlew build.", "Never uv.lock."] {
+            let j = verdict(t);
+            assert_eq!(j.verdict, Verdict::Primitive, "{t}: {:?}", j.reasons);
+        }
     }
 
     #[test]
