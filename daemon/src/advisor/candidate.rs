@@ -95,6 +95,9 @@ pub struct Candidate {
     /// the safe form of the rule's case (`kubectl --context kind-dev apply`), and the lesson is
     /// not said for it, by the rule or by meaning.
     pub safe_form: Option<String>,
+    /// Why the lesson holds elsewhere than where the action aims (`super::scope`): a lesson
+    /// about production at a command against `localhost`.
+    pub elsewhere: Option<String>,
 }
 
 /// Activation that reached a lesson through the memory graph, with the path it took (node ids

@@ -4,7 +4,8 @@
 //!    pattern matched;
 //! 2. the decision ([`super::fuse`], [`super::decision`]): the learned model's probability
 //!    against its bar (`min_fusion_score`). A moment closer to one of the lesson's near misses
-//!    than to the lesson and its examples is not advised. A rule of the user's, the pack's or
+//!    than to the lesson and its examples is not advised, nor is a lesson about production at a
+//!    command or request aimed at a local or test target ([`super::scope`]). A rule of the user's, the pack's or
 //!    cairn's own (not a learned one) is an instruction rather than evidence: what it puts
 //!    forward speaks whatever the model says, unless the moment is one of the lesson's near
 //!    misses (as close as `learning.same_moment` to one: the rule's match says more than the
@@ -78,6 +79,9 @@ fn near_miss(s: &Scored, same_moment: f64) -> Option<String> {
     if let Some(rule) = &s.candidate.safe_form {
         return Some(format!("the safe form of rule {rule}'s case (its `unless` matched)"));
     }
+    if let Some(why) = &s.candidate.elsewhere {
+        return Some(why.clone());
+    }
     let h = s.candidate.hit.as_ref()?;
     // The user said the lesson is not for a moment like this one (with or without embeddings).
     if let Some(no) = &h.learned.not
@@ -112,6 +116,13 @@ pub fn rank(candidates: Vec<Candidate>, salience: &Salience, prompt: bool, gates
         let (critical, ruled) = (by_critical_rule(&scored), instructed(&scored.candidate, gates.same_moment));
         match gated {
             Err(reason) => dropped.push((scored, Verdict::Gated(reason))),
+            // The pack's own rules advise: at a moment aimed elsewhere than its lesson holds
+            // (`DROP TABLE` in a local dev database), even a critical one is not said. A critical
+            // rule on a lesson of the user's is their order, and is.
+            Ok(()) if critical && scored.candidate.seed.is_some() && scored.candidate.elsewhere.is_some() => {
+                let why = scored.candidate.elsewhere.clone().unwrap_or_default();
+                dropped.push((scored, Verdict::NearMiss(why)));
+            }
             Ok(()) if critical => kept.push(scored),
             Ok(()) => match near_miss(&scored, gates.same_moment) {
                 Some(reason) => dropped.push((scored, Verdict::NearMiss(reason))),
@@ -211,6 +222,7 @@ mod tests {
             complies: None,
             takes_out: Vec::new(),
             safe_form: None,
+            elsewhere: None,
         }
     }
 
@@ -364,6 +376,23 @@ mod tests {
         c.safe_form = Some("seed-k8s-context".into());
         let (kept, dropped) = rank(vec![c], &LOUD, false, &gates());
         assert!(kept.is_empty() && matches!(&dropped[0].1, Verdict::NearMiss(r) if r.contains("safe form of rule seed-k8s-context")), "{dropped:?}");
+    }
+
+    #[test]
+    fn a_lesson_about_production_is_not_said_at_a_local_target_by_meaning_or_by_the_pack_s_rule() {
+        let why = "the action aims at a local or test target ('localhost'), the lesson at production".to_string();
+        let mut c = cand("migrations", 0.9, Some(0.9), 3, 0.5);
+        c.elsewhere = Some(why.clone());
+        let (kept, dropped) = rank(vec![c], &LOUD, false, &gates());
+        assert!(kept.is_empty() && matches!(&dropped[0].1, Verdict::NearMiss(r) if r.contains("'localhost'")), "{dropped:?}");
+        // The pack's critical rule yields to where the moment aims; a critical rule on the user's
+        // own lesson is their order.
+        let mut pack = trig("seed-drop-table", Priority::Critical);
+        pack.seed = Some((1.0, "fresh".into()));
+        pack.elsewhere = Some(why.clone());
+        assert!(rank(vec![pack.clone()], &LOUD, false, &gates()).0.is_empty());
+        pack.seed = None;
+        assert_eq!(ids(&rank(vec![pack], &LOUD, false, &gates()).0), vec!["seed-drop-table"]);
     }
 
     #[test]

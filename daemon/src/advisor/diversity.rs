@@ -112,6 +112,7 @@ mod tests {
             complies: None,
             takes_out: Vec::new(),
             safe_form: None,
+            elsewhere: None,
         };
         let gates = Gates { model: crate::advisor::decision::known_model(), ..Gates::from_settings(&Tuneables::default()) };
         fuse(c, &crate::advisor::salience::Salience { score: 1.0, reason: "test" }, false, &gates)

@@ -14,6 +14,7 @@ use super::intent::Intent;
 use super::lookup::MemoryLookup;
 use super::remedy;
 use super::salience::{self, Salience};
+use super::scope;
 use super::seeds::SEED_SOURCE;
 use crate::base::text;
 use crate::config::rules::{self, Priority, TriggerRule};
@@ -60,6 +61,7 @@ fn candidate(memory: Memory, hit: Option<Hit>, trigger: Option<Triggered>, vecto
         complies: None,
         takes_out: Vec::new(),
         safe_form: None,
+        elsewhere: None,
         pending,
         captured,
         seed,
@@ -234,10 +236,14 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
     let deed = remedy::Deed::of(&ask.intent.deed, &ask.intent.taken);
     // The lessons a rule names whose `unless` says this action is the safe form of its case.
     let safe: Vec<(&str, &str)> = sets.iter().flat_map(|set| rules::safe_forms(set, ask.raw)).flat_map(|r| r.spec.surface.iter().filter(|t| !t.starts_with("category:")).map(move |t| (t.as_str(), r.spec.name.as_str()))).collect();
+    // Where the action aims, read once: the command as written (an environment variable before
+    // it names its database) beside the words its description adds.
+    let local = scope::local_target(&ask.intent.kind, &format!("{}\n{}", ask.intent.words, ask.raw));
     for c in v.iter_mut() {
         c.complies = deed.remedy_of(&c.text);
         c.takes_out = deed.taken_from(&c.text);
         c.safe_form = safe.iter().find(|(id, _)| *id == c.id).map(|(_, rule)| rule.to_string());
+        c.elsewhere = local.as_deref().and_then(|marker| scope::elsewhere(marker, &c.text));
     }
     // Standing among what was retrieved and put forward (a hit left out above is behind at least
     // `keep` others by meaning, so it changes neither the lead nor anyone's gap to it).

@@ -8,7 +8,8 @@
 //! 4. (spreading activation joins here with the learning loop);
 //! 5. enrichment: effectiveness, recency, the memory's embedding, a seed's weight (`gather`);
 //! 6. gate, weigh and decide: the learned decision (`choose`, `fuse`, `decision`, with `why`
-//!    from `explain`; whether the action already does what a lesson asks, `remedy`);
+//!    from `explain`; whether the action already does what a lesson asks, `remedy`; whether it
+//!    aims where the lesson holds, `scope`);
 //! 7. cooldown, MMR and category caps (`diversity`, `cooldown`), then the item limit (`choose`);
 //! 8. rendering within the budget (`format`).
 //!
@@ -31,4 +32,5 @@ pub mod lookup;
 pub mod policy;
 pub mod remedy;
 pub mod salience;
+pub mod scope;
 pub mod seeds;

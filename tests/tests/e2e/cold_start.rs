@@ -106,6 +106,26 @@ fn a_fresh_home_advises_from_the_seed_pack() {
 }
 
 #[test]
+fn a_fresh_home_keeps_its_production_lessons_for_production() {
+    model_dir();
+    let home = Home::with_seed_pack();
+    home.up();
+    let said = |session: &str, command: &str| additional_context(&bash(&home, session, command));
+    // The pack's critical rule on `DROP TABLE` speaks for a shared database, not a local one.
+    assert!(said("p1", "mysql -h db.example.test -u root shop -e 'DROP TABLE orders_archive'").contains("Do not DROP or TRUNCATE"));
+    let local = said("p2", "mysql -h 127.0.0.1 -u root app_dev -e 'DROP TABLE scratch_import'");
+    assert!(!local.contains("Do not DROP or TRUNCATE"), "{local}");
+    // The migration lesson is about production: not for a migration against localhost, and
+    // `advise --explain` says why.
+    let command = "DATABASE_URL=postgresql://app@localhost:5432/app alembic upgrade head";
+    assert!(!said("p3", command).contains("backup before running schema migrations"));
+    let explained = home.ok(&["advise", "--explain", command]);
+    assert!(explained.contains("aims at a local or test target ('localhost')"), "{explained}");
+    assert!(said("p4", "DATABASE_URL=postgresql://app@db.prod.example.test:5432/app alembic upgrade head").contains("backup before running schema migrations"));
+    home.down();
+}
+
+#[test]
 fn export_and_import_keep_the_seed_pack_and_mutes() {
     let home = Home::with_seed_pack();
     home.up();
