@@ -5,12 +5,12 @@
 //! 2. the decision ([`super::fuse`], [`super::decision`]): the learned model's probability
 //!    against its bar (`min_fusion_score`). A moment closer to one of the lesson's near misses
 //!    than to the lesson and its examples is not advised, nor is a lesson about production at a
-//!    command or request aimed at a local or test target ([`super::scope`]). A rule of the user's, the pack's or
-//!    cairn's own (not a learned one) is an instruction rather than evidence: what it puts
-//!    forward speaks whatever the model says, unless the moment is one of the lesson's near
-//!    misses (as close as `learning.same_moment` to one: the rule's match says more than the
-//!    model's closeness); a critical rule speaks even then (it may be the user's own order to stop such
-//!    commands). The user's own feedback is an instruction too: on a moment as close as
+//!    command or request aimed at a local or test target ([`super::scope`]). A rule of the
+//!    user's, the pack's or cairn's own (not a learned one) is an instruction rather than
+//!    evidence: what it puts forward speaks whatever the model says, unless the moment is one
+//!    of the lesson's near misses (as close as `learning.same_moment` to one: the rule's match
+//!    says more than the model's closeness); a critical rule speaks even then (it may be the
+//!    user's own order to stop such commands), except the pack's at a local target. The user's own feedback is an instruction too: on a moment as close as
 //!    `learning.same_moment` to a situation they said a lesson applies to (and closer to it
 //!    than to any they said it does not), the lesson speaks like a rule's; one they said it does
 //!    not apply to is a near miss. The model decides what retrieval alone, or a learned rule,
@@ -117,13 +117,9 @@ pub fn rank(candidates: Vec<Candidate>, salience: &Salience, prompt: bool, gates
         match gated {
             Err(reason) => dropped.push((scored, Verdict::Gated(reason))),
             // The pack's own rules advise: at a moment aimed elsewhere than its lesson holds
-            // (`DROP TABLE` in a local dev database), even a critical one is not said. A critical
-            // rule on a lesson of the user's is their order, and is.
-            Ok(()) if critical && scored.candidate.seed.is_some() && scored.candidate.elsewhere.is_some() => {
-                let why = scored.candidate.elsewhere.clone().unwrap_or_default();
-                dropped.push((scored, Verdict::NearMiss(why)));
-            }
-            Ok(()) if critical => kept.push(scored),
+            // (`DROP TABLE` in a local dev database), even a critical one is weighed as the others
+            // are below (and not said). A critical rule on a lesson of the user's is their order.
+            Ok(()) if critical && !(scored.candidate.seed.is_some() && scored.candidate.elsewhere.is_some()) => kept.push(scored),
             Ok(()) => match near_miss(&scored, gates.same_moment) {
                 Some(reason) => dropped.push((scored, Verdict::NearMiss(reason))),
                 None if ruled => kept.push(scored),

@@ -75,7 +75,7 @@ const ONE_OFF: &[&str] = &[
 const RULE_OPENERS: &[&str] = &[
     "always", "never", "don't", "do not", "dont", "avoid", "stop", "only ever", "make sure to always", "make sure you always", "we use", "we don't",
     "we do not", "we never", "we always", "we prefer", "this project uses", "this repo uses", "this project", "this repo", "in this repo",
-    "in this project", "in this codebase", "here we", "prefer", "no more", "must", "remember to", "be sure to always", "you must", "you should always",
+    "in this project", "in this codebase", "here we", "prefer", "no more", "must", "be sure to always", "you must", "you should always",
     "you should never", "whenever", "every time", "each time", "any time", "anytime", "you don't need", "you dont need", "you do not need",
 ];
 
@@ -332,9 +332,6 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
         if text.starts_with(from) {
             text = format!("{to}{}", &text[from.len()..]);
         }
-    }
-    if let Some(r) = text.strip_prefix("remember to ").or_else(|| text.strip_prefix("Remember to ")) {
-        text = r.to_string();
     }
     // "from now on, use conventional commits": the marker said it lasts; the lesson says so.
     if lasting && text.split_whitespace().next().is_some_and(|w| IMPERATIVES.contains(&w.to_lowercase().trim_end_matches([',', ':']))) {
