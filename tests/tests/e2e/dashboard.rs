@@ -401,7 +401,8 @@ fn a_fresh_home_shows_empty_states_and_the_server_is_reused_and_stopped() {
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let out = home.run_in(None, &[("PATH", std::ffi::OsStr::new(&path))], &["ui"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(eventually(Duration::from_secs(10), || opened.exists()), "the opener ran");
+    // The shell makes the file before `printf` writes into it: wait for what it wrote.
+    assert!(eventually(Duration::from_secs(10), || std::fs::read_to_string(&opened).is_ok_and(|s| !s.is_empty())), "the opener ran");
     let url = std::fs::read_to_string(&opened).unwrap();
     assert!(url.starts_with(&format!("{}/signin?code=", ui.origin())) && !url.contains(&ui.token), "{url}");
     let a = answer(agent().get(&url).call());
