@@ -624,7 +624,7 @@ fn a_rule_no_pattern_hears_is_captured_by_the_prompt_model() {
 }
 
 #[test]
-fn a_lasting_instruction_is_said_as_always_a_short_rule_on_code_is_kept_and_a_halt_is_no_lesson() {
+fn a_lasting_instruction_is_said_as_always_a_short_rule_on_code_is_kept_a_tag_is_no_question_and_a_halt_no_lesson() {
     let (home, project) = home_and_project();
     said(&home, &bash("s1", "t1", &project, "git commit -m 'stuff'", "Commit"));
     said(&home, &prompt("s1", &project, "From now on, use conventional commits."));
@@ -632,11 +632,15 @@ fn a_lasting_instruction_is_said_as_always_a_short_rule_on_code_is_kept_and_a_ha
     let c = candidates(&home, &project, |c| c.len() == 2);
     let texts: Vec<&str> = c.iter().map(|c| c["text"].as_str().unwrap()).collect();
     assert!(texts.contains(&"Always use conventional commits.") && texts.contains(&"Never hand-edit uv.lock."), "{c:#?}");
-    // Stopping the agent halts this moment: nothing to remember, and `review judge` says so.
-    for text in ["stop, don't run the migration", "STOP. do not deploy the api"] {
+    // Stopping the agent, or a thing, halts this moment: nothing to remember, and `review judge`
+    // says so.
+    for text in ["stop, don't run the migration", "STOP. do not deploy the api", "stop the dev server, i need port 4000"] {
         let j: Value = serde_json::from_str(&ok_in(&home, &project, &["review", "judge", "--json", "--prompt", "--", text])).unwrap();
         assert!(j["captured"].is_null(), "{text}: {j}");
     }
+    // An instruction with a tag asking for agreement is no question.
+    let j: Value = serde_json::from_str(&ok_in(&home, &project, &["review", "judge", "--json", "--prompt", "--", "never force-push to release/*, ok?"])).unwrap();
+    assert_eq!(j["captured"], "Never force-push to release/*.", "{j}");
     said(&home, &prompt("s1", &project, "stop, don't run the migration"));
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(candidates(&home, &project, |c| c.len() == 2).len(), 2);
