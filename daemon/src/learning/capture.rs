@@ -1296,4 +1296,28 @@ mod tests {
         assert_eq!(error_gist("npm ERR! code ENOENT\nnpm ERR! missing script: test"), "npm ERR! code ENOENT; npm ERR! missing script: test");
         assert_eq!(error_gist("bash: carg: command not found\nsomething else missing"), "bash: carg: command not found", "the first line names its cause");
     }
+
+    /// Words the reading of a prompt turns on, for the property test to mix with anything.
+    fn prompt_part() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            proptest::sample::select(vec!["stop", "STOP.", "stop,", "hold on -", "from now on", "remember to", "going forward,", "never", "always", "no,", ", ok?", " right?", "got it?", "i need", "the", "`x`", "é", "—", "?", ".", ",", " "]).prop_map(str::to_string),
+            "\\PC{0,12}",
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::base::fuzz_cases(256)))]
+
+        /// Any prompt, however it mixes the words capture turns on with anything else: lessons
+        /// in finished form (a capital or other first letter, a full stop, within the bound),
+        /// never a panic.
+        #[test]
+        fn any_prompt_gives_finished_lessons_or_none(parts in proptest::collection::vec(prompt_part(), 0..12)) {
+            let prompt = parts.join(" ");
+            for lesson in from_prompt(&prompt) {
+                proptest::prop_assert!(lesson.ends_with('.') && lesson.chars().count() <= MAX_TEXT + 1, "{prompt:?} -> {lesson:?}");
+            }
+        }
+    }
 }
