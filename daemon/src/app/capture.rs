@@ -172,7 +172,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             let why = if gist.is_empty() { String::new() } else { format!(" ({gist})") };
             // No count in the text: the failure goes on after the lesson is made, and a count
             // written once would go stale.
-            let text = format!("In this project, `{call}` keeps failing{why}: seen in more than one session, never fixed in one. Find the cause before running it again.");
+            let text = format!("In this project, {}{why}: seen in more than one session, never fixed in one. Find the cause before running it again.", keeps_failing(&call));
             offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f], remedies: Vec::new(), heard: gate::HeardBy::Not }).await?;
         }
     }
@@ -185,10 +185,16 @@ fn failed_call(f: &SessionEvent) -> String {
     redact::redact_text(&acted(f)).split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect()
 }
 
+/// How a repeated failure's lesson names its call: written by `settle`, looked for by
+/// [`retire_never_fixed`].
+fn keeps_failing(call: &str) -> String {
+    format!("`{call}` keeps failing")
+}
+
 /// Removes the candidates of `project` captured from failures that say `call` keeps failing,
 /// never fixed: a recovery has just fixed it. A promoted lesson is the user's, and stays.
 fn retire_never_fixed(d: &Daemon, project: &str, call: &str) -> Result<()> {
-    let says = format!("`{call}` keeps failing");
+    let says = keeps_failing(call);
     let stale: Vec<String> = d.memories().candidates().iter().filter_map(|id| d.memories().get(id)).filter(|m| m.is_candidate() && m.project == project && m.capture.as_ref().is_some_and(|c| c.from == "failure") && m.text.contains(&says)).map(|m| m.id).collect();
     for id in stale {
         tracing::info!(%id, call, "a recovery fixed what a candidate said never got fixed; the candidate goes");
