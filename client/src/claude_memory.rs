@@ -59,10 +59,41 @@ pub struct Group {
     pub id_prefix: String,
     /// What was read: each file with the number of lessons found in it.
     pub read: Vec<(PathBuf, usize)>,
-    /// A file that is there but could not be read (too large, not a regular file, not text):
-    /// the group's lessons are then left as they are.
+    /// A file that is there but could not be read (too large, not a regular file, not text),
+    /// or a folder that could not be listed, each with why.
     pub errors: Vec<String>,
+    /// The paths of those: the lessons that came from them are left as they are.
+    pub unreadable: Vec<PathBuf>,
     pub lessons: Vec<Lesson>,
+}
+
+impl Group {
+    fn fail(&mut self, path: &Path, why: String) {
+        self.errors.push(why);
+        self.unreadable.push(path.to_path_buf());
+    }
+
+    /// Whether a lesson this group gave before, from `file` (the start of its context), can
+    /// be judged gone: not when the file, or a folder above it, could not be read this time.
+    fn read_through(&self, file: &Path) -> bool {
+        !self.unreadable.iter().any(|u| file.starts_with(u))
+    }
+}
+
+/// The lessons an earlier import made (`(id, context)`) that this one did not find again
+/// (`kept`): they have left their files. One whose file could not be read this time stays (it
+/// may still be there), but an unreadable file does not keep the lessons of the files beside
+/// it, so a deleted topic file's lesson goes although another topic file is unreadable.
+pub fn gone(groups: &[Group], kept: &std::collections::HashSet<String>, existing: &[(String, String)]) -> Vec<String> {
+    existing
+        .iter()
+        .filter(|(id, _)| !kept.contains(id))
+        .filter(|(id, context)| {
+            let file = Path::new(context.split(" > ").next().unwrap_or(""));
+            groups.iter().any(|g| id.starts_with(&g.id_prefix) && g.read_through(file))
+        })
+        .map(|(id, _)| id.clone())
+        .collect()
 }
 
 /// Claude Code's own folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
@@ -148,7 +179,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn empty_group(path: &Path, project: &str) -> Group {
-    Group { project: project.to_string(), id_prefix: group_prefix(project, path), read: vec![], errors: vec![], lessons: vec![] }
+    Group { project: project.to_string(), id_prefix: group_prefix(project, path), read: vec![], errors: vec![], unreadable: vec![], lessons: vec![] }
 }
 
 /// Reads a memory file, or says why not; `None` when it is not there.
@@ -175,7 +206,7 @@ fn add_file(group: &mut Group, path: &Path, depth: usize, seen: &mut Vec<PathBuf
     seen.push(real);
     let text = match read(path) {
         None => return,
-        Some(Err(e)) => return group.errors.push(e),
+        Some(Err(e)) => return group.fail(path, e),
         Some(Ok(text)) => text,
     };
     let parsed = instructions(&text);
@@ -221,12 +252,21 @@ enum Folder {
     AutoMemory,
 }
 
-/// The `*.md` files of a folder and its subfolders (two levels), in name order, bounded.
-fn markdown_files(dir: &Path) -> Vec<PathBuf> {
+/// The `*.md` files of a folder and its subfolders (two levels), in name order, bounded. A
+/// folder that is there but cannot be listed, and the files past the bound, are the group's
+/// unreadable places: what came from them before is not taken for deleted.
+fn markdown_files(dir: &Path, group: &mut Group) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut dirs = vec![(dir.to_path_buf(), 0)];
     while let Some((d, depth)) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let entries = match std::fs::read_dir(&d) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                group.fail(&d, format!("{}: cannot list the folder: {e}", d.display()));
+                continue;
+            }
+        };
         for entry in entries.flatten() {
             let path = entry.path();
             // Symlinks are followed by the reader's checks; folders are entered only when real.
@@ -241,13 +281,17 @@ fn markdown_files(dir: &Path) -> Vec<PathBuf> {
         }
     }
     files.sort();
+    if files.len() > MAX_FOLDER_FILES {
+        group.errors.push(format!("{}: {} files past the first {MAX_FOLDER_FILES} (in name order) not read", dir.display(), files.len() - MAX_FOLDER_FILES));
+        group.unreadable.extend(files[MAX_FOLDER_FILES..].iter().cloned());
+    }
     files.truncate(MAX_FOLDER_FILES);
     files
 }
 
 fn folder_group(dir: &Path, project: &str, kind: Folder) -> Group {
     let mut group = empty_group(dir, project);
-    let files = markdown_files(dir);
+    let files = markdown_files(dir, &mut group);
     match kind {
         Folder::Rules => {
             for file in files {
@@ -259,7 +303,7 @@ fn folder_group(dir: &Path, project: &str, kind: Folder) -> Group {
             let topics: Vec<&PathBuf> = files.iter().filter(|f| **f != index).collect();
             if let Some(read) = read(&index) {
                 match read {
-                    Err(e) => group.errors.push(e),
+                    Err(e) => group.fail(&index, e),
                     Ok(text) => {
                         let before = group.lessons.len();
                         // Its links to topic files are the topic files' business.
@@ -273,7 +317,7 @@ fn folder_group(dir: &Path, project: &str, kind: Folder) -> Group {
             for topic in topics {
                 match read(topic) {
                     None => {}
-                    Some(Err(e)) => group.errors.push(e),
+                    Some(Err(e)) => group.fail(topic, e),
                     Some(Ok(text)) => {
                         let before = group.lessons.len();
                         if let Some(lesson) = topic_lesson(&text) {
@@ -697,6 +741,45 @@ mod tests {
                 proptest::prop_assert!(words(&i.text) >= MIN_WORDS && !i.text.contains('\n'));
             }
         }
+    }
+
+    /// A deleted topic file's lesson goes although another topic file cannot be read; the
+    /// unreadable file's lesson, and those of a folder that cannot be listed, stay.
+    #[test]
+    fn an_unreadable_file_keeps_its_own_lessons_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let claude = dir.path().join("claude");
+        let root = dir.path().join("app");
+        std::fs::create_dir_all(&root).unwrap();
+        let project = root.to_str().unwrap();
+        let memory = auto_memory_dir(&claude, project);
+        std::fs::create_dir_all(memory.join("team")).unwrap();
+        for (file, text) in [("kept.md", "The billing service owns the invoices table."), ("deleted.md", "Staging resets every night at 2am."), ("broken.md", "The flaky payment tests need the mock server."), ("team/notes.md", "Releases are cut on Tuesdays.")] {
+            std::fs::write(memory.join(file), format!("{text}\n")).unwrap();
+        }
+        let first = gather(&claude, Some((project, &root)));
+        let existing: Vec<(String, String)> = first.iter().flat_map(|g| g.lessons.iter().map(|l| (l.id.clone(), l.context.clone()))).collect();
+        assert_eq!(existing.len(), 4, "{existing:?}");
+        let id_from = |file: &str| existing.iter().find(|(_, c)| c.ends_with(file)).unwrap().0.clone();
+
+        std::fs::remove_file(memory.join("deleted.md")).unwrap();
+        std::fs::remove_file(memory.join("broken.md")).unwrap();
+        std::fs::create_dir(memory.join("broken.md")).unwrap();
+        let groups = gather(&claude, Some((project, &root)));
+        let kept: std::collections::HashSet<String> = groups.iter().flat_map(|g| g.lessons.iter().map(|l| l.id.clone())).collect();
+        assert_eq!(gone(&groups, &kept, &existing), vec![id_from("deleted.md")]);
+
+        // A subfolder that cannot be listed keeps its files' lessons (root lists anything, so
+        // the check is skipped there).
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(memory.join("team"), std::fs::Permissions::from_mode(0o000)).unwrap();
+        if std::fs::read_dir(memory.join("team")).is_err() {
+            let groups = gather(&claude, Some((project, &root)));
+            let kept: std::collections::HashSet<String> = groups.iter().flat_map(|g| g.lessons.iter().map(|l| l.id.clone())).collect();
+            assert_eq!(gone(&groups, &kept, &existing), vec![id_from("deleted.md")], "an unlistable folder's lesson stays");
+            assert!(groups.iter().flat_map(|g| &g.errors).any(|e| e.contains("cannot list the folder")));
+        }
+        std::fs::set_permissions(memory.join("team"), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
     #[test]

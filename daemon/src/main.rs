@@ -89,6 +89,7 @@ fn run(args: Args) -> anyhow::Result<()> {
             signals.stop_serving();
         });
         daemon.start();
+        let _warming = app::advice::warm(&daemon);
         app::periodic::spawn(&daemon);
         app::outcomes::spawn(&daemon);
         app::capture::spawn(&daemon);

@@ -21,7 +21,7 @@ pub use service::{Cairn, CairnClient};
 
 /// Version of the request/response shapes. Bump it whenever a message changes shape; the client
 /// compares it with the daemon's through [`service::Cairn::handshake`], whose shape never changes.
-pub const PROTOCOL_VERSION: u32 = 5;
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// The cairn release these binaries were built from.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -45,7 +45,7 @@ impl From<RpcError> for PageError {
     fn from(e: RpcError) -> PageError {
         match e {
             RpcError::NotFound(id) => PageError::NotFound(id),
-            RpcError::Invalid(m) => PageError::Invalid(m),
+            RpcError::Invalid(m) | RpcError::Failed(m) => PageError::Invalid(m),
             other => PageError::Daemon(other.to_string()),
         }
     }

@@ -134,17 +134,19 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
     // The lessons these files gave before: an instruction edited in its file carries over to
     // the lesson it was (what it learned, tags, examples), and one gone from its file goes.
     let prefixes: Vec<&str> = groups.iter().map(|g| g.id_prefix.as_str()).collect();
-    let mut existing: Vec<(String, String)> = Vec::new();
+    // (id, text, context): the context starts with the file the lesson came from.
+    let mut existing: Vec<(String, String, String)> = Vec::new();
     let mut after = None;
     loop {
         let page = c.list(ctx(), cairn_proto::ListQuery { scope: Default::default(), all: true, after, limit: EXPORT_PAGE }).await??;
-        existing.extend(page.items.into_iter().filter(|m| m.source == SOURCE && prefixes.iter().any(|p| m.id.starts_with(p))).map(|m| (m.id, m.text)));
+        existing.extend(page.items.into_iter().filter(|m| m.source == SOURCE && prefixes.iter().any(|p| m.id.starts_with(p))).map(|m| (m.id, m.text, m.context)));
         match page.next {
             Some(next) => after = Some(next),
             None => break,
         }
     }
-    let moved: std::collections::HashMap<String, String> = claude_memory::carried_over(&lessons, &prefixes, &existing).into_iter().collect();
+    let by_text: Vec<(String, String)> = existing.iter().map(|(id, text, _)| (id.clone(), text.clone())).collect();
+    let moved: std::collections::HashMap<String, String> = claude_memory::carried_over(&lessons, &prefixes, &by_text).into_iter().collect();
     let id_of = |l: &claude_memory::Lesson| moved.get(&l.id).cloned().unwrap_or_else(|| l.id.clone());
     let mut total = ImportReport::default();
     // Each lesson is judged by the quality gate and embedded: a large file takes a while.
@@ -187,10 +189,10 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
         }
     }
 
-    // What left its file: lessons of a group read whole, not found again.
+    // What left its file: lessons not found again, unless their file could not be read.
     let kept: std::collections::HashSet<String> = lessons.iter().map(|l| id_of(l)).filter(|id| !left_out.contains(id)).collect();
-    let whole: Vec<&str> = groups.iter().filter(|g| g.errors.is_empty()).map(|g| g.id_prefix.as_str()).collect();
-    let gone: Vec<String> = existing.into_iter().map(|(id, _)| id).filter(|id| !kept.contains(id) && whole.iter().any(|p| id.starts_with(p))).collect();
+    let by_context: Vec<(String, String)> = existing.into_iter().map(|(id, _, context)| (id, context)).collect();
+    let gone = claude_memory::gone(&groups, &kept, &by_context);
     let removed = gone.len();
     for id in gone {
         c.forget(ctx(), id).await??;

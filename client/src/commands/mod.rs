@@ -106,25 +106,56 @@ pub async fn client_starting_daemon() -> Result<CairnClient, Failure> {
 /// `--project` as given, or, when it is written as a path (`.`, `..`, `~/x`, anything with a
 /// `/`), the project of that folder, as hook events name it.
 pub fn project_arg(project: &str) -> String {
+    resolve_project(project).0
+}
+
+/// [`project_arg`], and whether the path names a folder that is not there. A missing folder is
+/// taken as written (made absolute), not as the repository above it: a mistyped `src/typo`
+/// inside a checkout would otherwise quietly mean the whole checkout, and a deleted project's
+/// folder still names its memories.
+fn resolve_project(project: &str) -> (String, bool) {
     let looks_like_path = project == "." || project == ".." || project.contains('/');
     if !looks_like_path {
-        return project.to_string();
+        return (project.to_string(), false);
     }
     let expanded = match project.strip_prefix("~/") {
         Some(rest) => user_home().map(|h| h.join(rest)).unwrap_or_else(|_| project.into()),
         None => std::path::PathBuf::from(project),
     };
     let absolute = if expanded.is_absolute() { expanded } else { std::env::current_dir().map(|d| d.join(&expanded)).unwrap_or(expanded) };
-    cairn_proto::project::project_of(&absolute)
+    if absolute.is_dir() {
+        return (cairn_proto::project::project_of(&absolute), false);
+    }
+    (lexical(&absolute).display().to_string(), true)
 }
 
-/// The request scope for project flags, with the current directory for the default.
-pub fn scope(args: &ProjectArgs) -> Scope {
-    Scope {
-        cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
-        project: args.project.as_deref().map(project_arg),
-        global: args.global,
+/// `a/./b/../c` as `a/c`, without the filesystem (the folder is not there to ask).
+fn lexical(path: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
     }
+    out
+}
+
+/// The request scope for project flags, with the current directory for the default. A
+/// `--project` path that names no folder is used as written, with a note on stderr saying so.
+pub fn scope(args: &ProjectArgs) -> Scope {
+    let project = args.project.as_deref().map(|p| {
+        let (project, missing) = resolve_project(p);
+        if missing {
+            errln!("cairn: note: there is no folder {p}; the project is taken as written: {project}");
+        }
+        project
+    });
+    Scope { cwd: std::env::current_dir().ok().map(|d| d.display().to_string()), project, global: args.global }
 }
 
 /// A context with the human commands' patience.
@@ -134,4 +165,23 @@ pub fn ctx() -> tarpc::context::Context {
 
 pub fn print_json(value: &impl serde::Serialize) {
     outln!("{}", serde_json::to_string_pretty(value).expect("answers serialise"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_folder_is_its_own_project_not_the_checkout_above_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let (found, missing) = resolve_project(&root.join("src").display().to_string());
+        assert_eq!((found.as_str(), missing), (root.to_str().unwrap(), false), "a folder in a checkout is the checkout");
+        let typo = root.join("srx/./deep/../x");
+        let (found, missing) = resolve_project(&typo.display().to_string());
+        assert_eq!((found, missing), (root.join("srx/x").display().to_string(), true));
+        assert_eq!(resolve_project("shop"), ("shop".to_string(), false), "a plain name is a name");
+    }
 }

@@ -23,8 +23,15 @@ pub async fn list(json: bool, all: bool, args: ProjectArgs) -> Result<(), Failur
         print_json(&list);
         return Ok(());
     }
+    let elsewhere = match list.elsewhere {
+        0 => String::new(),
+        n => format!("{n} more in other projects: `cairn review --all` lists them"),
+    };
     if list.candidates.is_empty() {
-        outln!("no candidates: cairn captures lessons from your corrections (\"no, use pnpm here\") and from failed calls it recovered from");
+        match elsewhere.is_empty() {
+            true => outln!("no candidates: cairn captures lessons from your corrections (\"no, use pnpm here\") and from failed calls it recovered from"),
+            false => outln!("no candidates in this project; {elsewhere}"),
+        }
         return Ok(());
     }
     for c in &list.candidates {
@@ -42,6 +49,9 @@ pub async fn list(json: bool, all: bool, args: ProjectArgs) -> Result<(), Failur
         }
         quality(&c.quality, "  ");
         outln!("");
+    }
+    if !elsewhere.is_empty() {
+        outln!("{elsewhere}");
     }
     outln!("`cairn review accept|reject|edit ID` to act on one");
     Ok(())

@@ -254,6 +254,34 @@ pub fn answer(d: &Daemon, t: &Tuneables, kind: &EventKind, subject: Subject<'_>,
     Answer { intent, salience, context: rendered.map(|(text, _)| text), items, decision, considered, shadow }
 }
 
+/// Made-up moments of each kind the hook advises on, for [`warm`].
+const WARM_EVENTS: [&str; 3] = [
+    r#"{"hook_event_name": "PostToolUse", "session_id": "-", "tool_name": "Bash", "tool_input": {"command": "git push --force origin main", "description": "Push the branch"}, "tool_response": {"stdout": "", "stderr": ""}}"#,
+    r#"{"hook_event_name": "PostToolUse", "session_id": "-", "tool_name": "Edit", "tool_input": {"file_path": "src/db.py", "old_string": "x", "new_string": "cur.execute(f\"SELECT * FROM users WHERE name = '{name}'\")"}, "tool_response": {}}"#,
+    r#"{"hook_event_name": "UserPromptSubmit", "session_id": "-", "prompt": "deploy the release to production with DATABASE_URL=postgres://u:p@localhost/app"}"#,
+];
+
+/// Runs the hook's path once on made-up moments, on a blocking thread, as the daemon starts:
+/// what is built on first use (compiled patterns, the shipped models, the seed rules) is built
+/// then, not in the first real event, which would otherwise spend most of its deadline on it
+/// (about 80 of 200 ms). A dry run: no session, so nothing is recorded and no cooldown starts.
+pub fn warm(d: &Arc<Daemon>) -> tokio::task::JoinHandle<()> {
+    let d = d.clone();
+    tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        let t = d.tuneables();
+        for payload in WARM_EVENTS {
+            let Ok(mut payload) = serde_json::from_str::<serde_json::Value>(payload) else { continue };
+            let event = HookEvent::from_payload(&payload);
+            let asked = Asked { project: GLOBAL_PROJECT, session: None, patience: Patience::Hook, explain: false, deliver_by: None };
+            let _ = answer(&d, &t, &event.kind, Subject::Event(&event), asked);
+            crate::base::redact::redact_value(&mut payload);
+            let _ = intent::recorded(&event);
+        }
+        tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, "the hook's path warmed");
+    })
+}
+
 /// `advise`: what the hook would say for a text or a hook payload, and why. A dry run unless a
 /// session is named: then cooldowns apply and the advice is recorded.
 pub async fn advise(d: &Daemon, req: AdviseRequest) -> Result<Advice> {

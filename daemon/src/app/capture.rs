@@ -509,15 +509,16 @@ fn view(m: &Memory, t: &Tuneables) -> CandidateView {
 pub fn review(d: &Daemon, q: ReviewQuery) -> Result<ReviewList> {
     let t = d.tuneables();
     let project = d.project_for(&q.scope);
-    let mut found: Vec<Memory> = d.memories().candidates().iter().filter_map(|id| d.memories().get(id)).filter(|m| m.is_candidate() && (q.all || m.project == project || m.project == GLOBAL_PROJECT)).collect();
+    let (mut found, others): (Vec<Memory>, Vec<Memory>) =
+        d.memories().candidates().iter().filter_map(|id| d.memories().get(id)).filter(|m| m.is_candidate()).partition(|m| q.all || m.project == project || m.project == GLOBAL_PROJECT);
     found.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.id.cmp(&b.id)));
-    Ok(ReviewList { candidates: found.iter().map(|m| view(m, &t)).collect() })
+    Ok(ReviewList { candidates: found.iter().map(|m| view(m, &t)).collect(), elsewhere: others.len() as u64 })
 }
 
 fn candidate(d: &Daemon, id: &str) -> Result<Memory> {
     let m = d.memories().get(id).ok_or_else(|| Error::NotFound(id.to_string()))?;
     if m.capture.is_none() {
-        return Err(Error::Invalid(format!("{id} is not a captured lesson (only candidates are reviewed)")));
+        return Err(Error::Failed(format!("{id} is not a captured lesson (only candidates are reviewed)")));
     }
     Ok(m)
 }
@@ -547,7 +548,7 @@ pub async fn act(d: &Daemon, action: ReviewAction) -> Result<ReviewOutcome> {
         ReviewAction::Reject { id } => {
             let m = candidate(d, &id)?;
             if !m.is_candidate() {
-                return Err(Error::Invalid(format!("{id} was promoted already: use `cairn forget {id}` to remove it")));
+                return Err(Error::Failed(format!("{id} was promoted already: use `cairn forget {id}` to remove it")));
             }
             tokio::task::block_in_place(|| -> Result<()> {
                 let w = d.memories().writer();

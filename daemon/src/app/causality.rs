@@ -42,7 +42,7 @@ pub fn check_causes(d: &Daemon, own: &str, caused_by: &[String]) -> Result<Vec<S
             return Err(Error::Invalid(format!("{own} cannot be caused by itself")));
         }
         if matches!(node(d, c), Node::Missing) {
-            return Err(Error::Invalid(format!("--caused-by {c}: no memory or situation has that id")));
+            return Err(Error::Failed(format!("--caused-by {c}: no memory or situation has that id")));
         }
         if !out.iter().any(|x| x == c) {
             out.push(c.to_string());

@@ -8,9 +8,13 @@ use crate::store::StoreError;
 pub enum Error {
     #[error("no memory with id {0}")]
     NotFound(String),
-    /// The request cannot be carried out as asked; the message says what to give instead.
+    /// The request is malformed (bad usage); the message says what to give instead.
     #[error("{0}")]
     Invalid(String),
+    /// The request is well formed but cannot be carried out: what it names is not there or not
+    /// in a state that allows it. The message says why.
+    #[error("{0}")]
+    Failed(String),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("cannot write {}: {source}", .path.display())]

@@ -1,7 +1,7 @@
 //! `import` and `export`. An import is a batch of JSONL lines: each is added, updated (same id)
 //! or rejected with its line number and reason; the batch's texts are embedded together, ahead
 //! of the writes, and the batch is acknowledged once durable. An export is every memory, then
-//! every edge, then the home's advice state (mutes, the seed pack), a page at a time; cursors
+//! every edge, then the home's advice state (mutes, the seed pack, rejected texts), a page at a time; cursors
 //! are `m:<id>` within memories and `e:<hex key>` within edges.
 
 use std::collections::HashSet;
@@ -239,6 +239,7 @@ pub fn advice_state(d: &Daemon) -> Result<AdviceState> {
         seeds_forgotten: sorted(forgotten),
         seeds_off: sorted(store.seeds_off()?),
         muted: sorted(store.muted_ids()?),
+        rejected: store.rejected_texts()?.into_iter().map(|(project, text)| exchange::RejectedText { project, text }).collect(),
     })
 }
 

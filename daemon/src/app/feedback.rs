@@ -6,8 +6,9 @@
 //! was judged before), and its link to the lesson takes the judgement's side of neutral, one
 //! deliberate step further ([`graph::judge`]); the edges of the path that said the lesson there
 //! move one step the same way (without crossing to the other side: another situation's side is
-//! its own judgement). `used` also counts as a helpful outcome of the lesson; `not-relevant`
-//! leaves the lesson's worth alone (the route was wrong, not the lesson). `not-useful` needs no
+//! its own judgement). `used` also counts as a helpful outcome of the lesson, once per moment's
+//! situation; `not-relevant` leaves the lesson's worth alone (the route was wrong, not the
+//! lesson), except that it takes back the helpful outcome of a `used` it reverses there. `not-useful` needs no
 //! moment: the lesson's node weight drops by `learning.node_step` and it counts as an unhelpful
 //! outcome. Every change is a line in the adjustment log, and the answer waits until both are on
 //! disk.
@@ -107,6 +108,14 @@ pub(super) fn count_outcome(m: &mut Memory, helpful: bool, tier: Tier, changes: 
     changes.node(tier, &m.id, "effectiveness", old, m.worth.effectiveness);
 }
 
+/// Takes back one helpful outcome (a judgement reversed by the user), never below none.
+fn uncount_helpful(m: &mut Memory, changes: &mut Changes) {
+    let old = m.worth.effectiveness;
+    m.worth.helpful = m.worth.helpful.saturating_sub(1);
+    m.worth.effectiveness = effectiveness(m.worth.helpful, m.worth.unhelpful);
+    changes.node(Tier::Deliberate, &m.id, "effectiveness", old, m.worth.effectiveness);
+}
+
 /// The moment a feedback is about: by tool call id (in a session when given), else the newest
 /// moment of the session, else the newest moment of the project's latest session. A moment is
 /// an event with a recorded intent (a tool call or a prompt cairn weighed).
@@ -120,11 +129,11 @@ fn find_moment(d: &Daemon, req: &FeedbackRequest, project: &str, lesson: &str) -
             };
             // The call's event that said the lesson, else its newest with an intent.
             let said = events.iter().find(|e| is_moment(e) && e.advised.iter().any(|a| a.id == lesson)).cloned();
-            said.or_else(|| events.into_iter().find(|e| is_moment(e))).ok_or_else(|| Error::Invalid(format!("no tool call {id} with a recorded intent in {}", session.as_deref().map_or("the session log".to_string(), |s| format!("session {s}")))))?
+            said.or_else(|| events.into_iter().find(|e| is_moment(e))).ok_or_else(|| Error::Failed(format!("no tool call {id} with a recorded intent in {}", session.as_deref().map_or("the session log".to_string(), |s| format!("session {s}")))))?
         }
-        (Some(s), None) => d.store().session_events_newest(s, EVENTS_SEARCHED)?.into_iter().find(|e| is_moment(e)).ok_or_else(|| Error::Invalid(format!("no moment with a recorded intent in session {s}")))?,
+        (Some(s), None) => d.store().session_events_newest(s, EVENTS_SEARCHED)?.into_iter().find(|e| is_moment(e)).ok_or_else(|| Error::Failed(format!("no moment with a recorded intent in session {s}")))?,
         (None, None) => d.store().recent_events(1, |e| e.project == project && is_moment(e))?.into_iter().next().ok_or_else(|| {
-            Error::Invalid(format!("no recorded moment in project {project}: name one with --session and --tool-use-id (see `cairn log`)"))
+            Error::Failed(format!("no recorded moment in project {project}: name one with --session and --tool-use-id (see `cairn log`)"))
         })?,
     };
     Ok(found)
@@ -216,7 +225,7 @@ pub(super) async fn embed_moment(d: &Daemon, moment: &SessionEvent) -> Result<Op
     let meaning = moment.meaning.clone().filter(|m| !m.trim().is_empty()).or_else(|| moment.intent.clone()).unwrap_or_default();
     Ok(match d.embedder_ready().await {
         Some(e) => {
-            let v = tokio::task::block_in_place(|| d.semantic().query_vector(e.as_ref(), &meaning, Wait::Always)).map_err(|e| Error::Invalid(format!("cannot embed the moment: {e}")))?;
+            let v = tokio::task::block_in_place(|| d.semantic().query_vector(e.as_ref(), &meaning, Wait::Always)).map_err(|e| Error::Failed(format!("cannot embed the moment: {e}")))?;
             let fingerprint = d.semantic().graphs().read().as_ref().map(|g| g.fingerprint().to_string());
             fingerprint.zip(v)
         }
@@ -293,10 +302,13 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
         }
     };
     let situation_id = situation.as_ref().map(|s| s.id.clone()).unwrap_or_default();
-    // A judgement the moment's situation already had (a second `used` on the same moment) moves
-    // its link on, but is not a second outcome of the lesson.
-    let judged_before = situation.is_some()
-        && d.store().get_edge(&situation_id, &lesson.id, EdgeKind::Applies.as_str())?.is_some_and(|e| crate::retrieval::situations::leans(e.strength) == Some(applies));
+    // Which side the moment's situation leaned to before: a judgement it already had (a second
+    // `used` on the same moment) moves its link on, but is not a second outcome of the lesson.
+    let leaned = match &situation {
+        Some(_) => d.store().get_edge(&situation_id, &lesson.id, EdgeKind::Applies.as_str())?.and_then(|e| crate::retrieval::situations::leans(e.strength)),
+        None => None,
+    };
+    let judged_before = leaned == Some(applies);
     // The moment's own link: a verb takes its side; an outcome moves toward it.
     let own = |old: Option<f64>| if j.tier == Tier::Outcome { graph::nudge(old, applies, step) } else { graph::judge(old, applies, step) };
 
@@ -345,6 +357,13 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
     if let Some(helpful) = j.counts.filter(|_| !(j.tier == Tier::Deliberate && judged_before)) {
         let mut m = w.get(&lesson.id)?.ok_or_else(|| Error::NotFound(lesson.id.clone()))?;
         count_outcome(&mut m, helpful, j.tier, &mut changes);
+        w.put(&m, &Prepared::default())?;
+    } else if j.tier == Tier::Deliberate && !applies && leaned == Some(true) {
+        // `not-relevant` where a `used` had counted a helpful outcome: the user changed their
+        // mind about this moment, so that outcome is taken back (used, not-relevant, used counts
+        // one, not two).
+        let mut m = w.get(&lesson.id)?.ok_or_else(|| Error::NotFound(lesson.id.clone()))?;
+        uncount_helpful(&mut m, &mut changes);
         w.put(&m, &Prepared::default())?;
     }
     bound(d, t, &w, &lesson.id, &moment.project, &mut changes)?;

@@ -99,6 +99,9 @@ pub fn apply_state(w: &Writer<'_>, state: &AdviceState) -> Result<()> {
     for id in &state.muted {
         w.mute(id, true)?;
     }
+    for r in &state.rejected {
+        w.restore_rejection(r.project.as_deref(), &r.text)?;
+    }
     Ok(())
 }
 
@@ -128,7 +131,7 @@ fn report(d: &Daemon) -> Result<SeedReport> {
 fn known(id: &str) -> Result<()> {
     match seeds::find(id) {
         Some(_) => Ok(()),
-        None => Err(Error::Invalid(format!("{id} is not a seed of the pack (see `cairn seed --list`)"))),
+        None => Err(Error::Failed(format!("{id} is not a seed of the pack (see `cairn seed --list`)"))),
     }
 }
 
@@ -169,7 +172,7 @@ pub async fn seed(d: &Daemon, action: SeedAction) -> Result<SeedReport> {
         SeedAction::Disable(Some(id)) => {
             known(&id)?;
             if is_yours(d, &id) {
-                return Err(Error::Invalid(format!("{id} is yours now (you edited it), not the pack's: `cairn mute {id}` keeps it out of advice")));
+                return Err(Error::Failed(format!("{id} is yours now (you edited it), not the pack's: `cairn mute {id}` keeps it out of advice")));
             }
             tokio::task::block_in_place(|| d.memories().writer().seed_off(&id, true))?;
             notes.push(format!("{id} off (kept, not said; `cairn seed --enable {id}` turns it on again)"));

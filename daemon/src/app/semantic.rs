@@ -8,7 +8,7 @@ use super::error::{Error, Result};
 
 pub async fn reindex(d: &Daemon) -> Result<JobProgress> {
     if !d.tuneables().model.enabled {
-        return Err(Error::Invalid("model.enabled is false in tuneables.json: there is no semantic index to rebuild".into()));
+        return Err(Error::Failed("model.enabled is false in tuneables.json: there is no semantic index to rebuild".into()));
     }
     Ok(d.semantic().request_reindex())
 }

@@ -118,6 +118,11 @@ async fn the_hook_advises_records_and_keeps_to_its_cooldown() {
     let f = daemon().await;
     let d = &f.daemon;
     let id = add(d, "Never force-push to main; open a pull request instead", GLOBAL_PROJECT, "git").await;
+    // The start's warm-up runs the hook's path as a dry run: nothing recorded, no cooldown.
+    advice::warm(&f.daemon).await.unwrap();
+    assert_eq!(d.store().event_count(), 0, "the warm-up records nothing");
+    let unsessioned = hook::event(d, push_event("-", "t0", "git push --force origin main"), None).await.unwrap();
+    assert!(unsessioned.additional_context.is_some_and(|c| c.contains("Never force-push to main")), "the warm-up started no cooldown");
     let reply = hook::event(d, push_event("s1", "t1", "git push --force origin main"), None).await.unwrap();
     let context = reply.additional_context.expect("advice for a force push");
     assert!(context.contains("Never force-push to main"), "{context}");
@@ -225,7 +230,7 @@ async fn the_seed_pack_loads_once_turns_off_and_on_and_steps_aside_for_an_edit()
     // An edited seed is the user's: out of the pack's set, not turned off with it.
     memories::edit(d, MemoryEdit { id: force.into(), text: Some("We force-push only to our own feature branches".into()), ..MemoryEdit::default() }).await.unwrap();
     assert_eq!(d.memories().get(force).unwrap().source, "user");
-    assert!(matches!(seeds::seed(d, SeedAction::Disable(Some(force.into()))).await, Err(Error::Invalid(_))));
+    assert!(matches!(seeds::seed(d, SeedAction::Disable(Some(force.into()))).await, Err(Error::Failed(_))));
     seeds::seed(d, SeedAction::Disable(None)).await.unwrap();
     assert!(!d.memories().quiet().silences(force), "the pack off leaves the user's lesson alone");
     let (_, basis) = d.memories().seed_weight(&[GLOBAL_PROJECT]);
@@ -239,7 +244,7 @@ async fn the_seed_pack_loads_once_turns_off_and_on_and_steps_aside_for_an_edit()
     let listed = seeds::seed(d, SeedAction::List).await.unwrap();
     assert_eq!(listed.seeds.iter().find(|s| s.id == other).unwrap().state, "forgotten");
     assert_eq!(listed.seeds.iter().find(|s| s.id == force).unwrap().state, "yours");
-    assert!(matches!(seeds::seed(d, SeedAction::Enable(Some("seed-nope".into()))).await, Err(Error::Invalid(_))));
+    assert!(matches!(seeds::seed(d, SeedAction::Enable(Some("seed-nope".into()))).await, Err(Error::Failed(_))));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -93,7 +93,7 @@ pub async fn prune(d: &Daemon, dry_run: bool) -> Result<PruneReport> {
         report.archived = due.iter().map(|(m, r)| view(m, None, r.clone())).collect();
         return Ok(report);
     }
-    std::fs::create_dir_all(folder(d)).map_err(|e| Error::Invalid(format!("cannot make the archive folder {}: {e}", folder(d).display())))?;
+    std::fs::create_dir_all(folder(d)).map_err(|e| Error::Failed(format!("cannot make the archive folder {}: {e}", folder(d).display())))?;
     for (m, reason) in due {
         let at = clock::now();
         tokio::task::block_in_place(|| archive_one(d, &m, &reason, &at))?;
@@ -115,7 +115,7 @@ fn archive_one(d: &Daemon, m: &Memory, reason: &str, at: &str) -> Result<()> {
     lines.extend(edges.iter().map(exchange::edge_line));
     let path = file(d, &m.id)?;
     let written = cairn_proto::files::replace(&path, (lines.join("\n") + "\n").as_bytes()).and_then(|()| std::fs::File::open(folder(d))?.sync_all());
-    written.map_err(|e| Error::Invalid(format!("cannot write {}: {e}", path.display())))?;
+    written.map_err(|e| Error::Failed(format!("cannot write {}: {e}", path.display())))?;
     w.remove(&m.id)?;
     Ok(())
 }
@@ -129,13 +129,13 @@ fn read(d: &Daemon, id: &str) -> Result<(String, String, Memory, Vec<cairn_proto
     let (at, reason) = (head["at"].as_str().unwrap_or("").to_string(), head["reason"].as_str().unwrap_or("").to_string());
     let (mut memory, mut edges) = (None, Vec::new());
     for (n, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        match exchange::parse_import_line(line, cairn_proto::GLOBAL_PROJECT).map_err(|e| Error::Invalid(format!("{}: line {}: {e}", path.display(), n + 2)))? {
+        match exchange::parse_import_line(line, cairn_proto::GLOBAL_PROJECT).map_err(|e| Error::Failed(format!("{}: line {}: {e}", path.display(), n + 2)))? {
             ImportItem::Memory(m) => memory = Some(*m),
             ImportItem::Edge(e) => edges.push(e),
             _ => {}
         }
     }
-    let memory = memory.ok_or_else(|| Error::Invalid(format!("{} holds no memory", path.display())))?;
+    let memory = memory.ok_or_else(|| Error::Failed(format!("{} holds no memory", path.display())))?;
     Ok((at, reason, memory, edges))
 }
 
@@ -162,7 +162,7 @@ pub async fn archive(d: &Daemon, action: ArchiveAction) -> Result<ArchiveReport>
         ArchiveAction::Restore { id } => {
             let (_, _, memory, edges) = read(d, &id)?;
             if d.memories().get(&id).is_some() {
-                return Err(Error::Invalid(format!("{id} is in the store already: remove it from the archive by hand if it is a stale copy ({})", file(d, &id)?.display())));
+                return Err(Error::Failed(format!("{id} is in the store already: remove it from the archive by hand if it is a stale copy ({})", file(d, &id)?.display())));
             }
             let prepared = d.prepare(&[&memory]).await;
             let restored = tokio::task::block_in_place(|| -> Result<usize> {
@@ -182,7 +182,7 @@ pub async fn archive(d: &Daemon, action: ArchiveAction) -> Result<ArchiveReport>
             })?;
             d.store().durable().await?;
             let path = file(d, &id)?;
-            std::fs::remove_file(&path).map_err(|e| Error::Invalid(format!("restored, but cannot remove {}: {e}", path.display())))?;
+            std::fs::remove_file(&path).map_err(|e| Error::Failed(format!("restored, but cannot remove {}: {e}", path.display())))?;
             let message = format!("restored {id} with {restored} of its {} edges", edges.len());
             Ok(ArchiveReport { entries: Vec::new(), restored: Some(memory), message })
         }

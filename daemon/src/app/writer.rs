@@ -395,6 +395,11 @@ impl Writer<'_> {
     }
 
     /// Keeps a memory out of advice, or lets it back.
+    /// A rejected text brought back from an export: capture never offers it again.
+    pub fn restore_rejection(&self, project: Option<&str>, text: &str) -> Result<(), StoreError> {
+        self.m.store.restore_rejection(project, text)
+    }
+
     pub fn mute(&self, id: &str, muted: bool) -> Result<(), StoreError> {
         self.m.store.set_muted(id, muted)?;
         toggle(&mut self.m.quiet.write().muted, id, muted);

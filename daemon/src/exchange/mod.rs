@@ -106,6 +106,20 @@ pub struct AdviceState {
     pub seeds_off: Vec<String>,
     /// Memories kept out of advice.
     pub muted: Vec<String>,
+    /// Texts the user rejected in review, so capture never offers them again. Left out when
+    /// there are none, so a home without them exports as it did before they were exported.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<RejectedText>,
+}
+
+/// A text the user rejected, with the project it was rejected in (none for one kept before
+/// rejections were per project: it holds everywhere).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RejectedText {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    pub text: String,
 }
 
 #[derive(Serialize)]
@@ -194,6 +208,12 @@ pub fn parse_import_line(line: &str, default_project: &str) -> Result<ImportItem
             let state: AdviceState = serde_json::from_value(record).map_err(|e| format!("bad state record: {e}"))?;
             for id in state.seeds_loaded.iter().chain(&state.seeds_forgotten).chain(&state.seeds_off).chain(&state.muted) {
                 validate_id(id)?;
+            }
+            for r in &state.rejected {
+                validate_text(&r.text).map_err(|e| format!("a rejected text: {e}"))?;
+                if let Some(p) = &r.project {
+                    validate_project(p)?;
+                }
             }
             Ok(ImportItem::State(state))
         }

@@ -19,6 +19,7 @@ fn wire(d: &Daemon, e: app::Error) -> RpcError {
     match e {
         app::Error::NotFound(id) => RpcError::NotFound(id),
         app::Error::Invalid(message) => RpcError::Invalid(message),
+        app::Error::Failed(message) => RpcError::Failed(message),
         app::Error::Store(e) => {
             let e = d.store().explain(e);
             tracing::error!(error = %e, "store error");

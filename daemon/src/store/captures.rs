@@ -79,6 +79,31 @@ impl Store {
         Ok(self.captures.remove(key("e", id))?.map(|v| String::from_utf8_lossy(&v).into_owned()))
     }
 
+    /// Every text the user rejected, in key order: its project (`None` for one kept before
+    /// rejections were per project) and its words as they were rejected. For export.
+    pub fn rejected_texts(&self) -> Result<Vec<(Option<String>, String)>, StoreError> {
+        let mut out = Vec::new();
+        for entry in self.captures.scan_prefix(b"r\0") {
+            let (k, v) = entry?;
+            let rest = String::from_utf8_lossy(&k[2..]).into_owned();
+            let project = rest.split_once('\0').map(|(p, _)| p.to_string());
+            out.push((project, String::from_utf8_lossy(&v).into_owned()));
+        }
+        Ok(out)
+    }
+
+    /// Brings back a rejection from an export, as it was kept (per project, or anywhere).
+    pub fn restore_rejection(&self, project: Option<&str>, text: &str) -> Result<(), StoreError> {
+        match project {
+            Some(p) => self.reject_text(p, text),
+            None => {
+                self.writable()?;
+                self.captures.insert(key("r", &text_key(text)), text.as_bytes())?;
+                Ok(())
+            }
+        }
+    }
+
     pub fn rejected_count(&self) -> usize {
         self.captures.scan_prefix(b"r\0").count()
     }
@@ -130,6 +155,10 @@ mod tests {
         assert!(!store.is_rejected("/b", "Use pnpm here, not npm.").unwrap(), "rejected in its project only");
         assert!(!store.is_rejected("/a", "Use yarn here.").unwrap());
         assert_eq!(store.rejected_count(), 1);
+        store.restore_rejection(None, "Never run the seed script.").unwrap();
+        assert!(store.is_rejected("/b", "never run the seed script").unwrap(), "one kept before projects: anywhere");
+        let kept = store.rejected_texts().unwrap();
+        assert_eq!(kept, vec![(Some("/a".to_string()), "Use pnpm here, not npm.".to_string()), (None, "Never run the seed script.".to_string())]);
         store.note_edited("c1", "Rubocop -a, not -A.").unwrap();
         store.note_edited("c1", "a second edit keeps the first words").unwrap();
         assert_eq!(store.take_edited("c1").unwrap().as_deref(), Some("Rubocop -a, not -A."));

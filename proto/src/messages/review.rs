@@ -20,6 +20,10 @@ pub struct ReviewQuery {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ReviewList {
     pub candidates: Vec<CandidateView>,
+    /// Candidates of other projects, left out of this list (`cairn review --all` shows them;
+    /// `cairn status` counts them all).
+    #[serde(default)]
+    pub elsewhere: u64,
 }
 
 /// One candidate as `cairn review --json` shows it.

@@ -30,6 +30,10 @@ pub enum RpcError {
     NotFound(String),
     #[error("invalid request: {0}")]
     Invalid(String),
+    /// A well-formed request that cannot be carried out (a session with no such moment, a
+    /// candidate promoted already): the message says why. Not bad usage, so exit 1, not 2.
+    #[error("{0}")]
+    Failed(String),
     #[error("cairnd speaks protocol {daemon} but this client speaks {client}")]
     ProtocolMismatch { daemon: u32, client: u32 },
     #[error("store error: {0}")]

@@ -316,6 +316,13 @@ fn not_relevant_keeps_it_quiet_on_a_near_identical_moment() {
     // The latest judgement decides: `used` on the same moment brings it back.
     ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s2", "--tool-use-id", "toolu_2"]);
     assert!(said(&home, &payload("s4", "toolu_4")).contains("copy of production"), "`used` after `not-relevant`");
+    // A mind changed twice on one moment is one helpful outcome, not two.
+    let helpful = |home: &Home| serde_json::from_str::<Value>(&home.ok(&["show", &lesson, "--json"])).unwrap()["worth"]["helpful"].as_u64();
+    assert_eq!(helpful(&home), Some(1));
+    ok_in(&home, &project, &["feedback", "not-relevant", &lesson, "--session", "s2", "--tool-use-id", "toolu_2"]);
+    assert_eq!(helpful(&home), Some(0), "`not-relevant` takes back the `used` it reverses");
+    ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s2", "--tool-use-id", "toolu_2"]);
+    assert_eq!(helpful(&home), Some(1), "used, not-relevant, used");
 }
 
 #[test]
@@ -389,8 +396,8 @@ fn not_useful_lowers_the_node_and_bad_feedback_is_refused() {
     let before = home.ok(&["graph", "log", "--json"]);
     for (args, code, says) in [
         (vec!["feedback", "used", "no-such-memory", "--session", "s1"], 1, "no memory"),
-        (vec!["feedback", "used", lesson.as_str(), "--session", "s1", "--tool-use-id", "toolu_nope"], 2, "no tool call toolu_nope"),
-        (vec!["feedback", "used", lesson.as_str(), "--session", "never"], 2, "no moment"),
+        (vec!["feedback", "used", lesson.as_str(), "--session", "s1", "--tool-use-id", "toolu_nope"], 1, "no tool call toolu_nope"),
+        (vec!["feedback", "used", lesson.as_str(), "--session", "never"], 1, "no moment"),
         (vec!["graph", "link", lesson.as_str(), lesson.as_str(), "--strength", "0.5"], 2, "two different ends"),
         (vec!["graph", "link", lesson.as_str(), "other", "--strength", "2"], 2, "not between 0 and 1"),
         (vec!["graph", "link", lesson.as_str(), "other", "--strength", "0.5", "--kind", "friends"], 2, "unknown edge kind"),
@@ -661,6 +668,10 @@ fn a_recovery_is_captured_accepted_or_rejected_for_good() {
     said(&home, &prompt("r1", &project, "never run the e2e suite against the shared staging db"));
     let c = candidates(&home, &project, |c| c.len() == 2);
     let staging = c.iter().find(|c| c["source"] == "prompt").unwrap()["id"].as_str().unwrap().to_string();
+    // `status` counts every project's candidates; `review` elsewhere says where they are.
+    assert_eq!(home.status()["capture"]["candidates"], 2);
+    let outside = ok_in(&home, home.path(), &["review"]);
+    assert!(outside.contains("no candidates in this project; 2 more in other projects: `cairn review --all`"), "{outside}");
     // Edited: judged against the other lessons, not its own old words.
     let out = ok_in(&home, &project, &["review", "edit", &staging, "Never run the e2e suite against the shared staging database, since its data is real; use the compose database"]);
     assert!(out.contains("still a candidate") && !out.contains("duplicate"), "{out}");
@@ -693,6 +704,24 @@ fn a_recovery_is_captured_accepted_or_rejected_for_good() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("promoted already"));
     let out = in_dir(&home, &project, &["review", "accept", "no-such-id"]);
     assert!(!out.status.success());
+
+    // The rejection travels in an export: a home restored from it never offers the text again,
+    // and exports it the same.
+    let exported = home.ok(&["export"]);
+    let state: Value = serde_json::from_str(exported.lines().last().unwrap()).unwrap();
+    assert_eq!(state["state"]["rejected"], json!([{"project": project.display().to_string(), "text": "Never run the e2e suite against the shared staging db."}]), "{state}");
+    let file = home.path().join("export.jsonl");
+    std::fs::write(&file, &exported).unwrap();
+    let fresh = Home::new();
+    fresh.up();
+    fresh.ok(&["import", file.to_str().unwrap()]);
+    assert_eq!(fresh.ok(&["export"]), exported, "export -> import -> export changes nothing");
+    fresh.ok(&["search", "warm up"]);
+    assert!(eventually(Duration::from_secs(60), || fresh.status()["model"] == "loaded"));
+    said(&fresh, &prompt("r9", &project, "never run the e2e suite against the shared staging db"));
+    said(&fresh, &prompt("r9", &project, "never deploy on fridays"));
+    let c = candidates(&fresh, &project, |c| !c.is_empty());
+    assert!(c.iter().all(|c| !c["text"].as_str().unwrap().contains("staging")), "a rejected text offered again after a restore: {c:?}");
 }
 
 #[test]

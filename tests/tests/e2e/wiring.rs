@@ -435,6 +435,10 @@ fn paused_project_gets_nothing_and_records_nothing() {
     assert!(stdout(&out).contains(&format!("paused {}", project.display())), "{}", stdout(&out));
     assert!(assert_hook_contract(&home.hook(event("a2").as_bytes())).is_none());
     assert_eq!(home.run(&["pause", "--global"]).status.code(), Some(2), "global is not where events come from");
+    // A path to no folder is taken as written, with a note, not as the checkout above it.
+    let typo = home.run_in(Some(&project), &[], &["weights", "--project", "srx/typo"]);
+    let (out, err) = (stdout(&typo), String::from_utf8_lossy(&typo.stderr).to_string());
+    assert!(err.contains("there is no folder srx/typo") && out.contains(&format!("project {}/srx/typo:", project.display())), "{err}\n{out}");
 
     // The pause survives a restart, and other projects are not affected.
     home.down();
