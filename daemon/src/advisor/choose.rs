@@ -118,8 +118,10 @@ pub fn rank(candidates: Vec<Candidate>, salience: &Salience, prompt: bool, gates
             Err(reason) => dropped.push((scored, Verdict::Gated(reason))),
             // The pack's own rules advise: at a moment aimed elsewhere than its lesson holds
             // (`DROP TABLE` in a local dev database), even a critical one is weighed as the others
-            // are below (and not said). A critical rule on a lesson of the user's is their order.
-            Ok(()) if critical && !(scored.candidate.seed.is_some() && scored.candidate.elsewhere.is_some()) => kept.push(scored),
+            // are below (and not said). A critical rule on a lesson of the user's is their order,
+            // unless the lesson's own rule says the action is the safe form of its case (`git
+            // clean -n` beside a catch-all rule that picked the lesson by its category).
+            Ok(()) if critical && scored.candidate.safe_form.is_none() && !(scored.candidate.seed.is_some() && scored.candidate.elsewhere.is_some()) => kept.push(scored),
             Ok(()) => match near_miss(&scored, gates.same_moment) {
                 Some(reason) => dropped.push((scored, Verdict::NearMiss(reason))),
                 None if ruled => kept.push(scored),
@@ -372,6 +374,12 @@ mod tests {
         c.safe_form = Some("seed-k8s-context".into());
         let (kept, dropped) = rank(vec![c], &LOUD, false, &gates());
         assert!(kept.is_empty() && matches!(&dropped[0].1, Verdict::NearMiss(r) if r.contains("safe form of rule seed-k8s-context")), "{dropped:?}");
+        // Nor by another critical rule that picked the lesson by its category.
+        let mut picked = trig("discard", Priority::Critical);
+        assert_eq!(ids(&rank(vec![picked.clone()], &LOUD, false, &gates()).0), vec!["discard"]);
+        picked.safe_form = Some("seed-git-discard-work".into());
+        let (kept, dropped) = rank(vec![picked], &LOUD, false, &gates());
+        assert!(kept.is_empty() && matches!(&dropped[0].1, Verdict::NearMiss(r) if r.contains("safe form of rule seed-git-discard-work")), "{dropped:?}");
     }
 
     #[test]

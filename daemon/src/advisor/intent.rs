@@ -274,8 +274,26 @@ pub fn raw_input(event: &HookEvent, max_chars: usize) -> String {
     {
         *command = super::salience::acting(command);
     }
+    // An edit is read as what it leaves: the text it replaces is gone after it. A pattern found
+    // only there (a string-built query turned into a bound one, a key literal turned into an
+    // environment lookup) is what the edit takes out, not what it does.
+    drop_replaced(&mut input);
     collect(&input, &mut parts);
     clip(&parts.join("\n"), max_chars).to_string()
+}
+
+/// Takes the replaced text (`old_string`) out of an edit's input, and out of each edit of a
+/// multi-edit.
+fn drop_replaced(input: &mut Value) {
+    let Value::Object(map) = input else { return };
+    map.remove("old_string");
+    if let Some(Value::Array(edits)) = map.get_mut("edits") {
+        for edit in edits {
+            if let Value::Object(e) = edit {
+                e.remove("old_string");
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -415,6 +433,19 @@ mod tests {
             assert!(raw.contains(part), "{raw}");
         }
         assert_eq!(raw_input(&e, 3).chars().count(), 3);
+    }
+
+    #[test]
+    fn trigger_rules_see_what_an_edit_leaves_not_what_it_replaces() {
+        let e = ev("Edit", json!({"file_path": "a.py", "old_string": "WHERE x = '%s'", "new_string": "WHERE x = %s"}));
+        let raw = raw_input(&e, 10_000);
+        assert!(raw.contains("WHERE x = %s") && !raw.contains("'%s'"), "{raw}");
+        let m = ev("MultiEdit", json!({"file_path": "a.py", "edits": [{"old_string": "API_KEY = 'sk_FAKE'", "new_string": "API_KEY = os.environ['API_KEY']"}]}));
+        let raw = raw_input(&m, 10_000);
+        assert!(raw.contains("os.environ") && !raw.contains("sk_FAKE"), "{raw}");
+        // A command that mentions old_string is a command.
+        let b = ev("Bash", json!({"command": "grep -rn old_string src/"}));
+        assert!(raw_input(&b, 10_000).contains("old_string"));
     }
 
     #[test]

@@ -157,6 +157,12 @@ mod tests {
             ("kubectl -n checkout delete pod web-1", "seed-k8s-context"),
             ("terraform -chdir=envs/shared destroy", "seed-terraform-destroy"),
             ("terraform -chdir=envs/prod apply", "seed-terraform-plan"),
+            // Near the remedy, and not it: a clean with no stash of untracked files, a plan
+            // applied with variables and no plan file.
+            ("git stash && git clean -fdx", "seed-git-discard-work"),
+            ("git clean -fdx", "seed-git-discard-work"),
+            ("terraform apply -var-file=prod.tfvars -auto-approve", "seed-terraform-plan"),
+            ("rm -rf \"$OUT\"/* ${KEEP:?}", "seed-rm-rf-variable"),
         ];
         for (raw, seed) in cases {
             assert!(fired(raw).contains(&seed.to_string()), "{raw}: {:?}", fired(raw));
@@ -178,6 +184,17 @@ mod tests {
             "kubectl --context kind-dev apply -f k8s/overlays/dev",
             "kubectl apply -f k8s/ --context=staging-eu",
             "kubectl --kubeconfig ~/.kube/kind.yaml delete pod web-1",
+            // The lesson's own remedy: a guarded variable, a dry run, work stashed first, a
+            // saved plan applied.
+            "rm -rf \"${TMPDIR:?}/golden-out\" && mkdir -p \"$TMPDIR/golden-out\"",
+            "rm -rf ${BUILD_DIR:?must be set}/*",
+            "git clean -fdxn",
+            "git clean --dry-run -d",
+            "git stash push -m wip && git reset --hard origin/main",
+            "git stash push -u -m 'wip' && git clean -fd",
+            "terraform apply tfplan",
+            "terraform -chdir=envs/prod apply -lock-timeout=60s \"prod.tfplan\"",
+            "terraform show -no-color tfplan && terraform apply tfplan",
         ] {
             assert!(fired(raw).is_empty(), "{raw}: {:?}", fired(raw));
         }

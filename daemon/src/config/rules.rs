@@ -1,7 +1,7 @@
 //! Trigger rules in Spark's YAML format (`rules:` and `learned:`), parsed and validated, the
 //! rules cairn ships built in, and matching. A rule's pattern is a regex matched
-//! case-insensitively against the raw tool input (command, file path, content), never against
-//! the extracted intent; `surface` names memory ids or `category:NAME` (the advisor picks the
+//! case-insensitively against the raw tool input (command, file path, content; an edit's
+//! replaced text is left out), never against the extracted intent; `surface` names memory ids or `category:NAME` (the advisor picks the
 //! most relevant memory of that category). This module owns the file format and its errors (with
 //! line numbers). Pure; no I/O.
 
@@ -304,7 +304,7 @@ pub const TEMPLATE: &str = r#"# cairn trigger rules (Spark's format). Edited liv
 # keeps the last good rules if a save does not parse.
 #
 # Each rule: a regex `pattern`, matched case-insensitively against the raw tool input (the
-# command, the file path, the content), and what to `surface` when it matches: memory ids, or
+# command, the file path, the content; of an edit, the new text, not the text it replaces), and what to `surface` when it matches: memory ids, or
 # `category:NAME` for the most relevant memory of that category. `priority` is critical, high,
 # normal or background; `interrupt: true` (critical rules only) may block the tool call.
 # `unless`, a second regex, keeps the rule quiet when the input matches it too (the safe form

@@ -126,6 +126,26 @@ fn a_fresh_home_keeps_its_production_lessons_for_production() {
 }
 
 #[test]
+fn an_edit_that_takes_a_problem_out_is_not_told_about_it() {
+    model_dir();
+    let home = Home::with_seed_pack();
+    home.up();
+    let edit = |session: &str, old: &str, new: &str| {
+        additional_context(&pre(&home, session, "Edit", json!({"file_path": "app/repo.py", "old_string": old, "new_string": new}), None))
+    };
+    let built = "cur.execute(f\"SELECT id FROM users WHERE email = '{email}'\")";
+    let bound = "cur.execute(\"SELECT id FROM users WHERE email = %s\", (email,))";
+    // Pasting the input into the query: said. Binding it instead of pasting it: not.
+    assert!(edit("e1", bound, built).contains("bound parameters"), "the premise");
+    let fixed = edit("e2", built, bound);
+    assert!(!fixed.contains("bound parameters"), "said on the edit that fixes it: {fixed}");
+    // A multi-edit is read the same way, edit by edit.
+    let multi = pre(&home, "e3", "MultiEdit", json!({"file_path": "app/repo.py", "edits": [{"old_string": built, "new_string": bound}]}), None);
+    assert!(!additional_context(&multi).contains("bound parameters"));
+    home.down();
+}
+
+#[test]
 fn export_and_import_keep_the_seed_pack_and_mutes() {
     let home = Home::with_seed_pack();
     home.up();
