@@ -68,6 +68,8 @@ pub enum Command {
         scope: ProjectArgs,
     },
     /// Import memories from a JSONL file (one memory per line), or Claude Code's own memory.
+    /// Lines that name no project go to `--project` when given, else to `global` (not to the
+    /// current directory's project: an export restored elsewhere keeps what it says).
     Import {
         /// The JSONL file (as `cairn export` writes it, or one `{"text": ...}` per line).
         #[arg(required_unless_present = "claude_memory")]

@@ -26,7 +26,8 @@ fn unchanged(total: &ImportReport) -> String {
 pub async fn import(file: PathBuf, args: ProjectArgs) -> Result<(), Failure> {
     let mut reader = BufReader::new(open_import(&file)?);
     let c = client().await?;
-    let default_project = if args.global { Some(cairn_proto::GLOBAL_PROJECT.to_string()) } else { args.project.clone() };
+    // `--project` read as every command reads it (a path is its folder's project).
+    let default_project = if args.global { Some(cairn_proto::GLOBAL_PROJECT.to_string()) } else { super::scope(&args).project };
     let progress = std::io::stderr().is_terminal();
     let mut total = ImportReport::default();
     let mut batch = Vec::new();
@@ -106,8 +107,13 @@ pub async fn import_claude_memory(args: ProjectArgs) -> Result<(), Failure> {
         (Some(p), false) => {
             let project = super::project_arg(p);
             let root = PathBuf::from(&project);
-            if !root.is_absolute() || !root.is_dir() {
+            // A name is bad usage here (the memory is found from a folder); a path to a folder
+            // that is not there is a failure, as every missing thing a command names is.
+            if !root.is_absolute() {
                 return Err(Failure::new(2, format!("--project {p:?} is not a folder: Claude Code's memory is found from a project's folder")));
+            }
+            if !root.is_dir() {
+                return Err(Failure::new(1, format!("--project {p:?}: there is no folder {}", root.display())));
             }
             Some((project, root))
         }

@@ -114,17 +114,24 @@ pub fn project_arg(project: &str) -> String {
 /// inside a checkout would otherwise quietly mean the whole checkout, and a deleted project's
 /// folder still names its memories.
 fn resolve_project(project: &str) -> (String, bool) {
-    let looks_like_path = project == "." || project == ".." || project.contains('/');
+    let looks_like_path = project == "." || project == ".." || project == "~" || project.contains('/');
     if !looks_like_path {
         return (project.to_string(), false);
     }
-    let expanded = match project.strip_prefix("~/") {
-        Some(rest) => user_home().map(|h| h.join(rest)).unwrap_or_else(|_| project.into()),
+    let expanded = match project.strip_prefix('~').filter(|rest| rest.is_empty() || rest.starts_with('/')) {
+        Some(rest) => user_home().map(|h| h.join(rest.trim_start_matches('/'))).unwrap_or_else(|_| project.into()),
         None => std::path::PathBuf::from(project),
     };
     let absolute = if expanded.is_absolute() { expanded } else { std::env::current_dir().map(|d| d.join(&expanded)).unwrap_or(expanded) };
-    if absolute.is_dir() {
-        return (cairn_proto::project::project_of(&absolute), false);
+    // A file names the folder it is in; `a/link/..` may be there by the kernel's reading (from
+    // the link's target) or by the words' (`a`).
+    for path in [absolute.clone(), lexical(&absolute)] {
+        if path.is_dir() {
+            return (cairn_proto::project::project_of(&path), false);
+        }
+        if let Some(folder) = path.parent().filter(|_| path.is_file()) {
+            return (cairn_proto::project::project_of(folder), false);
+        }
     }
     (lexical(&absolute).display().to_string(), true)
 }
@@ -183,5 +190,8 @@ mod tests {
         let (found, missing) = resolve_project(&typo.display().to_string());
         assert_eq!((found, missing), (root.join("srx/x").display().to_string(), true));
         assert_eq!(resolve_project("shop"), ("shop".to_string(), false), "a plain name is a name");
+        std::fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
+        assert_eq!(resolve_project(&root.join("src/main.rs").display().to_string()), (root.display().to_string(), false), "a file names its folder");
+        assert_eq!(resolve_project(&root.join("srx/../src").display().to_string()), (root.display().to_string(), false));
     }
 }

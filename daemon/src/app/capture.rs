@@ -396,7 +396,7 @@ async fn link_at(d: &Daemon, t: &Tuneables, lesson: &Memory, moments: &[&Session
                 continue;
             }
         }
-        let judgement = Judgement { applies, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: reason.to_string(), counts: None };
+        let judgement = Judgement { applies, tier: Tier::Deliberate, step: t.learning.step_deliberate, reason: reason.to_string(), counts: None, counted: None };
         let (situation, _, _) = tokio::task::block_in_place(|| at_moment(d, t, lesson, moment, v, &judgement))?;
         situations.extend(situation.filter(|s| !situations.contains(s)));
     }

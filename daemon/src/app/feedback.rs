@@ -165,14 +165,27 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
     }
     let embedded = embed_moment(d, &moment).await?;
     let applies = req.verb == FeedbackVerb::Used;
+    // What happened next may have counted the lesson helpful here already (followed).
+    let outcome = crate::store::outcomes::outcome_key(&moment.at, &moment.session_id, &moment.event, moment.tool_use_id.as_deref(), &lesson.id);
+    let followed = moment.advised.iter().any(|a| a.id == lesson.id) && d.store().get_outcome(&outcome)?.is_some_and(|r| r.verdict == "followed");
     let judgement = Judgement {
         applies,
         tier: Tier::Deliberate,
         step: t.learning.step_deliberate,
         reason: format!("{} on {} at {}", req.verb.as_str(), lesson.id, describe(&moment)),
         counts: applies.then_some(true),
+        counted: Some(followed),
     };
     let (situation, said, mut lines) = tokio::task::block_in_place(|| at_moment(d, &t, &lesson, &moment, embedded.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &judgement))?;
+    if followed && !applies {
+        // The user overrules the outcome read from what happened next: its helpful count was
+        // taken back above, and the record says so (a later `used` counts afresh).
+        if let Some(mut r) = d.store().get_outcome(&outcome)? {
+            r.verdict = "unknown".into();
+            r.evidence = format!("{} (overruled: not-relevant at {})", r.evidence, clock::now());
+            d.store().put_outcome(&outcome, &r)?;
+        }
+    }
     // The fusion weights learn from it, misses included: the signals the lesson had there when
     // it was said, else as the advisor weighs the moment's words now.
     let signals = match moment.advised.iter().find(|a| a.id == lesson.id) {
@@ -252,6 +265,10 @@ pub(super) struct Judgement {
     pub reason: String,
     /// An outcome to count on the lesson: helpful or unhelpful.
     pub counts: Option<bool>,
+    /// For a feedback verb (`None` otherwise): whether a helpful outcome of the lesson at this
+    /// moment is counted already because what happened next followed it. A `used` does not
+    /// count it again; a `not-relevant` takes back the helpful outcome counted there.
+    pub counted: Option<bool>,
 }
 
 /// Applies `j` on `lesson` at `moment`: the moment's situation (found or made), its link, the
@@ -308,7 +325,7 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
         Some(_) => d.store().get_edge(&situation_id, &lesson.id, EdgeKind::Applies.as_str())?.and_then(|e| crate::retrieval::situations::leans(e.strength)),
         None => None,
     };
-    let judged_before = leaned == Some(applies);
+    let judged_before = leaned == Some(applies) || (applies && j.counted == Some(true));
     // The moment's own link: a verb takes its side; an outcome moves toward it.
     let own = |old: Option<f64>| if j.tier == Tier::Outcome { graph::nudge(old, applies, step) } else { graph::judge(old, applies, step) };
 
@@ -358,7 +375,7 @@ pub(super) fn at_moment(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &Ses
         let mut m = w.get(&lesson.id)?.ok_or_else(|| Error::NotFound(lesson.id.clone()))?;
         count_outcome(&mut m, helpful, j.tier, &mut changes);
         w.put(&m, &Prepared::default())?;
-    } else if j.tier == Tier::Deliberate && !applies && leaned == Some(true) {
+    } else if j.counted.is_some() && !applies && (leaned == Some(true) || j.counted == Some(true)) {
         // `not-relevant` where a `used` had counted a helpful outcome: the user changed their
         // mind about this moment, so that outcome is taken back (used, not-relevant, used counts
         // one, not two).

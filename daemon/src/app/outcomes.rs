@@ -214,7 +214,7 @@ async fn apply(d: &Daemon, t: &Tuneables, lesson: &Memory, moment: &SessionEvent
         });
     }
     let embedded = embed_moment(d, moment).await?;
-    let j = Judgement { applies, tier: Tier::Outcome, step: t.learning.step_outcome, reason, counts: Some(applies) };
+    let j = Judgement { applies, tier: Tier::Outcome, step: t.learning.step_outcome, reason, counts: Some(applies), counted: None };
     tokio::task::block_in_place(|| at_moment(d, t, lesson, moment, embedded.as_ref().map(|(f, v)| (f.as_str(), v.as_slice())), &j)).map(|_| ())
 }
 

@@ -395,9 +395,18 @@ impl Writer<'_> {
     }
 
     /// Keeps a memory out of advice, or lets it back.
-    /// A rejected text brought back from an export: capture never offers it again.
+    /// A rejected text brought back from an export: capture never offers it again, and a
+    /// candidate of the same words waiting in review goes, as a rejection in review takes it.
     pub fn restore_rejection(&self, project: Option<&str>, text: &str) -> Result<(), StoreError> {
-        self.m.store.restore_rejection(project, text)
+        self.m.store.restore_rejection(project, text)?;
+        let words = crate::store::captures::text_key(text);
+        for id in self.m.candidates() {
+            let Some(m) = self.get(&id)? else { continue };
+            if m.is_candidate() && project.is_none_or(|p| p == m.project) && crate::store::captures::text_key(&m.text) == words {
+                self.remove(&id)?;
+            }
+        }
+        Ok(())
     }
 
     pub fn mute(&self, id: &str, muted: bool) -> Result<(), StoreError> {

@@ -158,6 +158,30 @@ fn what_happened_next_is_attributed_and_moves_the_lessons_worth() {
 }
 
 #[test]
+fn a_moment_followed_and_then_judged_by_the_user_counts_once() {
+    let (home, project) = home_and_project();
+    let lesson = ok_in(&home, &project, &["add", PNPM, "--category", "tooling"]).trim().to_string();
+    let install = |s: &str, id: &str| bash(s, id, &project, "npm install left-pad", "Install left-pad");
+    said(&home, &install("s0", "toolu_0"));
+    ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s0", "--tool-use-id", "toolu_0"]);
+    assert!(said(&home, &install("s1", "toolu_1")).contains("pnpm workspaces"), "the premise: said after `used`");
+    said(&home, &bash("s1", "toolu_2", &project, "pnpm add --filter web left-pad", "Add left-pad to the web package"));
+    said(&home, &prompt("s1", &project, "Thanks. Now run the unit tests"));
+    assert_eq!(verdict(&home, "s1", &lesson).0, "followed");
+    let helpful = || serde_json::from_str::<Value>(&home.ok(&["show", &lesson, "--json"])).unwrap()["worth"]["helpful"].as_u64();
+    assert!(eventually(Duration::from_secs(10), || helpful() == Some(2)), "`used` at s0 and followed at s1: {:?}", helpful());
+    // The user's word on the moment what happened next already counted: not a second outcome.
+    ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s1", "--tool-use-id", "toolu_1"]);
+    assert_eq!(helpful(), Some(2));
+    // Overruled: the outcome's helpful count goes, and its record says so.
+    ok_in(&home, &project, &["feedback", "not-relevant", &lesson, "--session", "s1", "--tool-use-id", "toolu_1"]);
+    assert_eq!(helpful(), Some(1));
+    assert_eq!(verdict(&home, "s1", &lesson).0, "unknown");
+    ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s1", "--tool-use-id", "toolu_1"]);
+    assert_eq!(helpful(), Some(2), "a mind changed back counts the moment once again");
+}
+
+#[test]
 fn activation_spreads_along_links_and_sessions_that_went_well_link_their_lessons() {
     let (home, project) = home_and_project();
     let push = home.ok(&["add", "Never force-push to main; open a pull request instead", "--global", "--category", "git"]).trim().to_string();
@@ -714,10 +738,14 @@ fn a_recovery_is_captured_accepted_or_rejected_for_good() {
     std::fs::write(&file, &exported).unwrap();
     let fresh = Home::new();
     fresh.up();
-    fresh.ok(&["import", file.to_str().unwrap()]);
-    assert_eq!(fresh.ok(&["export"]), exported, "export -> import -> export changes nothing");
     fresh.ok(&["search", "warm up"]);
     assert!(eventually(Duration::from_secs(60), || fresh.status()["model"] == "loaded"));
+    // A candidate of the same words waiting there goes with the restored rejection.
+    said(&fresh, &prompt("r8", &project, "never run the e2e suite against the shared staging db"));
+    candidates(&fresh, &project, |c| c.len() == 1);
+    fresh.ok(&["import", file.to_str().unwrap()]);
+    assert_eq!(fresh.ok(&["export"]), exported, "export -> import -> export changes nothing");
+    candidates(&fresh, &project, |c| c.is_empty());
     said(&fresh, &prompt("r9", &project, "never run the e2e suite against the shared staging db"));
     said(&fresh, &prompt("r9", &project, "never deploy on fridays"));
     let c = candidates(&fresh, &project, |c| !c.is_empty());

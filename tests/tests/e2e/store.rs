@@ -277,8 +277,9 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     std::fs::remove_file(&claude_md).unwrap();
     let said = String::from_utf8_lossy(&import().stdout).to_string();
     assert!(said.contains("0 added, 0 updated, 2 unchanged, 2 removed"), "{said}");
-    // A --project that is not a folder is bad usage.
+    // A --project that is a name, not a folder, is bad usage; a folder that is not there, a failure.
     assert_eq!(home.run_in(None, &env, &["import", "--claude-memory", "--project", "not-a-folder"]).status.code(), Some(2));
+    assert_eq!(home.run_in(None, &env, &["import", "--claude-memory", "--project", "/no/such/folder"]).status.code(), Some(1));
     assert_eq!(home.run(&["import"]).status.code(), Some(2), "a file or --claude-memory");
 }
 
