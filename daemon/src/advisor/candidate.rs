@@ -98,6 +98,11 @@ pub struct Candidate {
     /// Why the lesson holds elsewhere than where the action aims (`super::scope`): a lesson
     /// about production at a command against `localhost`.
     pub elsewhere: Option<String>,
+    /// The rule that put the lesson forward does not fire on its nearest near miss: the two
+    /// differ in what the rule catches (`sudo pip install -r requirements.txt` beside the near
+    /// miss `pip install -r requirements.txt`), however close they read, so that near miss is
+    /// no veto.
+    pub rule_tells_apart: bool,
 }
 
 /// Activation that reached a lesson through the memory graph, with the path it took (node ids

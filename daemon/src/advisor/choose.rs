@@ -93,8 +93,9 @@ fn near_miss(s: &Scored, same_moment: f64) -> Option<String> {
     let (n, text) = h.counter.as_ref()?;
     // A rule's pattern matched the action itself, which says more than closeness by meaning:
     // the model rates an f-string query as close to the parameterised one the lesson is not
-    // for. Against a rule, only a moment as close as `same_moment` to a near miss is one.
-    if by_rule(&s.candidate) && *n < same_moment {
+    // for. Against a rule, only a moment as close as `same_moment` to a near miss is one, and
+    // only a near miss the rule fires on too (one it does not differs in what it catches).
+    if by_rule(&s.candidate) && (*n < same_moment || s.candidate.rule_tells_apart) {
         return None;
     }
     let meaning = super::decision::meaning(&s.candidate)?;
@@ -221,6 +222,7 @@ mod tests {
             takes_out: Vec::new(),
             safe_form: None,
             elsewhere: None,
+            rule_tells_apart: false,
         }
     }
 

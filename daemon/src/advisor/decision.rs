@@ -352,7 +352,7 @@ mod tests {
         let mut hit = Hit::by_words("a".into(), lexical * 3.0, lexical, vec![], 3);
         hit.cosine = cosine;
         hit.example = example.map(|e| (e, "an example".to_string()));
-        Candidate { id: "a".into(), text: "t".into(), category: "security".into(), project: "p".into(), hit: Some(hit), trigger: None, effectiveness: 0.5, node_weight: 1.0, recency: 0.0, vector: None, found: true, seed: None, standing: Standing::default(), activation: None, pending: false, captured: None, complies: None, takes_out: Vec::new(), safe_form: None, elsewhere: None }
+        Candidate { id: "a".into(), text: "t".into(), category: "security".into(), project: "p".into(), hit: Some(hit), trigger: None, effectiveness: 0.5, node_weight: 1.0, recency: 0.0, vector: None, found: true, seed: None, standing: Standing::default(), activation: None, pending: false, captured: None, complies: None, takes_out: Vec::new(), safe_form: None, elsewhere: None, rule_tells_apart: false }
     }
 
     #[test]

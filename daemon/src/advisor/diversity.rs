@@ -113,6 +113,7 @@ mod tests {
             takes_out: Vec::new(),
             safe_form: None,
             elsewhere: None,
+            rule_tells_apart: false,
         };
         let gates = Gates { model: crate::advisor::decision::known_model(), ..Gates::from_settings(&Tuneables::default()) };
         fuse(c, &crate::advisor::salience::Salience { score: 1.0, reason: "test" }, false, &gates)

@@ -62,6 +62,7 @@ fn candidate(memory: Memory, hit: Option<Hit>, trigger: Option<Triggered>, vecto
         takes_out: Vec::new(),
         safe_form: None,
         elsewhere: None,
+        rule_tells_apart: false,
         pending,
         captured,
         seed,
@@ -244,6 +245,10 @@ pub fn gather(retrieval: &Retrieval<'_>, lookup: &impl MemoryLookup, ask: &Ask<'
         c.takes_out = deed.taken_from(&c.text);
         c.safe_form = safe.iter().find(|(id, _)| *id == c.id).map(|(_, rule)| rule.to_string());
         c.elsewhere = local.as_deref().and_then(|marker| scope::elsewhere(marker, &c.text));
+        c.rule_tells_apart = match (&c.trigger, c.hit.as_ref().and_then(|h| h.counter.as_ref())) {
+            (Some(t), Some((_, near))) => sets.iter().flat_map(|set| set.iter()).find(|r| r.spec.name == t.rule).is_some_and(|r| !r.regex.is_match(near)),
+            _ => false,
+        };
     }
     // Standing among what was retrieved and put forward (a hit left out above is behind at least
     // `keep` others by meaning, so it changes neither the lead nor anyone's gap to it).

@@ -41,13 +41,36 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// `text` with each parenthesis made part of the clause around it: its brackets, and the commas
+/// and semicolons inside it, become spaces.
+fn with_parentheses_joined(text: &str) -> String {
+    let mut depth = 0usize;
+    text.chars()
+        .map(|c| match c {
+            '(' => {
+                depth += 1;
+                ' '
+            }
+            ')' if depth > 0 => {
+                depth -= 1;
+                ' '
+            }
+            ',' | ';' if depth > 0 => ' ',
+            c => c,
+        })
+        .collect()
+}
+
 /// The lesson's remedies: runs of code-like words in the clauses that prescribe. A run that a
 /// warning clause also holds names what the lesson is about, not what to do: in "ledger_entries
 /// is append-only; never UPDATE or DELETE rows of ledger_entries", `ledger_entries` is the table
-/// at risk, and an action on it is no sign that it complies.
+/// at risk, and an action on it is no sign that it complies. A parenthesis belongs to the clause
+/// before it: in "Do not install packages with sudo (`sudo npm install -g`, `sudo pip
+/// install`)" the commands in it are what the warning names, not a remedy.
 fn remedies(lesson: &str) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
-    let (warnings, prescriptions): (Vec<&str>, Vec<&str>) = text::clauses(lesson).partition(|c| text::warns(c));
+    let lesson = with_parentheses_joined(lesson);
+    let (warnings, prescriptions): (Vec<&str>, Vec<&str>) = text::clauses(&lesson).partition(|c| text::warns(c));
     let warned: Vec<Vec<String>> = warnings.into_iter().map(words).collect();
     let in_a_warning = |run: &[String]| warned.iter().any(|w| w.windows(run.len()).any(|w| w == run));
     for clause in prescriptions {
@@ -170,6 +193,11 @@ mod tests {
 
     #[test]
     fn a_warning_clause_names_no_remedy() {
+        // Nor the parenthesis that follows it, listing what it warns about.
+        let sudo = "Do not install packages with sudo (`sudo npm install -g`, `sudo pip install`): it writes root-owned files into places your user manages.";
+        assert_eq!(already_done(sudo, "sudo pip install -r requirements.txt"), None);
+        let serial = "Run the ledger suite one test at a time (with `--test-threads=1`): the tests share one schema.";
+        assert_eq!(already_done(serial, "cargo test -p ledger -- --test-threads=1").as_deref(), Some("test-threads=1"), "a remedy in a parenthesis of a prescription is one");
         let lesson = "Never run terraform destroy in envs/core; only sandbox-* stacks are throwaway.";
         assert_eq!(already_done(lesson, "terraform destroy -auto-approve"), None);
         assert_eq!(already_done("Don't call git push --force on main.", "git push --force origin main"), None);

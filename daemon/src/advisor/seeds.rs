@@ -163,6 +163,18 @@ mod tests {
             ("git clean -fdx", "seed-git-discard-work"),
             ("terraform apply -var-file=prod.tfvars -auto-approve", "seed-terraform-plan"),
             ("rm -rf \"$OUT\"/* ${KEEP:?}", "seed-rm-rf-variable"),
+            // Queries formatted by a call or an operator; Ruby's interpolation.
+            ("q := fmt.Sprintf(\"SELECT id FROM users WHERE name LIKE '%%%s%%'\", term)", "seed-sql-params"),
+            ("cur.execute(\"SELECT * FROM orders WHERE email = '%s'\" % email)", "seed-sql-params"),
+            ("cur.execute(\"DELETE FROM carts WHERE id = {}\".format(cart_id))", "seed-sql-params"),
+            ("where(\"SELECT * FROM users WHERE status = '#{params[:status]}'\")", "seed-sql-params"),
+            // An UPDATE with no WHERE; dependencies at "latest" or "*".
+            ("psql -c \"UPDATE accounts SET plan = 'free';\"", "seed-delete-without-where"),
+            ("mysql shop -e 'UPDATE products SET price = 0'", "seed-delete-without-where"),
+            ("\"zod\": \"latest\",", "seed-deps-pin"),
+            ("\"react\": \"*\"", "seed-deps-pin"),
+            ("[dependencies]\nreqwest = { version = \"*\", features = [\"json\"] }", "seed-deps-pin"),
+            ("[dependencies]\nserde = \"*\"", "seed-deps-pin"),
         ];
         for (raw, seed) in cases {
             assert!(fired(raw).contains(&seed.to_string()), "{raw}: {:?}", fired(raw));
@@ -195,6 +207,14 @@ mod tests {
             "terraform apply tfplan",
             "terraform -chdir=envs/prod apply -lock-timeout=60s \"prod.tfplan\"",
             "terraform show -no-color tfplan && terraform apply tfplan",
+            // Bound parameters; an UPDATE with its WHERE; pinned versions.
+            "cur.execute(\"SELECT * FROM orders WHERE email = %s\", (email,))",
+            "db.Query(\"SELECT id FROM users WHERE name = $1\", name)",
+            "psql -c \"UPDATE accounts SET plan = 'free' WHERE id = 42;\"",
+            "UPDATE accounts SET plan = 'free' WHERE trial_ends_at < now();",
+            "UPDATE loyalty_members SET points = points - 500\nWHERE id IN (SELECT member_id FROM credits);",
+            "\"zod\": \"3.23.8\",",
+            "serde = { version = \"1.0.203\", features = [\"derive\"] }",
         ] {
             assert!(fired(raw).is_empty(), "{raw}: {:?}", fired(raw));
         }

@@ -146,6 +146,26 @@ fn an_edit_that_takes_a_problem_out_is_not_told_about_it() {
 }
 
 #[test]
+fn the_pack_catches_its_cases_in_their_real_forms() {
+    model_dir();
+    let home = Home::with_seed_pack();
+    home.up();
+    let said = |session: &str, command: &str| additional_context(&bash(&home, session, command));
+    // The sudo lesson's parenthesis names what it warns about, not its remedy; and the pack's
+    // near miss without `sudo` differs in just what the rule catches.
+    assert!(said("r1", "sudo pip install -r requirements.txt").contains("Do not install packages with sudo"));
+    assert!(!said("r2", "pip install -r requirements.txt").contains("Do not install packages with sudo"));
+    // An UPDATE with no WHERE, and one with it.
+    assert!(said("r3", "mysql billing -e \"UPDATE subscriptions SET plan = 'pro';\"").contains("without a WHERE clause"));
+    assert!(!said("r4", "mysql billing -e \"UPDATE subscriptions SET plan = 'pro' WHERE tenant_id = 7;\"").contains("without a WHERE clause"));
+    // A query built by Sprintf, and a dependency at "latest".
+    let edit = |session: &str, file: &str, new: &str| additional_context(&pre(&home, session, "Edit", json!({"file_path": file, "old_string": "x", "new_string": new}), None));
+    assert!(edit("r5", "internal/store/plates.go", "q := fmt.Sprintf(\"SELECT id FROM vehicles WHERE plate = '%s'\", plate)").contains("bound parameters"));
+    assert!(edit("r6", "package.json", "\"zod\": \"latest\",").contains("Pin dependency versions"));
+    home.down();
+}
+
+#[test]
 fn export_and_import_keep_the_seed_pack_and_mutes() {
     let home = Home::with_seed_pack();
     home.up();
