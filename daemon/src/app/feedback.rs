@@ -7,10 +7,11 @@
 //! deliberate step further ([`graph::judge`]); the edges of the path that said the lesson there
 //! move one step the same way (without crossing to the other side: another situation's side is
 //! its own judgement). `used` also counts as a helpful outcome of the lesson, once per moment's
-//! situation; `not-relevant` leaves the lesson's worth alone (the route was wrong, not the
-//! lesson), except that it takes back the helpful outcome of a `used` it reverses there. `not-useful` needs no
-//! moment: the lesson's node weight drops by `learning.node_step` and it counts as an unhelpful
-//! outcome. Every change is a line in the adjustment log, and the answer waits until both are on
+//! situation (and not where what happened next already counted one); `not-relevant` leaves the
+//! lesson's worth alone (the route was wrong, not the lesson), except that it takes back a
+//! helpful outcome counted there before (a `used`'s, or a followed outcome's, whose record it
+//! marks overruled). `not-useful` needs no moment: the lesson's node weight drops by
+//! `learning.node_step` and it counts as an unhelpful outcome. Every change is a line in the adjustment log, and the answer waits until both are on
 //! disk.
 
 use cairn_proto::{Edge, EdgeKind, FeedbackReport, FeedbackRequest, FeedbackVerb, GraphLink, GraphLogQuery, GraphView, Memory, Situation, GLOBAL_PROJECT, SITUATION_PREFIX};
@@ -167,7 +168,7 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
     let applies = req.verb == FeedbackVerb::Used;
     // What happened next may have counted the lesson helpful here already (followed).
     let outcome = crate::store::outcomes::outcome_key(&moment.at, &moment.session_id, &moment.event, moment.tool_use_id.as_deref(), &lesson.id);
-    let followed = moment.advised.iter().any(|a| a.id == lesson.id) && d.store().get_outcome(&outcome)?.is_some_and(|r| r.verdict == "followed");
+    let followed = moment.advised.iter().any(|a| a.id == lesson.id) && d.store().get_outcome(&outcome)?.is_some_and(|r| r.verdict == attribution::Verdict::Followed.as_str());
     let judgement = Judgement {
         applies,
         tier: Tier::Deliberate,
@@ -181,7 +182,7 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
         // The user overrules the outcome read from what happened next: its helpful count was
         // taken back above, and the record says so (a later `used` counts afresh).
         if let Some(mut r) = d.store().get_outcome(&outcome)? {
-            r.verdict = "unknown".into();
+            r.verdict = attribution::Verdict::Unknown.as_str().into();
             r.evidence = format!("{} (overruled: not-relevant at {})", r.evidence, clock::now());
             d.store().put_outcome(&outcome, &r)?;
         }

@@ -81,17 +81,23 @@ fn verdict(home: &Home, session: &str, lesson: &str) -> (String, String) {
     found
 }
 
+/// The pnpm lesson taught by a `used` on a missed moment (s0), then said at s1 and followed by
+/// the next call; the lesson's id.
+fn taught_then_followed(home: &Home, project: &Path) -> String {
+    let lesson = ok_in(home, project, &["add", PNPM, "--category", "tooling"]).trim().to_string();
+    said(home, &bash("s0", "toolu_0", project, "npm install left-pad", "Install left-pad"));
+    ok_in(home, project, &["feedback", "used", &lesson, "--session", "s0", "--tool-use-id", "toolu_0"]);
+    assert!(said(home, &bash("s1", "toolu_1", project, "npm install left-pad", "Install left-pad")).contains("pnpm workspaces"), "the premise: said after `used`");
+    said(home, &bash("s1", "toolu_2", project, "pnpm add --filter web left-pad", "Add left-pad to the web package"));
+    lesson
+}
+
 #[test]
 fn what_happened_next_is_attributed_and_moves_the_lessons_worth() {
     let (home, project) = home_and_project();
-    let lesson = ok_in(&home, &project, &["add", PNPM, "--category", "tooling"]).trim().to_string();
     let install = |s: &str, id: &str| bash(s, id, &project, "npm install left-pad", "Install left-pad");
-    said(&home, &install("s0", "toolu_0"));
-    ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s0", "--tool-use-id", "toolu_0"]);
-
     // Followed: the next call does it the lesson's way; the user moves on.
-    assert!(said(&home, &install("s1", "toolu_1")).contains("pnpm workspaces"), "the premise: said after `used`");
-    said(&home, &bash("s1", "toolu_2", &project, "pnpm add --filter web left-pad", "Add left-pad to the web package"));
+    let lesson = taught_then_followed(&home, &project);
     // Until the user's next prompt, followed is only so far.
     let so_far = || attributed(&home, "s1")[0]["outcomes"][0].clone();
     assert!(eventually(Duration::from_secs(20), || so_far()["verdict"] == "followed"), "{}", so_far());
@@ -160,12 +166,7 @@ fn what_happened_next_is_attributed_and_moves_the_lessons_worth() {
 #[test]
 fn a_moment_followed_and_then_judged_by_the_user_counts_once() {
     let (home, project) = home_and_project();
-    let lesson = ok_in(&home, &project, &["add", PNPM, "--category", "tooling"]).trim().to_string();
-    let install = |s: &str, id: &str| bash(s, id, &project, "npm install left-pad", "Install left-pad");
-    said(&home, &install("s0", "toolu_0"));
-    ok_in(&home, &project, &["feedback", "used", &lesson, "--session", "s0", "--tool-use-id", "toolu_0"]);
-    assert!(said(&home, &install("s1", "toolu_1")).contains("pnpm workspaces"), "the premise: said after `used`");
-    said(&home, &bash("s1", "toolu_2", &project, "pnpm add --filter web left-pad", "Add left-pad to the web package"));
+    let lesson = taught_then_followed(&home, &project);
     said(&home, &prompt("s1", &project, "Thanks. Now run the unit tests"));
     assert_eq!(verdict(&home, "s1", &lesson).0, "followed");
     let helpful = || serde_json::from_str::<Value>(&home.ok(&["show", &lesson, "--json"])).unwrap()["worth"]["helpful"].as_u64();
