@@ -234,6 +234,10 @@ pub struct Worth {
     pub quality: Option<Quality>,
     #[serde(default)]
     pub verdict: Option<String>,
+    /// `times_surfaced` when the user last said `not-useful`: a second one before the lesson is
+    /// said again changes nothing (a command run twice by accident does not halve its standing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_useful_at: Option<u64>,
 }
 
 fn default_effectiveness() -> f64 {
@@ -251,6 +255,7 @@ impl Default for Worth {
             effectiveness: default_effectiveness(),
             quality: None,
             verdict: None,
+            not_useful_at: None,
         }
     }
 }

@@ -21,6 +21,9 @@ fn report(r: &FeedbackReport, json: bool) {
     for c in &r.changes {
         outln!("  {c}");
     }
+    if let Some(note) = &r.note {
+        outln!("{note}");
+    }
 }
 
 pub async fn feedback(verb: FeedbackVerb, m: MomentArgs) -> Result<(), Failure> {

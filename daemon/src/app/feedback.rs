@@ -11,7 +11,8 @@
 //! lesson's worth alone (the route was wrong, not the lesson), except that it takes back a
 //! helpful outcome counted there before (a `used`'s, or a followed outcome's, whose record it
 //! marks overruled). `not-useful` needs no moment: the lesson's node weight drops by
-//! `learning.node_step` and it counts as an unhelpful outcome. Every change is a line in the adjustment log, and the answer waits until both are on
+//! `learning.node_step` and it counts as an unhelpful outcome, once until the lesson is said
+//! again. Every change is a line in the adjustment log, and the answer waits until both are on
 //! disk.
 
 use cairn_proto::{Edge, EdgeKind, FeedbackReport, FeedbackRequest, FeedbackVerb, GraphLink, GraphLogQuery, GraphView, Memory, Situation, GLOBAL_PROJECT, SITUATION_PREFIX};
@@ -221,7 +222,7 @@ pub async fn feedback(d: &Daemon, req: FeedbackRequest) -> Result<FeedbackReport
     };
     d.days().feedback(d.store(), &moment.at, &moment.project, verb);
     d.store().durable().await?;
-    Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(&moment)), said_there: said, situation, changes: lines })
+    Ok(FeedbackReport { memory: lesson.id.clone(), moment: Some(describe(&moment)), said_there: said, situation, changes: lines, note: None })
 }
 
 /// A lesson's signals at a moment where it was not said, as the advisor weighs the moment's
@@ -452,6 +453,11 @@ pub(super) fn drop_if_unlinked(d: &Daemon, w: &Writer<'_>, situation: &str) -> R
 fn not_useful(d: &Daemon, t: &Tuneables, id: &str) -> Result<FeedbackReport> {
     let w = d.memories().writer();
     let mut m = w.get(id)?.ok_or_else(|| Error::NotFound(id.to_string()))?;
+    if m.worth.not_useful_at == Some(m.worth.times_surfaced) {
+        let note = format!("nothing changed: {id} was marked not useful already and has not been said since (`cairn mute {id}` keeps it out of advice, `cairn forget {id}` removes it)");
+        return Ok(FeedbackReport { memory: id.to_string(), moment: None, said_there: false, situation: None, changes: Vec::new(), note: Some(note) });
+    }
+    m.worth.not_useful_at = Some(m.worth.times_surfaced);
     let mut changes = Changes::new(format!("not-useful on {id}"));
     let old = m.node_weight;
     m.node_weight = (old - t.learning.node_step).clamp(Edge::MIN_STRENGTH, 1.0);
@@ -459,7 +465,7 @@ fn not_useful(d: &Daemon, t: &Tuneables, id: &str) -> Result<FeedbackReport> {
     count_outcome(&mut m, false, Tier::Deliberate, &mut changes);
     w.put(&m, &Prepared::default())?;
     let lines = changes.write(&w, t.learning.max_adjustments)?;
-    Ok(FeedbackReport { memory: id.to_string(), moment: None, said_there: false, situation: None, changes: lines })
+    Ok(FeedbackReport { memory: id.to_string(), moment: None, said_there: false, situation: None, changes: lines, note: None })
 }
 
 /// `graph link`: sets an edge outright (the manual tier). Both ends must exist; a situation's

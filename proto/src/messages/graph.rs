@@ -58,6 +58,9 @@ pub struct FeedbackReport {
     pub situation: Option<String>,
     /// Every change, one line each (the adjustment log has them too).
     pub changes: Vec<String>,
+    /// Why nothing changed, when nothing did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// `cairn graph link`: sets an edge's strength outright (the manual tier).

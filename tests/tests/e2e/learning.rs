@@ -411,6 +411,11 @@ fn not_useful_lowers_the_node_and_bad_feedback_is_refused() {
     let shown: Value = serde_json::from_str(&home.ok(&["show", &lesson, "--json"])).unwrap();
     assert!((shown["node_weight"].as_f64().unwrap() - 0.9).abs() < 1e-9, "{shown}");
     assert_eq!(shown["worth"]["unhelpful"], 1);
+    // Said again before the lesson was said again: nothing changes, and the answer says why.
+    let again = home.ok(&["feedback", "not-useful", &lesson]);
+    assert!(again.contains("nothing changed") && again.contains("has not been said since"), "{again}");
+    let shown: Value = serde_json::from_str(&home.ok(&["show", &lesson, "--json"])).unwrap();
+    assert!((shown["node_weight"].as_f64().unwrap() - 0.9).abs() < 1e-9 && shown["worth"]["unhelpful"] == 1, "{shown}");
     // Its odds drop in the decision, and `why` names it.
     let hook_input = home.path().join("moment.json");
     std::fs::write(&hook_input, bash("s1", "toolu_1", &project, "alembic upgrade head", "Run the database migrations")).unwrap();
