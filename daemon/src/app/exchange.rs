@@ -130,12 +130,23 @@ pub async fn import(d: &Daemon, batch: ImportBatch) -> Result<ImportReport> {
                     w.put(&memory, &prepared)?;
                     before.is_some()
                 }
-                ImportItem::Memory(m) => w.put(&m, &prepared)?.is_some(),
+                ImportItem::Memory(m) => {
+                    // A record exactly as the home has it (a restore run twice) is left alone.
+                    if w.get(&m.id)?.as_ref() == Some(&*m) {
+                        report.unchanged += 1;
+                        continue;
+                    }
+                    w.put(&m, &prepared)?.is_some()
+                }
                 ImportItem::Edge(e) => {
                     // An edge keeps the rules `graph link` and feedback keep: a situation's link
                     // from a situation there is, to a lesson of its project or `global`.
                     if let Some(reason) = bad_link(&w, &e)? {
                         report.rejected.push(Rejection { line, reason, text: None });
+                        continue;
+                    }
+                    if d.store().get_edge(&e.source, &e.target, e.kind.as_str())?.as_ref() == Some(&e) {
+                        report.unchanged += 1;
                         continue;
                     }
                     w.link(&e)?.is_some()

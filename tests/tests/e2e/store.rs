@@ -116,6 +116,10 @@ fn import_reports_and_export_round_trips() {
     assert!(out.contains("3 added, 0 updated, 0 rejected"), "{out}");
     let second = fresh.ok(&["export"]);
     assert_eq!(second.as_bytes(), first_bytes.as_slice(), "export -> import -> export is byte-identical");
+    // The same restore again finds every record as it is.
+    let again = fresh.ok(&["import", first.to_str().unwrap()]);
+    assert!(again.contains("0 added, 0 updated, 3 unchanged, 0 rejected"), "{again}");
+    assert_eq!(fresh.ok(&["export"]).as_bytes(), first_bytes.as_slice());
     fresh.down();
 }
 
