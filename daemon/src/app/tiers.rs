@@ -115,7 +115,7 @@ fn archive_one(d: &Daemon, m: &Memory, reason: &str, at: &str) -> Result<()> {
     lines.extend(edges.iter().map(exchange::edge_line));
     let path = file(d, &m.id)?;
     let written = cairn_proto::files::replace(&path, (lines.join("\n") + "\n").as_bytes()).and_then(|()| std::fs::File::open(folder(d))?.sync_all());
-    written.map_err(|e| Error::Failed(format!("cannot write {}: {e}", path.display())))?;
+    written.map_err(|source| Error::Write { path: path.clone(), source })?;
     w.remove(&m.id)?;
     Ok(())
 }
