@@ -546,16 +546,20 @@ pub async fn act(d: &Daemon, action: ReviewAction) -> Result<ReviewOutcome> {
             Ok(ReviewOutcome { message: format!("accepted {id}: it speaks from now on"), memory: m })
         }
         ReviewAction::Reject { id } => {
+            // Rejected twice (a command run again): the first one stands.
+            if d.store().get_memory(&id)?.is_none() && let Some(text) = d.store().rejection_of(&id)? {
+                return Err(Error::Failed(format!("{id} was rejected already: {text:?} is not captured again")));
+            }
             let m = candidate(d, &id)?;
             if !m.is_candidate() {
                 return Err(Error::Failed(format!("{id} was promoted already: use `cairn forget {id}` to remove it")));
             }
             tokio::task::block_in_place(|| -> Result<()> {
                 let w = d.memories().writer();
-                d.store().reject_text(&m.project, &m.text)?;
+                d.store().reject_text(&m.project, &m.text, Some(&id))?;
                 // The words it was captured in, if the user edited it first.
                 if let Some(first) = d.store().take_edited(&id)? {
-                    d.store().reject_text(&m.project, &first)?;
+                    d.store().reject_text(&m.project, &first, Some(&id))?;
                 }
                 w.remove(&id)?;
                 Ok(())

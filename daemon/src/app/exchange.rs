@@ -250,7 +250,7 @@ pub fn advice_state(d: &Daemon) -> Result<AdviceState> {
         seeds_forgotten: sorted(forgotten),
         seeds_off: sorted(store.seeds_off()?),
         muted: sorted(store.muted_ids()?),
-        rejected: store.rejected_texts()?.into_iter().map(|(project, text)| exchange::RejectedText { project, text }).collect(),
+        rejected: store.rejected_texts()?.into_iter().map(|(project, r)| exchange::RejectedText { project, text: r.text, candidate: r.candidate }).collect(),
     })
 }
 

@@ -138,7 +138,21 @@ fn find_moment(d: &Daemon, req: &FeedbackRequest, project: &str, lesson: &str) -
             Error::Failed(format!("no recorded moment in project {project}: name one with --session and --tool-use-id (see `cairn log`)"))
         })?,
     };
-    Ok(found)
+    if req.tool_use_id.is_some() {
+        return Ok(found);
+    }
+    said_in_the_same_call(d, found, lesson, is_moment)
+}
+
+/// The newest moment is often a call's result (its PostToolUse), after the PreToolUse of the
+/// same call said the lesson: feedback on "the latest moment" means that call, and the event
+/// that said the lesson is the one whose path it is about.
+fn said_in_the_same_call(d: &Daemon, newest: SessionEvent, lesson: &str, is_moment: impl Fn(&SessionEvent) -> bool) -> Result<SessionEvent> {
+    let said = |e: &SessionEvent| is_moment(e) && e.advised.iter().any(|a| a.id == lesson);
+    let Some(call) = newest.tool_use_id.clone().filter(|_| !said(&newest)) else { return Ok(newest) };
+    // The two events of one call are close together in its session: the newest few hold both.
+    let same_call = d.store().session_events_newest(&newest.session_id, 64)?;
+    Ok(same_call.into_iter().find(|e| e.tool_use_id.as_deref() == Some(call.as_str()) && said(e)).unwrap_or(newest))
 }
 
 /// The moment in words, for the answer.

@@ -100,7 +100,7 @@ pub fn apply_state(w: &Writer<'_>, state: &AdviceState) -> Result<()> {
         w.mute(id, true)?;
     }
     for r in &state.rejected {
-        w.restore_rejection(r.project.as_deref(), &r.text)?;
+        w.restore_rejection(r.project.as_deref(), &r.text, r.candidate.as_deref())?;
     }
     Ok(())
 }

@@ -49,6 +49,16 @@ pub async fn status(d: &Daemon) -> Status {
     with_misses(d, hook_misses, last_hook_miss)
 }
 
+/// The memories per tier, as last counted (hourly); counted again first when memories came or
+/// went since, so that the tiers add up to the memories `status` shows beside them.
+fn tiers_now(d: &Daemon) -> std::collections::BTreeMap<String, u64> {
+    let counted = d.tier_counts();
+    if counted.values().sum::<u64>() == d.memories().count() {
+        return counted;
+    }
+    tokio::task::block_in_place(|| super::tiers::recalculate(d)).unwrap_or(counted)
+}
+
 /// `status`, the hook-miss log already read (the overview reads it once for its days too).
 pub fn with_misses(d: &Daemon, hook_misses: u64, last_hook_miss: Option<String>) -> Status {
     let config = d.config().read();
@@ -74,7 +84,7 @@ pub fn with_misses(d: &Daemon, hook_misses: u64, last_hook_miss: Option<String>)
         unknown_config_keys: config.all_unknown_keys(),
         renamed_config_keys: config.renamed_keys.clone(),
         paused: d.memories().paused(),
-        tiers: d.tier_counts(),
+        tiers: tiers_now(d),
         capture: {
             let (candidates, promoted) = d.memories().captured_counts();
             cairn_proto::CaptureCounts { candidates, promoted, rejected: d.store().rejected_count() as u64, turned_away: d.turned_away(0) }

@@ -397,8 +397,8 @@ impl Writer<'_> {
     /// Keeps a memory out of advice, or lets it back.
     /// A rejected text brought back from an export: capture never offers it again, and a
     /// candidate of the same words waiting in review goes, as a rejection in review takes it.
-    pub fn restore_rejection(&self, project: Option<&str>, text: &str) -> Result<(), StoreError> {
-        self.m.store.restore_rejection(project, text)?;
+    pub fn restore_rejection(&self, project: Option<&str>, text: &str, candidate: Option<&str>) -> Result<(), StoreError> {
+        self.m.store.restore_rejection(project, text, candidate)?;
         let words = crate::store::captures::text_key(text);
         for id in self.m.candidates() {
             let Some(m) = self.get(&id)? else { continue };

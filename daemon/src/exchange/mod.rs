@@ -120,6 +120,9 @@ pub struct RejectedText {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
     pub text: String,
+    /// The candidate it was, so that a candidate edited and then rejected counts once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate: Option<String>,
 }
 
 #[derive(Serialize)]

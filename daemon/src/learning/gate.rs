@@ -199,6 +199,121 @@ fn introduces(lower: &str) -> bool {
     [" is a ", " is an ", " is the "].iter().any(|m| first.find(m).is_some_and(|at| first[..at].split_whitespace().count() <= 3)) && !made.iter().any(|w| lower.contains(w))
 }
 
+/// Verbs a CLAUDE.md line may open with besides [`DIRECTIVES`]: in a file read at the start of
+/// every session, a line that opens with a verb is an instruction ("Give every task a name",
+/// "Fetch data in server components"). Not used for prompts, where the same words are requests.
+const INSTRUCTION_VERBS: &[&str] = &[
+    "give", "fetch", "pass", "define", "split", "group", "sort", "cache", "memoize", "sanitize", "encode", "hash", "attach", "wrap", "label",
+    "list", "limit", "measure", "profile", "benchmark", "comment", "describe", "explain", "type", "configure", "compile", "bundle", "vendor",
+    "isolate", "seed", "stub", "fake", "freeze", "inline", "namespace", "version", "license", "initialise", "initialize", "favour", "favor",
+    "stick", "treat", "consider", "think", "model", "represent", "derive", "emit", "expose", "hide", "scope", "select", "query", "paginate",
+    "shut", "drain", "flush", "clear", "reset", "seal", "bind", "register", "serve", "render", "mount", "pick", "choose", "prefer",
+];
+
+/// Words of a CLAUDE.md line that name things besides its verb and the generic words: what an
+/// instruction is about ("commit messages", "imperative mood").
+fn named_besides_verb(ws: &[String]) -> usize {
+    ws.iter().skip(1).filter(|w| w.len() >= 3 && w.chars().all(|c| c.is_alphanumeric() || c == '-') && !GENERIC.contains(&w.as_str())).count()
+}
+
+/// A CLAUDE.md line that names a choice in a few words, as those files are often written:
+/// "Vitest, not Jest.", "Expo Router only.", "No lodash", "Polars over pandas", "Zod for runtime
+/// validation." Both sides name something; a lone noun phrase ("Architecture notes") is not one.
+fn terse_choice(text: &str) -> bool {
+    let lower = text.trim().trim_end_matches(['.', '!']).to_lowercase();
+    let ws = words(&lower);
+    if !(2..=8).contains(&ws.len()) {
+        return false;
+    }
+    // Two choices in one line: "ESM only, no CommonJS build."
+    if !lower.contains(", not ") && (lower.contains(", ") || lower.contains("; ")) {
+        return lower.split([',', ';']).all(|part| one_choice(part.trim()));
+    }
+    ws.len() <= 6 && one_choice(&lower)
+}
+
+/// One choice of [`terse_choice`], lowercased.
+fn one_choice(lower: &str) -> bool {
+    let names = |part: &str| words(part).iter().any(|w| w.len() >= 2 && !GENERIC.contains(&w.as_str()) && !["only", "no", "not", "over", "for"].contains(&w.as_str()));
+    if let Some((a, b)) = lower.split_once(", not ").or_else(|| lower.split_once(" not ")).or_else(|| lower.split_once(" over ")).or_else(|| lower.split_once(" instead of ")) {
+        // "Try not to introduce bugs" is a wish, not a choice between two things.
+        return names(a) && names(b) && !b.starts_with("to ");
+    }
+    if let Some(rest) = lower.strip_suffix(" only").or_else(|| lower.strip_prefix("only ")).or_else(|| lower.strip_prefix("no ")) {
+        return names(rest);
+    }
+    // "Zod for runtime validation": a name, then what it is for. The first word names a tool or
+    // library, not a generic thing ("Tests for everything").
+    if let Some((a, b)) = lower.split_once(" for ") {
+        // Not a pointer elsewhere ("See CONTRIBUTING.md for details").
+        let opens_with_verb = words(a).first().is_some_and(|w| DIRECTIVES.contains(&w.as_str()) || INSTRUCTION_VERBS.contains(&w.as_str()) || w == "see");
+        return words(a).len() <= 2 && names(a) && names(b) && !opens_with_verb;
+    }
+    false
+}
+
+/// A CLAUDE.md line about how the assistant talks, not what it does: its replies' tone,
+/// language, length or form ("Be concise.", "Don't apologise - just tell me what went wrong.",
+/// "Use bullet points when explaining a change."). cairn speaks at tool calls and prompts; such a
+/// line has no moment there. One about a thing the work leaves (a commit message, a comment, a
+/// pull request) is about the work.
+fn about_the_reply(lower: &str) -> bool {
+    let padded = format!(" {} ", lower.trim_end_matches(['.', '!']));
+    let reply = [
+        " respond", " response", " reply", " replies", " answer", " apologi", " apologis", " apologiz", " tell me", " explaining", " explanation",
+        " summarise", " summarize", " summary", " bullet point", " emoji", " tone ", " verbose", " concise", " brief ", " briefly", " chatty",
+        " in english", " in german", " in french", " in spanish", " to me ", " with me ", " preamble", " flattery", " compliment", " be direct",
+        " talk ", " say so ", " sycophan", " filler",
+    ];
+    let work = [" commit", " comment", " pull request", " pr ", " prs ", " changelog", " docs", " documentation", " readme", " docstring", " log ", " logs ", " error message", " test", " code", " file", " message"];
+    reply.iter().any(|r| padded.contains(r)) && !work.iter().any(|w| padded.contains(w))
+}
+
+/// Phrases that ask for quality in general, naming no practice to check ("Follow best practices",
+/// "Always consider the edge cases", "Code should be self-explanatory where possible").
+const PLATITUDES: &[&str] = &[
+    "best practice", "edge case", "where possible", "when possible", "if possible", "as needed", "when needed", "when necessary", "where appropriate",
+    "when appropriate", "as appropriate", "at all times", "self-explanatory", "self-documenting", "clean code", "good code", "high quality",
+    "high-quality", "industry standard", "common sense", "step by step", "everything works", "it works", "code quality", "the right way",
+    "production-ready", "production ready", "good practice", "sensible", "reasonabl", "think carefully", "thoroughly", "quality code",
+    "better than you found", "idiomatic", "clean", "good name", "functions small", "small functions", "with respect", "in mind", "easy to",
+    "over-engineer", "overengineer", "simple beats", "appropriate",
+];
+
+/// Words that ask for a manner of doing ("gracefully", "consistently", "organised"): with no
+/// criterion beside them, the line says how well, not what.
+const MANNER: &[&str] = &[
+    "gracefully", "consistently", "cleanly", "carefully", "neatly", "nicely", "sensibly", "organised", "organized", "meaningful", "efficiently",
+    "efficient", "optimal", "optimally", "robustly", "safely", "responsibly", "elegantly", "professionally", "wisely",
+];
+
+/// A CLAUDE.md line that is a platitude: a [`PLATITUDES`] phrase, and besides its words at most
+/// one word that names anything ("Prefer composition over inheritance where possible" names
+/// two and is a rule).
+fn platitude(lower: &str) -> bool {
+    let mut rest = lower.to_string();
+    let mut found = false;
+    for p in PLATITUDES {
+        if rest.contains(p) {
+            found = true;
+            rest = rest.replace(p, " ");
+        }
+    }
+    let filler = ["industry", "consider", "follow", "always", "strive", "aim", "try", "ensure", "should", "must", "write", "keep", "make", "possible", "practices", "handle", "leave", "say", "you're", "think", "about"];
+    if found && words(&rest).iter().filter(|w| w.len() >= 3 && !GENERIC.contains(&w.as_str()) && !filler.contains(&w.as_str())).count() <= 1 {
+        return true;
+    }
+    // A manner and nothing that says what it takes: no thing in code, no number, no "by",
+    // "with", "instead of" or reason ("Name dbt models consistently", "Handle Celery failures
+    // gracefully"; not "Shut workers down gracefully by draining the queue first").
+    let ws = words(lower);
+    let criterion = [" by ", " with ", " using ", " via ", " instead of ", " not ", " before ", " after ", " when ", " unless ", " so ", ":", ";"].iter().any(|c| lower.contains(c))
+        || gives_reason(lower)
+        || lower.chars().any(|c| c.is_ascii_digit())
+        || lower.split_whitespace().any(is_code);
+    ws.iter().any(|w| MANNER.contains(&w.as_str())) && !criterion
+}
+
 /// Whether a text only restates its command's purpose ("Run `go test ./...` to run the tests",
 /// "Run `swift build` to build the package", "`bin/rails test` runs the test suite"): every
 /// word of the purpose but the generic ones is a word of the command.
@@ -743,14 +858,25 @@ pub fn distance(a: &str, b: &str) -> usize {
 }
 
 /// What makes a text primitive, if anything.
-fn primitive(text: &str, ws: &[String], specific: usize, code: usize, rule: bool, source: &str) -> Option<String> {
+fn primitive(text: &str, ws: &[String], specific: usize, code: usize, actionability: f64, source: &str) -> Option<String> {
     let lower = text.to_lowercase();
+    let rule = actionability >= 1.0;
+    let claude_md = source == "claude-md";
     // Three words hold a whole rule when one names a thing in code and one says what holds for
     // it ("Never hand-edit uv.lock.", "bin/rails, not rails."); "Run cargo build." and "Keep
-    // things simple." do not.
+    // things simple." do not. In a CLAUDE.md file, where lines are written short, a choice named
+    // in a few words ("Vitest, not Jest.") and a three-word instruction that names what it is
+    // about ("Pin dependency versions.") are whole too.
     let whole_rule = ws.len() == 3 && code > 0 && rule && ws.iter().any(|w| ["never", "always", "not", "don't", "dont", "stop", "avoid", "only"].contains(&w.as_str()));
-    if ws.len() < 4 && !whole_rule {
+    let short_line = claude_md && actionability >= 0.7 && (terse_choice(text) || (ws.len() == 3 && named_besides_verb(ws) >= 1));
+    if ws.len() < 4 && !whole_rule && !short_line {
         return Some("a fragment: fewer than four words".into());
+    }
+    if claude_md && about_the_reply(&lower) {
+        return Some("about the reply, not an action: cairn has no moment to say it".into());
+    }
+    if claude_md && platitude(&lower) {
+        return Some("a platitude: it names no practice to check".into());
     }
     if text.trim_end().ends_with('?') {
         return Some("a question, not a lesson".into());
@@ -950,6 +1076,8 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         // "... fails (gist) because EF Core maps decimal to decimal(18,2); columns need
         // HasPrecision": the cause of a failure, with the things it names, is what to act on.
         (0.7, "a failure with its cause named")
+    } else if input.source == "claude-md" && terse_choice(text) {
+        (0.7, "a choice the user wrote down: what to use, or what not to")
     } else if introduces(&lower) && !rule_marker && !modal && !gives_reason(&lower) {
         (0.2, "introduces a thing, says nothing to do")
     } else if fact && (rule_marker || code > 0) {
@@ -965,11 +1093,12 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         // ("node 7 never rejoins after a brownout") is a report as often as a rule: it is
         // judged as any text.
         (0.7, "a rule the user stated: a correction or standing instruction")
-    } else if imperative && input.source == "claude-md" && (code > 0 || text.chars().any(|c| c.is_ascii_digit())) {
+    } else if (imperative || INSTRUCTION_VERBS.contains(&first.as_str())) && input.source == "claude-md" && (code > 0 || text.chars().any(|c| c.is_ascii_digit()) || named_besides_verb(&words(head)) >= 2) {
         // What the user wrote into CLAUDE.md is for every session by where it is: "Keep
-        // functions under 50 lines" there is a rule that lasts, not a request for now. One that
-        // names nothing, no thing in code and no number ("Write clean, maintainable code"), is
-        // still too vague to act on.
+        // functions under 50 lines" or "Write commit messages in the imperative mood" there is a
+        // rule that lasts, not a request for now. One that names too little, no thing in code,
+        // no number and fewer than two other things ("Write clean, maintainable code"), is still
+        // too vague to act on.
         (0.7, "an instruction the user wrote down for every session")
     } else if imperative {
         (0.3, "a request for now, not a rule that lasts")
@@ -1055,7 +1184,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         format!("novelty {novelty:.2}: {closest_reason}"),
         format!("outcome link {outcome_linked:.2}: {link_reason}"),
     ];
-    let verdict = if let Some(why) = primitive(text, &ws, specific, code, actionability >= 1.0, input.source) {
+    let verdict = if let Some(why) = primitive(text, &ws, specific, code, actionability, input.source) {
         reasons.push(format!("primitive: {why}"));
         Verdict::Primitive
     } else if let Some(id) = &duplicate_of {
@@ -1126,7 +1255,7 @@ mod tests {
         // An instruction in CLAUDE.md is for every session by where it is, reason given or not;
         // one that names nothing is not one.
         assert_kept("Keep functions under 50 lines.", "claude-md");
-        assert_eq!(primitive_reason("Write clean, maintainable code and follow best practices.", "claude-md"), "primitive: it says nothing to do");
+        assert_eq!(primitive_reason("Write clean, maintainable code and follow best practices.", "claude-md"), "primitive: a platitude: it names no practice to check");
     }
 
     #[test]
@@ -1355,6 +1484,35 @@ mod tests {
         for text in ["Fix it.", "The tests took 42 seconds on average.", "Node 7 never rejoins after a brownout.", "The vent always swings fully open for a second on boot."] {
             let j = judge(&Input { text, source: "prompt", nearest: Vec::new(), heard: HeardBy::Patterns }, &Bars::default());
             assert_eq!(j.verdict, Verdict::Primitive, "{text}: {:?}", j.reasons);
+        }
+    }
+
+    #[test]
+    fn a_claude_md_line_is_an_instruction_by_where_it_is_unless_it_names_no_practice() {
+        // Plain imperatives that name what they are about, without code or a number; short
+        // lines that name a choice.
+        for t in ["Write commit messages in the imperative mood.", "Add docstrings to public functions.", "Use TypeScript strict mode.", "Pin dependency versions.", "Give every cron job a timeout and an owner.", "Vitest, not Jest.", "Expo Router only.", "No lodash", "Zod for runtime validation.", "ESM only, no CommonJS build."] {
+            assert_kept(t, "claude-md");
+        }
+        // The same words in a prompt are a request for now, or too short to be a lesson.
+        for t in ["Write commit messages in the imperative mood.", "Vitest, not Jest.", "Pin dependency versions."] {
+            primitive_reason(t, "prompt");
+        }
+        // About the reply, a platitude, a manner with nothing that says what it takes, a lone
+        // noun phrase, a pointer elsewhere, a wish.
+        assert!(primitive_reason("Don't apologise, just tell me what broke.", "claude-md").contains("about the reply"));
+        assert!(primitive_reason("Answer in German.", "claude-md").contains("fragment") || primitive_reason("Answer in German.", "claude-md").contains("reply"));
+        assert!(primitive_reason("Keep your explanations brief and use bullet points.", "claude-md").contains("about the reply"));
+        for t in ["Follow best practices at all times.", "Always think about edge cases.", "Keep security in mind.", "Make the code easy to maintain.", "Write clean, idiomatic Rust."] {
+            assert!(primitive_reason(t, "claude-md").contains("platitude"), "{t}");
+        }
+        for t in ["Name the Terraform modules consistently.", "Handle webhook failures gracefully."] {
+            assert!(primitive_reason(t, "claude-md").contains("platitude"), "{t}");
+        }
+        assert_kept("Shut the workers down gracefully by draining the queue first.", "claude-md");
+        assert_kept("Comment every public function in the billing module.", "claude-md");
+        for t in ["Architecture notes", "See CONTRIBUTING.md for details.", "Try not to introduce bugs."] {
+            primitive_reason(t, "claude-md");
         }
     }
 

@@ -27,6 +27,21 @@ pub struct FailureRecord {
     pub captured: bool,
 }
 
+/// A rejection: the words rejected and the candidate they were.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rejected {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate: Option<String>,
+}
+
+impl Rejected {
+    /// A stored rejection; one written before they were records is its text alone.
+    fn read(bytes: &[u8]) -> Rejected {
+        serde_json::from_slice(bytes).unwrap_or_else(|_| Rejected { text: String::from_utf8_lossy(bytes).into_owned(), candidate: None })
+    }
+}
+
 fn key(prefix: &str, rest: &str) -> Vec<u8> {
     [prefix.as_bytes(), b"\0", rest.as_bytes()].concat()
 }
@@ -51,10 +66,13 @@ impl Store {
         Ok(before.is_some())
     }
 
-    /// Remembers a text the user rejected in `project`.
-    pub fn reject_text(&self, project: &str, text: &str) -> Result<(), StoreError> {
+    /// Remembers a text the user rejected in `project`, with the candidate it was (when the
+    /// rejection comes from review: a candidate edited before it was rejected leaves two texts,
+    /// one rejection).
+    pub fn reject_text(&self, project: &str, text: &str, candidate: Option<&str>) -> Result<(), StoreError> {
         self.writable()?;
-        self.captures.insert(key("r", &format!("{project}\0{}", text_key(text))), text.as_bytes())?;
+        let record = Rejected { text: text.to_string(), candidate: candidate.map(str::to_string) };
+        self.captures.insert(key("r", &format!("{project}\0{}", text_key(text))), encode(&record))?;
         Ok(())
     }
 
@@ -80,32 +98,58 @@ impl Store {
     }
 
     /// Every text the user rejected, in key order: its project (`None` for one kept before
-    /// rejections were per project) and its words as they were rejected. For export.
-    pub fn rejected_texts(&self) -> Result<Vec<(Option<String>, String)>, StoreError> {
+    /// rejections were per project), its words as they were rejected and the candidate it was
+    /// (when known). For export.
+    pub fn rejected_texts(&self) -> Result<Vec<(Option<String>, Rejected)>, StoreError> {
         let mut out = Vec::new();
         for entry in self.captures.scan_prefix(b"r\0") {
             let (k, v) = entry?;
             let rest = String::from_utf8_lossy(&k[2..]).into_owned();
             let project = rest.split_once('\0').map(|(p, _)| p.to_string());
-            out.push((project, String::from_utf8_lossy(&v).into_owned()));
+            out.push((project, Rejected::read(&v)));
         }
         Ok(out)
     }
 
     /// Brings back a rejection from an export, as it was kept (per project, or anywhere).
-    pub fn restore_rejection(&self, project: Option<&str>, text: &str) -> Result<(), StoreError> {
+    pub fn restore_rejection(&self, project: Option<&str>, text: &str, candidate: Option<&str>) -> Result<(), StoreError> {
         match project {
-            Some(p) => self.reject_text(p, text),
+            Some(p) => self.reject_text(p, text, candidate),
             None => {
                 self.writable()?;
-                self.captures.insert(key("r", &text_key(text)), text.as_bytes())?;
+                let record = Rejected { text: text.to_string(), candidate: candidate.map(str::to_string) };
+                self.captures.insert(key("r", &text_key(text)), encode(&record))?;
                 Ok(())
             }
         }
     }
 
+    /// How many rejections the user made: the candidates rejected (one, however many texts it
+    /// left), and each text kept without its candidate (from a release before they were kept).
+    /// For `status`, which shows what it can: an entry the store cannot read is not counted.
     pub fn rejected_count(&self) -> usize {
-        self.captures.scan_prefix(b"r\0").count()
+        let mut candidates = std::collections::HashSet::new();
+        let mut without = 0;
+        for (_, value) in self.captures.scan_prefix(b"r\0").filter_map(Result::ok) {
+            match Rejected::read(&value).candidate {
+                Some(id) => {
+                    candidates.insert(id);
+                }
+                None => without += 1,
+            }
+        }
+        candidates.len() + without
+    }
+
+    /// The words `candidate` was rejected in, if the user rejected it in review.
+    pub fn rejection_of(&self, candidate: &str) -> Result<Option<String>, StoreError> {
+        for entry in self.captures.scan_prefix(b"r\0") {
+            let r = Rejected::read(&entry?.1);
+            if r.candidate.as_deref() == Some(candidate) {
+                return Ok(Some(r.text));
+            }
+        }
+        Ok(None)
     }
 
     /// Notes a failure with `signature` in `session`; returns its record as it is now.
@@ -150,15 +194,29 @@ mod tests {
         let store = Store::open(&dir.path().join("store"), 8 << 20).unwrap();
         assert!(!store.capture_seen("s1\0t1").unwrap());
         assert!(store.capture_seen("s1\0t1").unwrap(), "read once");
-        store.reject_text("/a", "Use pnpm here, not npm.").unwrap();
+        store.reject_text("/a", "Use pnpm here, not npm.", Some("c0")).unwrap();
         assert!(store.is_rejected("/a", "use pnpm here -- not NPM").unwrap());
         assert!(!store.is_rejected("/b", "Use pnpm here, not npm.").unwrap(), "rejected in its project only");
         assert!(!store.is_rejected("/a", "Use yarn here.").unwrap());
         assert_eq!(store.rejected_count(), 1);
-        store.restore_rejection(None, "Never run the seed script.").unwrap();
+        // A candidate edited, then rejected: two texts, one rejection.
+        store.reject_text("/a", "Use pnpm in this repository; npm writes a second lockfile.", Some("c0")).unwrap();
+        assert_eq!(store.rejected_count(), 1);
+        assert_eq!(store.rejection_of("c0").unwrap().as_deref(), Some("Use pnpm here, not npm."));
+        assert_eq!(store.rejection_of("c9").unwrap(), None);
+        store.restore_rejection(None, "Never run the seed script.", None).unwrap();
+        // A rejection kept before they were records, as its text alone.
+        store.captures.insert(key("r", "/a\0hand edit the lockfile"), b"Hand-edit the lockfile.".as_slice()).unwrap();
+        assert_eq!(store.rejected_count(), 3);
         assert!(store.is_rejected("/b", "never run the seed script").unwrap(), "one kept before projects: anywhere");
         let kept = store.rejected_texts().unwrap();
-        assert_eq!(kept, vec![(Some("/a".to_string()), "Use pnpm here, not npm.".to_string()), (None, "Never run the seed script.".to_string())]);
+        let r = |text: &str, candidate: Option<&str>| Rejected { text: text.into(), candidate: candidate.map(str::to_string) };
+        assert_eq!(kept, vec![
+            (Some("/a".to_string()), r("Hand-edit the lockfile.", None)),
+            (Some("/a".to_string()), r("Use pnpm here, not npm.", Some("c0"))),
+            (Some("/a".to_string()), r("Use pnpm in this repository; npm writes a second lockfile.", Some("c0"))),
+            (None, r("Never run the seed script.", None)),
+        ]);
         store.note_edited("c1", "Rubocop -a, not -A.").unwrap();
         store.note_edited("c1", "a second edit keeps the first words").unwrap();
         assert_eq!(store.take_edited("c1").unwrap().as_deref(), Some("Rubocop -a, not -A."));

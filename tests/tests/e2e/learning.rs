@@ -376,6 +376,25 @@ fn a_situation_evicted_to_keep_the_bound_is_a_line_of_the_adjustment_log() {
 }
 
 #[test]
+fn feedback_on_the_latest_moment_means_the_call_that_said_the_lesson() {
+    let home = Home::with_seed_pack();
+    home.up();
+    let project = std::fs::canonicalize(home.path()).unwrap();
+    let lesson = "seed-git-force-push";
+    // Hooks on both sides of a call: the lesson is said before it, and its result comes last.
+    let before = json!({
+        "session_id": "s1", "cwd": project, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "toolu_1",
+        "tool_input": {"command": "git push --force origin main", "description": "Force push"}
+    });
+    assert!(said(&home, before.to_string().as_bytes()).contains("Never force-push a shared branch"));
+    said(&home, &bash("s1", "toolu_1", &project, "git push --force origin main", "Force push"));
+    for args in [vec!["feedback", "not-relevant", lesson], vec!["feedback", "not-relevant", lesson, "--session", "s1"]] {
+        let out = ok_in(&home, &project, &args);
+        assert!(out.starts_with("moment: PreToolUse Bash (toolu_1)") && out.contains("was said there"), "{args:?}: {out}");
+    }
+}
+
+#[test]
 fn learning_stays_in_its_project() {
     let (home, project) = home_and_project();
     let lesson = home.ok(&["add", PNPM, "--global", "--category", "tooling"]).trim().to_string();
@@ -705,8 +724,11 @@ fn a_recovery_is_captured_accepted_or_rejected_for_good() {
     // Edited: judged against the other lessons, not its own old words.
     let out = ok_in(&home, &project, &["review", "edit", &staging, "Never run the e2e suite against the shared staging database, since its data is real; use the compose database"]);
     assert!(out.contains("still a candidate") && !out.contains("duplicate"), "{out}");
-    ok_in(&home, &project, &["review", "edit", &staging, "never run the e2e suite against the shared staging db"]);
     ok_in(&home, &project, &["review", "reject", &staging]);
+    // Rejected twice (the command run again): the first rejection stands, and says so.
+    let out = in_dir(&home, &project, &["review", "reject", &staging]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("was rejected already"), "{}", String::from_utf8_lossy(&out.stderr));
     said(&home, &prompt("r2", &project, "never run the e2e suite against the shared staging db"));
     std::thread::sleep(Duration::from_secs(2));
     let c = candidates(&home, &project, |c| c.len() == 1);
@@ -739,7 +761,11 @@ fn a_recovery_is_captured_accepted_or_rejected_for_good() {
     // and exports it the same.
     let exported = home.ok(&["export"]);
     let state: Value = serde_json::from_str(exported.lines().last().unwrap()).unwrap();
-    assert_eq!(state["state"]["rejected"], json!([{"project": project.display().to_string(), "text": "Never run the e2e suite against the shared staging db."}]), "{state}");
+    // Its edited words and the words it was captured in: two texts, one rejection.
+    let edited = "Never run the e2e suite against the shared staging database, since its data is real; use the compose database";
+    let first = "Never run the e2e suite against the shared staging db.";
+    let p = project.display().to_string();
+    assert_eq!(state["state"]["rejected"], json!([{"project": p, "text": edited, "candidate": staging}, {"project": p, "text": first, "candidate": staging}]), "{state}");
     let file = home.path().join("export.jsonl");
     std::fs::write(&file, &exported).unwrap();
     let fresh = Home::new();

@@ -287,6 +287,38 @@ fn claude_memory_is_imported_and_kept_in_step_with_its_files() {
     assert_eq!(home.run(&["import"]).status.code(), Some(2), "a file or --claude-memory");
 }
 
+/// A CLAUDE.md written short, as most are: plain imperatives that name what they are about and
+/// choices said in a few words are lessons; a line about the reply, a platitude and a manner
+/// with nothing to check are left out, each named with why.
+#[test]
+fn a_claude_md_written_short_keeps_its_instructions_and_names_what_it_leaves_out() {
+    let (home, user, repo) = claude_memory_home();
+    let file = "# Conventions
+- Write commit messages in the imperative mood.
+- Vitest, not Jest.
+- Pin dependency versions
+- Add docstrings to public functions.
+
+# Style
+- Keep your replies short and skip the preamble.
+- Follow best practices at all times.
+- Name the handlers consistently.
+";
+    std::fs::write(repo.join("CLAUDE.md"), file).unwrap();
+    let env = [("HOME", user.as_os_str()), ("CLAUDE_CONFIG_DIR", std::ffi::OsStr::new(""))];
+    let out = home.run_in(Some(&repo), &env, &["import", "--claude-memory"]);
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("4 added") && said.contains("3 left out"), "{said}");
+    for reason in ["about the reply", "a platitude"] {
+        assert!(said.contains(reason), "{reason}: {said}");
+    }
+    let texts: Vec<String> = home.memories().into_iter().filter(|m| m["source"] == "claude-md").map(|m| m["text"].as_str().unwrap().to_string()).collect();
+    for kept in ["Write commit messages in the imperative mood.", "Vitest, not Jest.", "Pin dependency versions", "Add docstrings to public functions."] {
+        assert!(texts.iter().any(|t| t == kept), "{kept} not in {texts:?}");
+    }
+}
+
 /// An instruction a CLAUDE.md says twice (in two sections, in other words) is one lesson, the
 /// first; a neighbouring rule is its own; a re-import decides the same; with the first gone from
 /// the file, the other is the one.
@@ -398,6 +430,11 @@ fn tiers_and_pruning_to_an_archive_that_restores_exactly() {
     let lines = [old("01OLDCAPTURED0000000000000", "captured"), old("01OLDUSER00000000000000000", "user")];
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
     home.ok(&["import", file.to_str().unwrap()]);
+    // `status` shows the tiers of the memories it counts, the ones just written included.
+    let status = home.status();
+    let tiers = status["tiers"].as_object().unwrap();
+    assert_eq!(tiers.values().map(|v| v.as_u64().unwrap()).sum::<u64>(), status["memories"].as_u64().unwrap(), "{status}");
+    assert_eq!((tiers.get("active").and_then(Value::as_u64), tiers.get("expired").and_then(Value::as_u64)), (Some(1), Some(2)), "{status}");
     home.ok(&["graph", "link", "01OLDCAPTURED0000000000000", &mine, "--strength", "0.8"]);
     let export_before = home.ok(&["export"]);
     let line_of = |export: &str, id: &str| export.lines().find(|l| l.contains(&format!("\"id\":\"{id}\""))).map(str::to_string);
