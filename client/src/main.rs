@@ -11,6 +11,7 @@ mod connect;
 mod hook;
 mod launch;
 mod mcp;
+mod mcp_stdio;
 mod settings;
 
 use clap::Parser;

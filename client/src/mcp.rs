@@ -25,8 +25,15 @@ fn scope(project: Option<&str>) -> Scope {
 fn answer<T: serde::Serialize>(r: Result<T, Failure>) -> Result<CallToolResult, ErrorData> {
     Ok(match r {
         Ok(v) => CallToolResult::success(vec![ContentBlock::text(serde_json::to_string_pretty(&v).unwrap_or_default())]),
-        Err(f) => CallToolResult::error(vec![ContentBlock::text(f.message)]),
+        Err(f) => CallToolResult::error(vec![ContentBlock::text(in_tool_words(&f.message))]),
     })
+}
+
+/// The daemon's messages name the command line's options; a tool's caller knows its parameters.
+fn in_tool_words(message: &str) -> String {
+    [(", or --hook-input FILE", ""), ("--tool-use-id", "`tool_use_id`"), ("--session", "`session`"), ("--caused-by", "`caused_by`"), ("--project", "`project`"), ("--strength", "`strength`"), ("--kind", "`kind`")]
+        .iter()
+        .fold(message.to_string(), |m, (cli, tool)| m.replace(cli, tool))
 }
 
 /// Requests to the daemon at once: each holds a connection, and a client sending hundreds of
@@ -286,7 +293,19 @@ impl ServerHandler for CairnMcp {
 
 /// Serves MCP on stdin and stdout until the client goes away.
 pub async fn serve() -> Result<(), Failure> {
-    let service = CairnMcp::new().serve(rmcp::transport::stdio()).await.map_err(|e| Failure::new(1, format!("cannot start the MCP server: {e}")))?;
+    let service = CairnMcp::new().serve(crate::mcp_stdio::stdio()).await.map_err(|e| Failure::new(1, format!("cannot start the MCP server: {e}")))?;
     service.waiting().await.map_err(|e| Failure::new(1, format!("the MCP server stopped: {e}")))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_the_tools_parameters_not_the_command_line_s_options() {
+        assert_eq!(in_tool_words("invalid request: give a text to advise on, or --hook-input FILE"), "invalid request: give a text to advise on");
+        assert_eq!(in_tool_words("no recorded moment in project p: name one with --session and --tool-use-id (see `cairn log`)"), "no recorded moment in project p: name one with `session` and `tool_use_id` (see `cairn log`)");
+        assert_eq!(in_tool_words("--caused-by nope: no memory or situation has that id"), "`caused_by` nope: no memory or situation has that id");
+    }
 }

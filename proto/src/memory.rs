@@ -238,6 +238,10 @@ pub struct Worth {
     /// said again changes nothing (a command run twice by accident does not halve its standing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_useful_at: Option<u64>,
+    /// When the user last said `not-useful`: a saying logged since then counts as said again
+    /// even before the outcome worker has counted it in `times_surfaced` (a moment later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_useful_when: Option<String>,
 }
 
 fn default_effectiveness() -> f64 {
@@ -256,6 +260,7 @@ impl Default for Worth {
             quality: None,
             verdict: None,
             not_useful_at: None,
+            not_useful_when: None,
         }
     }
 }

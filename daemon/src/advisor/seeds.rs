@@ -161,6 +161,8 @@ mod tests {
             // applied with variables and no plan file.
             ("git stash && git clean -fdx", "seed-git-discard-work"),
             ("git clean -fdx", "seed-git-discard-work"),
+            ("git clean -d -f", "seed-git-discard-work"),
+            ("git clean -x --force", "seed-git-discard-work"),
             ("terraform apply -var-file=prod.tfvars -auto-approve", "seed-terraform-plan"),
             ("rm -rf \"$OUT\"/* ${KEEP:?}", "seed-rm-rf-variable"),
             // Queries formatted by a call or an operator; Ruby's interpolation.
@@ -202,6 +204,9 @@ mod tests {
             "rm -rf ${BUILD_DIR:?must be set}/*",
             "git clean -fdxn",
             "git clean --dry-run -d",
+            "git clean -n -d",
+            "git clean -d -n",
+            "git clean -d",
             "git stash push -m wip && git reset --hard origin/main",
             "git stash push -u -m 'wip' && git clean -fd",
             "terraform apply tfplan",

@@ -12,6 +12,7 @@ use super::daemon::Daemon;
 use super::error::{Error, Result};
 use super::seeds::apply_state;
 use crate::exchange::{self, apply_minimal, AdviceState, ImportItem};
+use crate::base::text::{hex, unhex};
 use crate::learning::repeat;
 use crate::semantic::Prepared;
 
@@ -221,17 +222,6 @@ async fn situation_vectors(d: &Daemon, items: &[(u64, ImportItem)]) -> Option<(S
             None
         }
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
 }
 
 /// The home's advice state, every list sorted so that an export is the same byte for byte.

@@ -464,14 +464,29 @@ pub(super) fn drop_if_unlinked(d: &Daemon, w: &Writer<'_>, situation: &str) -> R
 }
 
 /// `not-useful`: the lesson's node weight drops, and it counts as an unhelpful outcome.
+/// Whether the session log has `id` said after `when`. The hook logs a saying at once, and the
+/// outcome worker counts it in `times_surfaced` a moment later: a `not-useful` right after the
+/// hook's answer, or one after the count caught up, reads the same in the log.
+fn said_after(d: &Daemon, id: &str, when: &str) -> Result<bool> {
+    let Some(since) = clock::parse_timestamp(when) else { return Ok(true) };
+    let since_ms = (since.unix_timestamp_nanos() / 1_000_000).max(1) as u64;
+    Ok(!d.store().events_since(since_ms, 1, |e| e.at.as_str() > when && e.advised.iter().any(|a| a.id == id))?.is_empty())
+}
+
 fn not_useful(d: &Daemon, t: &Tuneables, id: &str) -> Result<FeedbackReport> {
     let w = d.memories().writer();
     let mut m = w.get(id)?.ok_or_else(|| Error::NotFound(id.to_string()))?;
-    if m.worth.not_useful_at == Some(m.worth.times_surfaced) {
+    // Said since the last `not-useful`: by the log's time when it was kept, else by the count.
+    let said_since = match m.worth.not_useful_when.as_deref() {
+        Some(when) => said_after(d, id, when)?,
+        None => m.worth.not_useful_at != Some(m.worth.times_surfaced),
+    };
+    if !said_since {
         let note = format!("nothing changed: {id} was marked not useful already and has not been said since (`cairn mute {id}` keeps it out of advice, `cairn forget {id}` removes it)");
         return Ok(FeedbackReport { memory: id.to_string(), moment: None, said_there: false, situation: None, changes: Vec::new(), note: Some(note) });
     }
     m.worth.not_useful_at = Some(m.worth.times_surfaced);
+    m.worth.not_useful_when = Some(clock::now());
     let mut changes = Changes::new(format!("not-useful on {id}"));
     let old = m.node_weight;
     m.node_weight = (old - t.learning.node_step).clamp(Edge::MIN_STRENGTH, 1.0);

@@ -27,9 +27,28 @@ fn folder(d: &Daemon) -> PathBuf {
 }
 
 fn file(d: &Daemon, id: &str) -> Result<PathBuf> {
-    // An id is a file name here: only what a memory's id may be.
     exchange::validate_id(id).map_err(Error::Invalid)?;
-    Ok(folder(d).join(format!("{id}.jsonl")))
+    Ok(folder(d).join(format!("{}.jsonl", file_name(id))))
+}
+
+/// An archive file's name for a memory's id: the id itself when it is a plain name (a ULID, a
+/// seed's id), else `~` and its bytes in hex. An id may hold any printable character (an
+/// imported one is kept as given), and none may name a path outside the archive (`../x`,
+/// `/tmp/y`).
+fn file_name(id: &str) -> String {
+    if id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')) {
+        id.to_string()
+    } else {
+        format!("~{}", crate::base::text::hex(id.as_bytes()))
+    }
+}
+
+/// The id an archive file's name stands for ([`file_name`] read back).
+fn id_of(name: &str) -> Option<String> {
+    match name.strip_prefix('~') {
+        Some(h) => crate::base::text::unhex(h).and_then(|b| String::from_utf8(b).ok()),
+        None => Some(name.to_string()),
+    }
 }
 
 /// Records an access to each memory: last accessed now, one more access, tier active.
@@ -136,6 +155,10 @@ fn read(d: &Daemon, id: &str) -> Result<(String, String, Memory, Vec<cairn_proto
         }
     }
     let memory = memory.ok_or_else(|| Error::Failed(format!("{} holds no memory", path.display())))?;
+    // The file of an id holds that memory: one put there by hand holding another is no restore.
+    if memory.id != id {
+        return Err(Error::Failed(format!("{} holds memory {:?}, not {id:?}", path.display(), memory.id)));
+    }
     Ok((at, reason, memory, edges))
 }
 
@@ -148,7 +171,7 @@ pub async fn archive(d: &Daemon, action: ArchiveAction) -> Result<ArchiveReport>
                 Ok(dir) => dir,
                 Err(_) => return Ok(ArchiveReport { entries, restored: None, message: "the archive is empty".into() }),
             };
-            let mut ids: Vec<String> = dir.filter_map(|e| e.ok()).filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".jsonl")).map(str::to_string)).collect();
+            let mut ids: Vec<String> = dir.filter_map(|e| e.ok()).filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".jsonl")).and_then(id_of)).collect();
             ids.sort();
             for id in ids {
                 match read(d, &id) {
@@ -186,5 +209,20 @@ pub async fn archive(d: &Daemon, action: ArchiveAction) -> Result<ArchiveReport>
             let message = format!("restored {id} with {restored} of its {} edges", edges.len());
             Ok(ArchiveReport { entries: Vec::new(), restored: Some(memory), message })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_archive_file_name_stays_in_the_archive_and_reads_back_as_its_id() {
+        for id in ["01M8G2NZ39XXYDC02TRNWVXC02", "seed-git-force-push", "../../../victim", "/tmp/victim", "a/b", "~x", "é"] {
+            let name = file_name(id);
+            assert!(!name.contains('/') && !name.starts_with('.'), "{id}: {name}");
+            assert_eq!(id_of(&name).as_deref(), Some(id));
+        }
+        assert_eq!(file_name("seed-git-force-push"), "seed-git-force-push", "plain ids keep the names archives have");
     }
 }

@@ -1,6 +1,7 @@
 //! Turns text into index terms: splits words (camelCase and snake_case included), lowercases,
 //! drops stop words and very short tokens, and stems with the English Snowball stemmer so that
-//! "validating tokens" and "validate token" meet.
+//! "validating tokens" and "validate token" meet. Also hex, for keys written into cursors and
+//! file names.
 
 use std::sync::OnceLock;
 
@@ -112,6 +113,19 @@ pub fn warns(clause: &str) -> bool {
 /// DELETE its rows" gives `updat`, `delet`, `row`), repeats kept.
 pub fn warned_terms(text: &str) -> Vec<String> {
     clauses(text).filter(|c| warns(c)).flat_map(terms).collect()
+}
+
+/// Bytes as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Hex read back into bytes; `None` for anything else.
+pub fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
 }
 
 #[cfg(test)]

@@ -162,6 +162,11 @@ fn the_pack_catches_its_cases_in_their_real_forms() {
     let edit = |session: &str, file: &str, new: &str| additional_context(&pre(&home, session, "Edit", json!({"file_path": file, "old_string": "x", "new_string": new}), None));
     assert!(edit("r5", "internal/store/plates.go", "q := fmt.Sprintf(\"SELECT id FROM vehicles WHERE plate = '%s'\", plate)").contains("bound parameters"));
     assert!(edit("r6", "package.json", "\"zod\": \"latest\",").contains("Pin dependency versions"));
+    // A clean forced by a later switch is caught; a dry run, whatever the order of its
+    // switches, gets nothing: neither the discard lesson nor the one that cleans history.
+    assert!(said("r7", "git clean -d -f").contains("git cannot bring them back"));
+    let dry = said("r8", "git clean -n -d");
+    assert!(dry.is_empty(), "a dry run: {dry}");
     home.down();
 }
 

@@ -420,6 +420,25 @@ fn learning_stays_in_its_project() {
     ok_in(&home, &project, &["graph", "link", &mine, &lesson, "--strength", "0.9"]);
 }
 
+/// A `not-useful` given right after the hook said the lesson counts, each time it is said again:
+/// the saying is in the log at once, before the outcome worker counts it a moment later.
+#[test]
+fn not_useful_right_after_each_saying_counts_each_time() {
+    let home = Home::with_seed_pack();
+    home.up();
+    let project = std::fs::canonicalize(home.path()).unwrap();
+    for i in 1..=3 {
+        let said = said(&home, &bash(&format!("c{i}"), &format!("toolu_{i}"), &project, "chmod -R 777 /var/www", "Fix permissions"));
+        assert!(said.contains("777"), "{said}");
+        let out = ok_in(&home, &project, &["feedback", "not-useful", "seed-chmod-777"]);
+        assert!(!out.contains("nothing changed"), "saying {i}: {out}");
+    }
+    let shown: Value = serde_json::from_str(&home.ok(&["show", "seed-chmod-777", "--json"])).unwrap();
+    assert_eq!(shown["worth"]["unhelpful"], 3, "{shown}");
+    // And not again before the next saying.
+    assert!(ok_in(&home, &project, &["feedback", "not-useful", "seed-chmod-777"]).contains("nothing changed"));
+}
+
 #[test]
 fn not_useful_lowers_the_node_and_bad_feedback_is_refused() {
     let (home, project) = home_and_project();

@@ -218,3 +218,29 @@ fn the_official_inspector_lists_the_tools_and_calls_each() {
         assert!(!text.is_empty() && r["isError"] == false, "{name}: {r}");
     }
 }
+
+/// A client that writes its requests and closes its end (a script, a pipe) gets every answer
+/// before the server stops, even when the daemon has to start and load its model first.
+#[test]
+fn requests_written_before_the_input_ends_are_all_answered() {
+    model_dir();
+    let home = Home::new();
+    let mut child = home.cairn().arg("mcp").current_dir(home.path()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("cairn mcp starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = vec![json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}}), json!({"jsonrpc": "2.0", "method": "notifications/initialized"})];
+    // More than the SDK answers in the five seconds it gives after the end of input.
+    let calls = 1500;
+    for i in 1..=calls {
+        lines.push(json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "search_context", "arguments": {"query": format!("git push {i}")}}}));
+    }
+    for l in &lines {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let answered: Vec<Value> = String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ids: std::collections::BTreeSet<u64> = answered.iter().filter(|v| v["result"].is_object()).filter_map(|v| v["id"].as_u64()).collect();
+    assert_eq!(ids.len(), calls as usize + 1, "every request answered");
+    home.down();
+}

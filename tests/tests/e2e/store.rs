@@ -464,6 +464,16 @@ fn tiers_and_pruning_to_an_archive_that_restores_exactly() {
     assert!(!out.status.success(), "nothing left to restore");
     let out = home.run(&["archive", "restore", "../../etc/passwd"]);
     assert!(!out.status.success());
+    // A file outside the archive, named by a path as the id: not read, not imported, not removed.
+    let victim = home.path().join("victim.jsonl");
+    let smuggled = captured_line.replace("01OLDCAPTURED0000000000000", "smuggled-1");
+    std::fs::write(&victim, format!("{{\"kind\":\"archived\",\"at\":\"2026-01-01T00:00:00Z\",\"reason\":\"x\"}}\n{smuggled}\n")).unwrap();
+    for id in [victim.with_extension("").to_str().unwrap().to_string(), "../../victim".to_string(), "../../../victim".to_string()] {
+        let out = home.run(&["archive", "restore", &id]);
+        assert_eq!(out.status.code(), Some(1), "{id}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+    assert!(victim.exists(), "a file outside the archive is never removed");
+    assert!(!home.memories().iter().any(|m| m["id"] == "smuggled-1"));
 
     // Tiers: from the last access, or creation; being shown is an access.
     let shown: Value = serde_json::from_str(&home.ok(&["show", "01OLDUSER00000000000000000", "--json"])).unwrap();
