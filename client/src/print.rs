@@ -38,7 +38,11 @@ pub fn stdout(args: std::fmt::Arguments<'_>, newline: bool) {
     let mut out = Out::new();
     let written = out.write_fmt(args).and_then(|_| if newline { out.write_all(b"\n") } else { Ok(()) });
     if let Err(e) = written {
-        stderr(format_args!("cairn: cannot write the output: {e}"), true);
+        // What the command did is done (a memory added is stored): the line it could not print
+        // (an id, a count) goes to stderr, so that a script does not lose it, or do it again.
+        let line = args.to_string();
+        let shown: String = line.chars().take(2000).collect();
+        stderr(format_args!("cairn: cannot write the output: {e}; it was: {shown}"), true);
         std::process::exit(1);
     }
 }

@@ -362,4 +362,13 @@ fn a_closed_pipe_ends_a_command_quietly() {
         assert!(!stderr.contains("panicked"), "cairn {args:?} panicked: {stderr}");
         assert_eq!(out.status.code(), Some(0), "cairn {args:?} (none means a signal): {stderr}");
     }
+    // Output that cannot be written (a full disk) fails the command, and what it could not print
+    // goes to stderr: the id of a memory it stored is not lost.
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let out = wait_output(home.cairn().args(["add", "Lesson added while stdout is full", "--global"]).stdout(full).stderr(Stdio::piped()).spawn().unwrap(), Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let id = stderr.trim().rsplit("it was: ").next().unwrap_or("");
+        assert!(home.ok(&["show", id]).contains("Lesson added while stdout is full"), "{stderr}");
+    }
 }
