@@ -463,7 +463,6 @@ pub(super) fn drop_if_unlinked(d: &Daemon, w: &Writer<'_>, situation: &str) -> R
     Ok(())
 }
 
-/// `not-useful`: the lesson's node weight drops, and it counts as an unhelpful outcome.
 /// Whether the session log has `id` said after `when`. The hook logs a saying at once, and the
 /// outcome worker counts it in `times_surfaced` a moment later: a `not-useful` right after the
 /// hook's answer, or one after the count caught up, reads the same in the log.
@@ -473,6 +472,7 @@ fn said_after(d: &Daemon, id: &str, when: &str) -> Result<bool> {
     Ok(!d.store().events_since(since_ms, 1, |e| e.at.as_str() > when && e.advised.iter().any(|a| a.id == id))?.is_empty())
 }
 
+/// `not-useful`: the lesson's node weight drops, and it counts as an unhelpful outcome.
 fn not_useful(d: &Daemon, t: &Tuneables, id: &str) -> Result<FeedbackReport> {
     let w = d.memories().writer();
     let mut m = w.get(id)?.ok_or_else(|| Error::NotFound(id.to_string()))?;

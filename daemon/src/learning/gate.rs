@@ -260,7 +260,7 @@ fn one_choice(lower: &str) -> bool {
 fn about_the_reply(lower: &str) -> bool {
     let padded = format!(" {} ", lower.trim_end_matches(['.', '!']));
     let reply = [
-        " respond", " response", " reply", " replies", " answer", " apologi", " apologis", " apologiz", " tell me", " explaining", " explanation",
+        " respond", " response", " reply", " replies", " answer", " apologi", " tell me", " explaining", " explanation",
         " summarise", " summarize", " summary", " bullet point", " emoji", " tone ", " verbose", " concise", " brief ", " briefly", " chatty",
         " in english", " in german", " in french", " in spanish", " to me ", " with me ", " preamble", " flattery", " compliment", " be direct",
         " talk ", " say so ", " sycophan", " filler",
@@ -275,9 +275,9 @@ const PLATITUDES: &[&str] = &[
     "best practice", "edge case", "where possible", "when possible", "if possible", "as needed", "when needed", "when necessary", "where appropriate",
     "when appropriate", "as appropriate", "at all times", "self-explanatory", "self-documenting", "clean code", "good code", "high quality",
     "high-quality", "industry standard", "common sense", "step by step", "everything works", "it works", "code quality", "the right way",
-    "production-ready", "production ready", "good practice", "sensible", "reasonabl", "think carefully", "thoroughly", "quality code",
-    "better than you found", "idiomatic", "clean", "good name", "functions small", "small functions", "with respect", "in mind", "easy to",
-    "over-engineer", "overengineer", "simple beats", "appropriate",
+    "production-ready", "production ready", "good practice", "sensible", "reasonable", "reasonably", "think carefully", "thoroughly",
+    "quality code", "better than you found", "idiomatic", "good name", "good names", "functions small", "small functions", "with respect",
+    "in mind", "easy to", "over-engineer", "overengineer", "simple beats", "appropriate",
 ];
 
 /// Words that ask for a manner of doing ("gracefully", "consistently", "organised"): with no
@@ -291,15 +291,22 @@ const MANNER: &[&str] = &[
 /// one word that names anything ("Prefer composition over inheritance where possible" names
 /// two and is a rule).
 fn platitude(lower: &str) -> bool {
-    let mut rest = lower.to_string();
+    // Whole words only: "make clean" names a target, "cleanup" is no "clean".
+    let spaced: String = lower.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '\'') { c } else { ' ' }).collect();
+    let mut rest = format!(" {} ", spaced.split_whitespace().collect::<Vec<_>>().join(" "));
     let mut found = false;
     for p in PLATITUDES {
-        if rest.contains(p) {
-            found = true;
-            rest = rest.replace(p, " ");
+        let phrase = format!(" {p} ");
+        let plural = format!(" {p}s ");
+        for form in [phrase, plural] {
+            if rest.contains(&form) {
+                found = true;
+                rest = rest.replace(&form, "  ");
+            }
         }
     }
-    let filler = ["industry", "consider", "follow", "always", "strive", "aim", "try", "ensure", "should", "must", "write", "keep", "make", "possible", "practices", "handle", "leave", "say", "you're", "think", "about"];
+    // Words that name nothing beside a platitude ("Write clean, idiomatic Kotlin").
+    let filler = ["industry", "consider", "follow", "always", "strive", "aim", "try", "ensure", "should", "must", "write", "keep", "make", "possible", "practices", "handle", "leave", "say", "you're", "think", "about", "clean", "cases"];
     if found && words(&rest).iter().filter(|w| w.len() >= 3 && !GENERIC.contains(&w.as_str()) && !filler.contains(&w.as_str())).count() <= 1 {
         return true;
     }
@@ -1511,6 +1518,8 @@ mod tests {
         }
         assert_kept("Shut the workers down gracefully by draining the queue first.", "claude-md");
         assert_kept("Comment every public function in the billing module.", "claude-md");
+        // A platitude's words are whole words: `make clean` names a target.
+        assert_kept("Run make clean before tagging a release.", "claude-md");
         for t in ["Architecture notes", "See CONTRIBUTING.md for details.", "Try not to introduce bugs."] {
             primitive_reason(t, "claude-md");
         }

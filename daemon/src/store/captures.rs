@@ -70,9 +70,13 @@ impl Store {
     /// rejection comes from review: a candidate edited before it was rejected leaves two texts,
     /// one rejection).
     pub fn reject_text(&self, project: &str, text: &str, candidate: Option<&str>) -> Result<(), StoreError> {
+        self.keep_rejection(&format!("{project}\0{}", text_key(text)), text, candidate)
+    }
+
+    fn keep_rejection(&self, rest: &str, text: &str, candidate: Option<&str>) -> Result<(), StoreError> {
         self.writable()?;
         let record = Rejected { text: text.to_string(), candidate: candidate.map(str::to_string) };
-        self.captures.insert(key("r", &format!("{project}\0{}", text_key(text))), encode(&record))?;
+        self.captures.insert(key("r", rest), encode(&record))?;
         Ok(())
     }
 
@@ -115,12 +119,7 @@ impl Store {
     pub fn restore_rejection(&self, project: Option<&str>, text: &str, candidate: Option<&str>) -> Result<(), StoreError> {
         match project {
             Some(p) => self.reject_text(p, text, candidate),
-            None => {
-                self.writable()?;
-                let record = Rejected { text: text.to_string(), candidate: candidate.map(str::to_string) };
-                self.captures.insert(key("r", &text_key(text)), encode(&record))?;
-                Ok(())
-            }
+            None => self.keep_rejection(&text_key(text), text, candidate),
         }
     }
 
