@@ -467,9 +467,8 @@ pub(super) fn drop_if_unlinked(d: &Daemon, w: &Writer<'_>, situation: &str) -> R
 /// outcome worker counts it in `times_surfaced` a moment later: a `not-useful` right after the
 /// hook's answer, or one after the count caught up, reads the same in the log.
 fn said_after(d: &Daemon, id: &str, when: &str) -> Result<bool> {
-    let Some(since) = clock::parse_timestamp(when) else { return Ok(true) };
-    let since_ms = (since.unix_timestamp_nanos() / 1_000_000).max(1) as u64;
-    Ok(!d.store().events_since(since_ms, 1, |e| e.at.as_str() > when && e.advised.iter().any(|a| a.id == id))?.is_empty())
+    let Some(since_ms) = attribution::millis(when) else { return Ok(true) };
+    Ok(!d.store().events_since(since_ms.max(1) as u64, 1, |e| e.at.as_str() > when && e.advised.iter().any(|a| a.id == id))?.is_empty())
 }
 
 /// `not-useful`: the lesson's node weight drops, and it counts as an unhelpful outcome.
