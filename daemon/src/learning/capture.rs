@@ -347,7 +347,12 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
     let layout = names && [" live in ", " lives in ", " is generated", " are generated", " on purpose"].iter().any(|m| padded.contains(m));
     let here_not = [" here, not ", " here not "].iter().any(|m| padded.contains(m)) && !pronoun;
     if !(standing || ruled || rule_inside || we || obliged || layout || here_not || (directive && (contrast || corrected)) || (contrast && corrected && !pronoun) || (fact && names && (contrast || corrected || padded.contains(" no ")))) {
-        return None;
+        let (a_end, b_start) = terse_choice(rest)?;
+        // Back to the clause's own casing, as below.
+        let offset = rest.as_ptr() as usize - lower.as_ptr() as usize;
+        let own = |from: usize, to: usize| clause.get(offset + from..offset + to).filter(|_| clause.len() == lower.len()).unwrap_or(&rest[from..to]).to_string();
+        let b_end = rest.trim_end_matches(['.', '!', ' ']).len();
+        return finished(&format!("use {}, not {}", own(0, a_end).trim_end_matches(','), own(b_start, b_end)));
     }
     if rest.split_whitespace().count() < 3 {
         return None;
@@ -403,6 +408,50 @@ fn with_reason(lesson: &mut String, reason: &str) {
     }
 }
 
+/// Questions that complain about what the agent keeps doing ("why do you keep using npm"), not
+/// ask for an answer.
+const COMPLAINTS: &[&str] = &["why do you keep", "why are you still", "why do you always", "why did you use", "why are you using", "why is it using", "why you keep"];
+
+/// A clause split into its complaint and what follows it, when it opens with a [`COMPLAINTS`]
+/// question and goes on after a comma; the clause alone otherwise.
+fn complaint_then_rule(clause: &str) -> Vec<String> {
+    let lower = clause.to_ascii_lowercase();
+    let (body, _) = strip_fillers(lower.trim_start());
+    let opens = COMPLAINTS.iter().any(|c| starts_with_word(body, c));
+    match lower.find(", ").filter(|_| opens) {
+        // ASCII lowercasing keeps every byte where it was.
+        Some(at) if clause[at + 2..].split_whitespace().count() >= 3 => {
+            vec![format!("{}?", clause[..at].trim_end_matches('?')), clause[at + 2..].trim_end_matches('?').to_string()]
+        }
+        _ => vec![clause.to_string()],
+    }
+}
+
+/// A whole clause that is a choice in a few words ("ruff format, not black", "pnpm not npm!"):
+/// each side one to three words that name a thing, no article or pronoun (which point at the
+/// moment: "the solid button here, not the outline one"), no verb before the first side. Said
+/// to a coding agent, the user corrects a tool or a library it chose; the lesson says "Use X,
+/// not Y".
+fn terse_choice(lower: &str) -> Option<(usize, usize)> {
+    let body = lower.trim().trim_end_matches(['.', '!', ' ']);
+    let (a, b) = body.split_once(", not ").or_else(|| body.split_once(" not "))?;
+    let side = |s: &str| {
+        let ws: Vec<&str> = s.split_whitespace().map(|w| w.trim_matches(['`', '"'])).collect();
+        (1..=3).contains(&ws.len())
+            && ws.iter().all(|w| {
+                !w.is_empty()
+                    && !w.contains('\'')
+                    && !["the", "a", "an", "this", "that", "these", "those", "it", "one", "ones", "like", "me", "you", "what", "yet", "now", "here", "there", "really", "quite", "so", "too", "sure", "just", "please", "pls", "at", "all", "again", "is", "are", "do", "does", "did", "working", "done", "even", "exactly"].contains(w)
+                    && !w.chars().all(|c| c.is_ascii_digit())
+            })
+            // Its last word names something ("not quite right" names nothing).
+            && ws.last().is_some_and(|w| !super::gate::named_words(w).is_empty())
+    };
+    // No verb before the first side: "fix it, not now" asks for something.
+    let verb_first = a.split_whitespace().next().is_some_and(|w| super::gate::DIRECTIVES.contains(&w));
+    (side(a) && side(b) && !verb_first).then(|| (a.len(), body.len() - b.len()))
+}
+
 /// The lessons a user's prompt states (at most [`MAX_PER_PROMPT`]); empty for questions,
 /// requests and chatter. A sentence that gives the reason for an instruction ("because ...",
 /// "otherwise ...") stays with it.
@@ -428,6 +477,9 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
     let mut complaints = 0;
     // "STOP. do not deploy the api": a halt said as a sentence of its own halts the next one.
     let mut halted = false;
+    // "why do you keep using npm, this repo is pnpm": a complaint asked as a question, then
+    // what holds, after its comma.
+    let parts: Vec<String> = parts.iter().flat_map(|c| complaint_then_rule(c)).collect();
     for c in parts.iter() {
         if HALTS.contains(&c.trim_end_matches(['.', '!', ',', ';', ' ']).to_lowercase().as_str()) {
             // A complaint's opening as much as any other clause that states nothing.
@@ -472,8 +524,22 @@ pub fn from_prompt(prompt: &str) -> Vec<String> {
         }
     }
     out.dedup();
-    out.truncate(MAX_PER_PROMPT);
-    out
+    let out = without_restatements(out);
+    out.into_iter().take(MAX_PER_PROMPT).collect()
+}
+
+/// A prompt's lessons without those that say one of its others again ("no, use pnpm here, not
+/// npm. always use pnpm in this repo"): a lesson whose named words are all in another lesson of
+/// the prompt that names more is the same rule, and one candidate says it. Lessons that each
+/// name something the other does not stay apart.
+fn without_restatements(lessons: Vec<String>) -> Vec<String> {
+    let named: Vec<_> = lessons.iter().map(|l| super::gate::named_words(l)).collect();
+    let restates = |i: usize| {
+        (0..lessons.len()).any(|j| {
+            j != i && !named[i].is_empty() && named[i].is_subset(&named[j]) && (named[j].len() > named[i].len() || (named[j].len() == named[i].len() && j < i))
+        })
+    };
+    lessons.iter().enumerate().filter(|(i, _)| !restates(*i)).map(|(_, l)| l.clone()).collect()
 }
 
 /// The lesson a prompt states in its sentence `best` (the one the prompt model rates highest,
@@ -877,6 +943,27 @@ mod tests {
         );
         assert_eq!(one("never force-push to main, because the deploy bot tags from it").as_deref(), Some("Never force-push to main, because the deploy bot tags from it."));
         assert_eq!(one("Never edit vendor/. Otherwise the next sync wipes it").as_deref(), Some("Never edit vendor/: Otherwise the next sync wipes it."));
+    }
+
+    #[test]
+    fn a_choice_in_a_few_words_and_a_complaint_then_a_fact_are_corrections() {
+        assert_eq!(one("ruff format, not black").as_deref(), Some("Use ruff format, not black."));
+        assert_eq!(one("pnpm not npm!").as_deref(), Some("Use pnpm, not npm."));
+        assert_eq!(one("bun not npm. always").as_deref(), Some("Use bun, not npm."));
+        assert_eq!(one("`uv`, not `pip`").as_deref(), Some("Use `uv`, not `pip`."));
+        assert_eq!(one("why do you keep using npm, this repo is pnpm").as_deref(), Some("This repo is pnpm."));
+        // What points at the moment, a number, a verb, or a question is no such choice.
+        for p in ["the blue one, not the red", "no, not like that", "the second one, not the first", "3 not 4", "not yet", "why do you keep using npm?", "that's not it", "fix it, not now"] {
+            assert_eq!(one(p), None, "{p}");
+        }
+    }
+
+    #[test]
+    fn a_rule_said_twice_in_one_prompt_is_one_lesson() {
+        assert_eq!(from_prompt("no, use pnpm here, not npm. always use pnpm in this repo"), vec!["Use pnpm here, not npm.".to_string()]);
+        // Each names something the other does not: two rules.
+        assert_eq!(from_prompt("always use pnpm for installs. never run pnpm dlx for the codegen").len(), 2);
+        assert_eq!(from_prompt("never force-push main. always squash-merge PRs").len(), 2);
     }
 
     #[test]

@@ -285,6 +285,10 @@ const PLATITUDES: &[&str] = &[
 const MANNER: &[&str] = &[
     "gracefully", "consistently", "cleanly", "carefully", "neatly", "nicely", "sensibly", "organised", "organized", "meaningful", "efficiently",
     "efficient", "optimal", "optimally", "robustly", "safely", "responsibly", "elegantly", "professionally", "wisely",
+    // A judgement the reader must make: what is unnecessary, appropriate or snappy enough is
+    // what the line would have to say.
+    "unnecessary", "unneeded", "needless", "needlessly", "excessive", "excessively", "overly", "appropriate", "appropriately", "proper",
+    "snappy", "responsive", "performant", "actually", "principles", "senior",
 ];
 
 /// A CLAUDE.md line that is a platitude: a [`PLATITUDES`] phrase, and besides its words at most
@@ -306,7 +310,7 @@ fn platitude(lower: &str) -> bool {
         }
     }
     // Words that name nothing beside a platitude ("Write clean, idiomatic Kotlin").
-    let filler = ["industry", "consider", "follow", "always", "strive", "aim", "try", "ensure", "should", "must", "write", "keep", "make", "possible", "practices", "handle", "leave", "say", "you're", "think", "about", "clean", "cases"];
+    let filler = ["industry", "consider", "follow", "always", "strive", "aim", "try", "ensure", "should", "must", "write", "keep", "make", "possible", "practices", "handle", "leave", "say", "you're", "think", "about", "clean", "cases", "treat"];
     if found && words(&rest).iter().filter(|w| w.len() >= 3 && !GENERIC.contains(&w.as_str()) && !filler.contains(&w.as_str())).count() <= 1 {
         return true;
     }
@@ -368,6 +372,12 @@ pub fn request_for_now(lower: &str) -> bool {
 fn gives_reason(lower: &str) -> bool {
     let padded = format!(" {lower}");
     REASONS.iter().any(|r| padded.contains(&format!(" {r}")))
+}
+
+/// The words of a text that name something: neither generic nor a rule's own words ("pnpm",
+/// "npm" in "Always use pnpm here, not npm").
+pub fn named_words(text: &str) -> std::collections::HashSet<String> {
+    words(text).into_iter().filter(|w| w.len() >= 2 && !GENERIC.contains(&w.as_str()) && !matches!(w.as_str(), "only" | "no" | "over" | "instead")).collect()
 }
 
 fn words(text: &str) -> Vec<String> {
@@ -884,6 +894,15 @@ fn primitive(text: &str, ws: &[String], specific: usize, code: usize, actionabil
     }
     if claude_md && platitude(&lower) {
         return Some("a platitude: it names no practice to check".into());
+    }
+    // "TODO: document the ARM build": work the maintainers owe, not an instruction.
+    if claude_md && ["todo", "fixme", "xxx", "tbd"].iter().any(|m| lower.trim_start().strip_prefix(m).is_some_and(|r| r.starts_with([':', ' ', '(', '-']))) {
+        return Some("a note of work still to do, not an instruction".into());
+    }
+    // "You are an expert Go developer", "Think like a senior engineer": who the assistant
+    // should be, not a practice to check.
+    if claude_md && ["you are a", "you are an", "you're a", "you're an", "think like", "act like", "act as", "behave like", "pretend", "imagine you"].iter().any(|p| lower.trim_start().starts_with(p)) {
+        return Some("a persona for the assistant, not a practice to check".into());
     }
     if text.trim_end().ends_with('?') {
         return Some("a question, not a lesson".into());
@@ -1516,6 +1535,17 @@ mod tests {
         for t in ["Name the Terraform modules consistently.", "Handle webhook failures gracefully."] {
             assert!(primitive_reason(t, "claude-md").contains("platitude"), "{t}");
         }
+        // A judgement left to the reader (what is unnecessary, appropriate, snappy enough).
+        for t in ["Avoid needless abstraction layers.", "Pick the proper HTTP status for each error.", "Keep the dashboard performant.", "Apply the twelve-factor principles.", "Treat the cache with respect."] {
+            assert!(primitive_reason(t, "claude-md").contains("platitude"), "{t}");
+        }
+        assert_kept("Avoid unnecessary re-renders by wrapping list rows in React.memo.", "claude-md");
+        // A note of work still to do, a persona.
+        assert!(primitive_reason("TODO: move the seed scripts under db/seeds/.", "claude-md").contains("still to do"));
+        assert!(primitive_reason("FIXME (2025-03) the e2e suite needs Docker on CI", "claude-md").contains("still to do"));
+        assert!(primitive_reason("You are an expert Go developer who writes idiomatic code.", "claude-md").contains("persona"));
+        primitive_reason("Act as a senior Rails engineer reviewing every diff.", "claude-md");
+        assert_kept("Todos live in docs/TODO.md, one line per task.", "claude-md");
         assert_kept("Shut the workers down gracefully by draining the queue first.", "claude-md");
         assert_kept("Comment every public function in the billing module.", "claude-md");
         // A platitude's words are whole words: `make clean` names a target.

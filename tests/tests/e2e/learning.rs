@@ -722,6 +722,30 @@ fn a_lasting_instruction_is_said_as_always_a_short_rule_on_code_is_kept_a_tag_is
 }
 
 #[test]
+fn a_terse_correction_and_a_rule_said_twice_are_one_candidate_each() {
+    let (home, project) = home_and_project();
+    said(&home, &bash("t1", "t1", &project, "pip install httpx", "Install httpx"));
+    // A choice in a few words corrects the tool the agent chose.
+    said(&home, &prompt("t1", &project, "uv, not pip"));
+    said(&home, &bash("t2", "t2", &project, "npm install left-pad", "Install left-pad"));
+    // The same rule said twice in one prompt is one candidate.
+    said(&home, &prompt("t2", &project, "no, use pnpm here, not npm. always use pnpm in this repo"));
+    candidates(&home, &project, |c| c.len() >= 2);
+    // Time for a second candidate of the same prompt, were there one.
+    std::thread::sleep(Duration::from_secs(2));
+    let c = candidates(&home, &project, |c| !c.is_empty());
+    let mut texts: Vec<&str> = c.iter().map(|c| c["text"].as_str().unwrap()).collect();
+    texts.sort();
+    assert_eq!(texts, ["Use pnpm here, not npm.", "Use uv, not pip."], "{c:#?}");
+    // A complaint asked as a question, then what holds.
+    let j: Value = serde_json::from_str(&ok_in(&home, &project, &["review", "judge", "--json", "--prompt", "--", "why do you keep using npm, this repo is pnpm"])).unwrap();
+    assert_eq!(j["captured"], "This repo is pnpm.", "{j}");
+    // What points at the moment is no choice to remember.
+    let j: Value = serde_json::from_str(&ok_in(&home, &project, &["review", "judge", "--json", "--prompt", "--", "the second one, not the first"])).unwrap();
+    assert!(j["captured"].is_null(), "{j}");
+}
+
+#[test]
 fn a_recovery_is_captured_accepted_or_rejected_for_good() {
     let (home, project) = home_and_project();
     said(&home, &bash_failed("r1", "t1", &project, "npm test", "Exit code 1\nnpm ERR! This project is configured to use pnpm"));
