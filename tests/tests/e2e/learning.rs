@@ -440,6 +440,29 @@ fn not_useful_right_after_each_saying_counts_each_time() {
 }
 
 #[test]
+fn not_useful_after_the_saying_left_the_session_log_still_counts() {
+    let home = Home::with_seed_pack();
+    // A log of four events: each new one retires the oldest.
+    home.write_tuneables(r#"{"sessions": {"max_events": 4}}"#);
+    home.up();
+    assert!(eventually(Duration::from_secs(10), || home.ok(&["config", "show"]).lines().any(|l| l.trim_start().starts_with("sessions.max_events") && l.contains("= 4 "))));
+    let project = std::fs::canonicalize(home.path()).unwrap();
+    let surfaced = |home: &Home| serde_json::from_str::<Value>(&home.ok(&["show", "seed-chmod-777", "--json"])).unwrap()["worth"]["times_surfaced"].as_u64().unwrap_or(0);
+    assert!(said(&home, &bash("r1", "toolu_1", &project, "chmod -R 777 /var/www", "Fix permissions")).contains("777"));
+    assert!(!ok_in(&home, &project, &["feedback", "not-useful", "seed-chmod-777"]).contains("nothing changed"));
+    assert!(said(&home, &bash("r2", "toolu_2", &project, "chmod -R 777 /srv/app", "Fix permissions")).contains("777"));
+    assert!(eventually(Duration::from_secs(10), || surfaced(&home) == 2), "the second saying counted");
+    // Routine calls retire the saying from the log.
+    for i in 3..=8 {
+        said(&home, &bash(&format!("r{i}"), &format!("toolu_{i}"), &project, "ls", "List files"));
+    }
+    let out = ok_in(&home, &project, &["feedback", "not-useful", "seed-chmod-777"]);
+    assert!(!out.contains("nothing changed"), "said again since, though the log no longer holds it: {out}");
+    // And not again before the next saying.
+    assert!(ok_in(&home, &project, &["feedback", "not-useful", "seed-chmod-777"]).contains("nothing changed"));
+}
+
+#[test]
 fn not_useful_lowers_the_node_and_bad_feedback_is_refused() {
     let (home, project) = home_and_project();
     let lesson = home.ok(&["add", "Run database migrations against a copy of production before running them for real", "--global", "--category", "database"]).trim().to_string();
