@@ -347,7 +347,7 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
     let layout = names && [" live in ", " lives in ", " is generated", " are generated", " on purpose"].iter().any(|m| padded.contains(m));
     let here_not = [" here, not ", " here not "].iter().any(|m| padded.contains(m)) && !pronoun;
     if !(standing || ruled || rule_inside || we || obliged || layout || here_not || (directive && (contrast || corrected)) || (contrast && corrected && !pronoun) || (fact && names && (contrast || corrected || padded.contains(" no ")))) {
-        let (a_end, b_start) = terse_choice(rest)?;
+        let (a_end, b_start) = contrast_in_a_few_words(rest)?;
         // Back to the clause's own casing, as below.
         let offset = rest.as_ptr() as usize - lower.as_ptr() as usize;
         let own = |from: usize, to: usize| clause.get(offset + from..offset + to).filter(|_| clause.len() == lower.len()).unwrap_or(&rest[from..to]).to_string();
@@ -429,10 +429,11 @@ fn complaint_then_rule(clause: &str) -> Vec<String> {
 
 /// A whole clause that is a choice in a few words ("ruff format, not black", "pnpm not npm!"):
 /// each side one to three words that name a thing, no article or pronoun (which point at the
-/// moment: "the solid button here, not the outline one"), no verb before the first side. Said
-/// to a coding agent, the user corrects a tool or a library it chose; the lesson says "Use X,
-/// not Y".
-fn terse_choice(lower: &str) -> Option<(usize, usize)> {
+/// moment: "the blue one, not the red"), no verb before the first side. Said to a coding agent,
+/// the user corrects a tool or a library it chose; the lesson says "Use X, not Y". Narrower than
+/// the gate's reading of a CLAUDE.md line (`gate::terse_choice`), which also takes "X only" and
+/// "No X": said in a prompt, those are as often about the moment.
+fn contrast_in_a_few_words(lower: &str) -> Option<(usize, usize)> {
     let body = lower.trim().trim_end_matches(['.', '!', ' ']);
     let (a, b) = body.split_once(", not ").or_else(|| body.split_once(" not "))?;
     let side = |s: &str| {
