@@ -427,6 +427,12 @@ fn complaint_then_rule(clause: &str) -> Vec<String> {
     }
 }
 
+/// Words a choice of the moment ends on, not a tool's or a library's name.
+const OF_THE_MOMENT: &[&str] = &[
+    "red", "blue", "green", "yellow", "orange", "purple", "pink", "white", "grey", "gray", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday", "left", "up", "down", "top", "bottom", "above", "below", "earlier", "later", "tomorrow", "tonight", "first", "second", "third", "last",
+];
+
 /// A whole clause that is a choice in a few words ("ruff format, not black", "pnpm not npm!"):
 /// each side one to three words that name a thing, no article or pronoun (which point at the
 /// moment: "the blue one, not the red"), no verb before the first side. Said to a coding agent,
@@ -445,8 +451,9 @@ fn contrast_in_a_few_words(lower: &str) -> Option<(usize, usize)> {
                     && !["the", "a", "an", "this", "that", "these", "those", "it", "one", "ones", "like", "me", "you", "what", "yet", "now", "here", "there", "really", "quite", "so", "too", "sure", "just", "please", "pls", "at", "all", "again", "is", "are", "do", "does", "did", "working", "done", "even", "exactly"].contains(w)
                     && !w.chars().all(|c| c.is_ascii_digit())
             })
-            // Its last word names something ("not quite right" names nothing).
-            && ws.last().is_some_and(|w| !super::gate::named_words(w).is_empty())
+            // Its last word names something ("not quite right" names nothing), and not a choice of
+            // the moment's own: a colour, a day, a side ("red not blue", "monday not tuesday").
+            && ws.last().is_some_and(|w| !super::gate::named_words(w).is_empty() && !OF_THE_MOMENT.contains(w) && !super::gate::MONTHS.contains(w))
     };
     // No verb before the first side: "fix it, not now" asks for something.
     let verb_first = a.split_whitespace().next().is_some_and(|w| super::gate::DIRECTIVES.contains(&w));
@@ -954,7 +961,7 @@ mod tests {
         assert_eq!(one("`uv`, not `pip`").as_deref(), Some("Use `uv`, not `pip`."));
         assert_eq!(one("why do you keep using npm, this repo is pnpm").as_deref(), Some("This repo is pnpm."));
         // What points at the moment, a number, a verb, or a question is no such choice.
-        for p in ["the blue one, not the red", "no, not like that", "the second one, not the first", "3 not 4", "not yet", "why do you keep using npm?", "that's not it", "fix it, not now"] {
+        for p in ["the blue one, not the red", "red not blue", "monday, not tuesday", "no, not like that", "the second one, not the first", "3 not 4", "not yet", "why do you keep using npm?", "that's not it", "fix it, not now"] {
             assert_eq!(one(p), None, "{p}");
         }
     }

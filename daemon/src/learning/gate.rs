@@ -683,7 +683,7 @@ const NEAR_TIMES: &[&str] = &[
 ];
 
 /// Months by name ("may" and "mar" count only beside a day: alone they are other words).
-const MONTHS: &[&str] = &["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"];
+pub const MONTHS: &[&str] = &["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"];
 
 /// A day of the month ("14th", "3rd").
 fn date(w: &str) -> bool {
