@@ -242,6 +242,10 @@ pub struct Worth {
     /// even before the outcome worker has counted it in `times_surfaced` (a moment later).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_useful_when: Option<String>,
+    /// When it was last said (the saying's own time, as the session log has it), counted by the
+    /// outcome worker: what tells a saying the session log has since retired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_said: Option<String>,
 }
 
 fn default_effectiveness() -> f64 {
@@ -261,6 +265,7 @@ impl Default for Worth {
             verdict: None,
             not_useful_at: None,
             not_useful_when: None,
+            last_said: None,
         }
     }
 }

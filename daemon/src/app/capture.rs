@@ -88,6 +88,9 @@ struct Offer<'a> {
     remedies: Vec<&'a SessionEvent>,
     /// How the lesson was heard in a prompt (see `gate::Input::heard`).
     heard: gate::HeardBy,
+    /// Lessons kept from the same prompt: another rule said beside this one, never this one
+    /// said again (`capture::from_prompt` already keeps one of a rule said twice).
+    siblings: &'a [String],
 }
 
 /// Captures what it can from one session; `true` when nothing is left waiting.
@@ -121,6 +124,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
         before.reverse();
         let heard = heard_in(d, prompt).await;
         let by = heard.by();
+        let mut kept: Vec<String> = Vec::new();
         for text in heard.lessons {
             let mut evidence = vec![moment_of(e)];
             evidence.extend(before.iter().map(|m| moment_of(m)));
@@ -131,7 +135,9 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             // user taught it for.
             let terms: std::collections::HashSet<String> = crate::base::text::terms(&text).into_iter().collect();
             let spoken_of: Vec<&SessionEvent> = before.iter().copied().filter(|m| crate::base::text::terms(m.intent.as_deref().unwrap_or("")).iter().any(|w| terms.contains(w))).collect();
-            offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moments: spoken_of, remedies: Vec::new(), heard: by }).await?;
+            if let Some(id) = offer(d, &t, Offer { text, from: "prompt", project: &e.project, session: &e.session_id, at: &e.at, evidence, moments: spoken_of, remedies: Vec::new(), heard: by, siblings: &kept }).await? {
+                kept.push(id);
+            }
         }
     }
 
@@ -146,7 +152,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             d.store().failure_done(&sig, &f.project)?;
         }
         let text = redact::redact_text(&r.text);
-        offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moments: vec![f], remedies: vec![w], heard: gate::HeardBy::Not }).await?;
+        offer(d, &t, Offer { text, from: "recovery", project: &f.project, session: &f.session_id, at: &w.at, evidence: vec![moment_of(f), moment_of(w)], moments: vec![f], remedies: vec![w], heard: gate::HeardBy::Not, siblings: &[] }).await?;
         // A candidate that says this call never got fixed is no longer true.
         retire_never_fixed(d, &f.project, &failed_call(f))?;
     }
@@ -173,7 +179,7 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             // No count in the text: the failure goes on after the lesson is made, and a count
             // written once would go stale.
             let text = format!("In this project, {}{why}: seen in more than one session, never fixed in one. Find the cause before running it again.", keeps_failing(&call));
-            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f], remedies: Vec::new(), heard: gate::HeardBy::Not }).await?;
+            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f], remedies: Vec::new(), heard: gate::HeardBy::Not, siblings: &[] }).await?;
         }
     }
     d.store().durable().await?;
@@ -271,34 +277,34 @@ async fn heard_in(d: &Daemon, prompt: &str) -> Heard {
 }
 
 /// The lessons closest to `text` in `project` (and `global`), but `own`: id, text, cosine.
-fn nearest(d: &Daemon, t: &Tuneables, text: &str, project: &str, own: Option<&str>) -> Vec<(String, String, Option<f64>)> {
+fn nearest(d: &Daemon, t: &Tuneables, text: &str, project: &str, besides: &[&str]) -> Vec<(String, String, Option<f64>)> {
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
     let hits = with_retrieval(d, t, text, Patience::Human, Fusion::from_settings(&t.retrieval), None, |r| r.hybrid(text, &projects, NEAREST * 4));
     // The seed pack's lessons are general; what the user says in their project is their own,
     // however close to one ("whenever you change the schema, run `make migrate` too" beside the
     // seed on backing up before migrations): it is never taken for a seed said again.
     hits.into_iter()
-        .filter(|h| Some(h.id.as_str()) != own)
+        .filter(|h| !besides.contains(&h.id.as_str()))
         .filter_map(|h| d.memories().get(&h.id).filter(|m| m.source != crate::advisor::seeds::SEED_SOURCE).map(|m| (m.id, m.text, h.cosine)))
         .take(NEAREST)
         .collect()
 }
 
 /// The gate's judgement of `text` against the lessons of `project`.
-async fn judge_text(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, heard: gate::HeardBy) -> gate::Judgement {
-    judge_against(d, t, text, from, project, None, heard).await
+async fn judge_text(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, heard: gate::HeardBy, besides: &[&str]) -> gate::Judgement {
+    judge_against(d, t, text, from, project, besides, heard).await
 }
 
 /// The gate's judgement of a lesson imported from the user's own files (`claude-md`), against
 /// the other lessons of its project: its scores, its verdict, and the verdict's reason.
 pub async fn judge_import(d: &Daemon, t: &Tuneables, text: &str, source: &str, project: &str, id: &str) -> (Quality, String, String) {
-    let j = judge_against(d, t, text, source, project, Some(id), gate::HeardBy::Not).await;
+    let j = judge_against(d, t, text, source, project, &[id], gate::HeardBy::Not).await;
     (quality_of(&j), j.verdict.as_str().to_string(), j.reasons.last().cloned().unwrap_or_default())
 }
 
-async fn judge_against(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, own: Option<&str>, heard: gate::HeardBy) -> gate::Judgement {
+async fn judge_against(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, besides: &[&str], heard: gate::HeardBy) -> gate::Judgement {
     let embedder = d.embedder_ready().await;
-    let near = tokio::task::block_in_place(|| nearest(d, t, text, project, own));
+    let near = tokio::task::block_in_place(|| nearest(d, t, text, project, besides));
     let input = gate::Input { text, source: from, nearest: near.iter().map(|(id, text, c)| (id.as_str(), text.as_str(), *c)).collect(), heard };
     let duplicates = Some(duplicate::builtin()).filter(|m| embedder.as_ref().is_some_and(|e| m.fits(&e.facts().fingerprint)));
     gate::judge(&input, &Bars { duplicates, ..bars(t) })
@@ -331,13 +337,15 @@ fn quality_of(j: &gate::Judgement) -> Quality {
     Quality { actionability: j.actionability, novelty: j.novelty, reasoning: j.reasoning, specificity: j.specificity, outcome_linked: j.outcome_linked }
 }
 
-/// Passes a captured text through the gate and keeps what it says to keep.
-async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
+/// Passes a captured text through the gate and keeps what it says to keep; the id of the
+/// candidate it made, if it made one.
+async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<Option<String>> {
     if d.store().is_rejected(o.project, &o.text)? {
         d.turned_away(1);
-        return Ok(());
+        return Ok(None);
     }
-    let j = judge_text(d, t, &o.text, o.from, o.project, o.heard).await;
+    let siblings: Vec<&str> = o.siblings.iter().map(String::as_str).collect();
+    let j = judge_text(d, t, &o.text, o.from, o.project, o.heard, &siblings).await;
     tracing::debug!(text = %o.text, verdict = j.verdict.as_str(), score = j.score, "captured");
     match j.verdict {
         Verdict::Primitive => {
@@ -375,9 +383,10 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<()> {
                 tracing::warn!(error = %e, id = %m.id, "captured lesson kept without the moment that worked");
             }
             super::memories::save(d, &m).await?;
+            return Ok(Some(m.id));
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Links each moment's situation (found or made) to `lesson`, a deliberate step, as the
@@ -576,7 +585,7 @@ pub async fn act(d: &Daemon, action: ReviewAction) -> Result<ReviewOutcome> {
             // Judged again in its new words.
             let from = m.capture.as_ref().map_or("prompt", |c| c.from.as_str()).to_string();
             // Against the other lessons: its own old words are no duplicate of it.
-            let j = judge_against(d, &t, &edited.text, &from, &edited.project, Some(&id), gate::HeardBy::Not).await;
+            let j = judge_against(d, &t, &edited.text, &from, &edited.project, &[id.as_str()], gate::HeardBy::Not).await;
             let m = tokio::task::block_in_place(|| -> Result<Memory> {
                 let w = d.memories().writer();
                 let mut m = w.get(&id)?.ok_or_else(|| Error::NotFound(id.clone()))?;
@@ -638,7 +647,7 @@ pub async fn judge(d: &Daemon, req: JudgeRequest) -> Result<Judged> {
         (None, text.to_string(), gate::HeardBy::Not)
     };
     let from = req.source.as_deref().unwrap_or("prompt");
-    let j = judge_text(d, &t, &subject, from, &project, by).await;
+    let j = judge_text(d, &t, &subject, from, &project, by, &[]).await;
     let rejected = d.store().is_rejected(&project, &subject)?;
     Ok(Judged { captured, not_captured: rejected.then(|| "rejected before: never captured again".to_string()), keep: j.verdict.keeps() && !rejected, quality: Some(quality_view(&j)) })
 }

@@ -476,12 +476,12 @@ fn not_useful(d: &Daemon, t: &Tuneables, id: &str) -> Result<FeedbackReport> {
     let w = d.memories().writer();
     let mut m = w.get(id)?.ok_or_else(|| Error::NotFound(id.to_string()))?;
     // Said since the last `not-useful`: by the log's time when it was kept, else by the count.
-    // The log is read first (the count lags a saying by the outcome worker's pass); where it no
-    // longer reaches back to that time (its oldest events retired), the count says what it lost.
-    let counted = m.worth.not_useful_at != Some(m.worth.times_surfaced);
+    // The log is read first (the count lags a saying by the outcome worker's pass); a saying
+    // the log has retired since is still the lesson's last saying, kept with the saying's own
+    // time (so a saying counted late is no newer than it was).
     let said_since = match m.worth.not_useful_when.as_deref() {
-        Some(when) => said_after(d, id, when)? || (counted && d.store().oldest_event()?.is_some_and(|oldest| oldest.as_str() > when)),
-        None => counted,
+        Some(when) => said_after(d, id, when)? || m.worth.last_said.as_deref().is_some_and(|last| last > when),
+        None => m.worth.not_useful_at != Some(m.worth.times_surfaced),
     };
     if !said_since {
         let note = format!("nothing changed: {id} was marked not useful already and has not been said since (`cairn mute {id}` keeps it out of advice, `cairn forget {id}` removes it)");

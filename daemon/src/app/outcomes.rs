@@ -180,6 +180,9 @@ fn accessed(d: &Daemon, id: &str, at: &str, access: bool) -> Result<()> {
     let w = d.memories().writer();
     let Some(mut m) = w.get(id)? else { return Ok(()) };
     m.worth.times_surfaced += 1;
+    if m.worth.last_said.as_deref().is_none_or(|last| last < at) {
+        m.worth.last_said = Some(at.to_string());
+    }
     if access {
         m.now.access_count += 1;
         if m.now.last_accessed.as_deref().is_none_or(|last| last < at) {

@@ -36,7 +36,7 @@ const FILLERS: &[&str] = &[
     "no", "nope", "nah", "ok", "okay", "so", "also", "and", "but", "actually", "hey", "btw", "oh", "wait", "hmm", "please", "pls", "again", "sorry",
     "i said", "i told you", "like i said", "as i said", "as i told you", "one more thing", "and also", "just", "plus", "ugh", "argh", "thats wrong",
     "that's wrong", "that is wrong", "wrong", "you did it again", "again", "should've said earlier", "should have said earlier", "i should have said",
-    "ok that works", "that works", "great", "cool", "oops", "careful",
+    "ok that works", "that works", "great", "cool", "oops", "careful", "seriously", "honestly", "listen", "dude", "come on", "jeez", "geez",
 ];
 
 /// Prefixes that mark a standing instruction and are left out of the lesson's words.
@@ -347,11 +347,12 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
     let layout = names && [" live in ", " lives in ", " is generated", " are generated", " on purpose"].iter().any(|m| padded.contains(m));
     let here_not = [" here, not ", " here not "].iter().any(|m| padded.contains(m)) && !pronoun;
     if !(standing || ruled || rule_inside || we || obliged || layout || here_not || (directive && (contrast || corrected)) || (contrast && corrected && !pronoun) || (fact && names && (contrast || corrected || padded.contains(" no ")))) {
-        let (a_end, b_start) = contrast_in_a_few_words(rest)?;
+        // "its pnpm not npm": the choice is what follows "it's".
+        let rest = ["its ", "it's ", "it is "].iter().find_map(|p| rest.strip_prefix(p)).unwrap_or(rest);
+        let (a_end, b_start, b_end) = contrast_in_a_few_words(rest)?;
         // Back to the clause's own casing, as below.
         let offset = rest.as_ptr() as usize - lower.as_ptr() as usize;
         let own = |from: usize, to: usize| clause.get(offset + from..offset + to).filter(|_| clause.len() == lower.len()).unwrap_or(&rest[from..to]).to_string();
-        let b_end = rest.trim_end_matches(['.', '!', ' ']).len();
         return finished(&format!("use {}, not {}", own(0, a_end).trim_end_matches(','), own(b_start, b_end)));
     }
     if rest.split_whitespace().count() < 3 {
@@ -418,7 +419,10 @@ fn complaint_then_rule(clause: &str) -> Vec<String> {
     let lower = clause.to_ascii_lowercase();
     let (body, _) = strip_fillers(lower.trim_start());
     let opens = COMPLAINTS.iter().any(|c| starts_with_word(body, c));
-    match lower.find(", ").filter(|_| opens) {
+    // What follows must open a rule ("this repo is pnpm", "we use pnpm", "never ..."); "we
+    // already know they pass" is the complaint going on.
+    let rule_follows = |at: usize| RULE_OPENERS.iter().any(|o| starts_with_word(lower[at + 2..].trim_start(), o));
+    match lower.find(", ").filter(|&at| opens && rule_follows(at)) {
         // ASCII lowercasing keeps every byte where it was.
         Some(at) if clause[at + 2..].split_whitespace().count() >= 3 => {
             vec![format!("{}?", clause[..at].trim_end_matches('?')), clause[at + 2..].trim_end_matches('?').to_string()]
@@ -427,11 +431,21 @@ fn complaint_then_rule(clause: &str) -> Vec<String> {
     }
 }
 
-/// Words a choice of the moment ends on, not a tool's or a library's name.
+/// Words a choice of the moment ends on, not a tool's or a library's name: a colour, a day, a
+/// side, an environment, a kind of build or release ("deploy it. staging, not prod" is where to
+/// deploy this time).
 const OF_THE_MOMENT: &[&str] = &[
     "red", "blue", "green", "yellow", "orange", "purple", "pink", "white", "grey", "gray", "monday", "tuesday", "wednesday", "thursday", "friday",
     "saturday", "sunday", "left", "up", "down", "top", "bottom", "above", "below", "earlier", "later", "tomorrow", "tonight", "first", "second", "third", "last",
+    "staging", "stage", "prod", "production", "dev", "development", "local", "remote", "qa", "uat", "preview", "sandbox", "patch", "minor", "major",
+    "light", "dark", "mode", "debug", "release", "build", "beta", "alpha", "stable", "nightly", "canary", "old", "new", "latest", "one", "version",
 ];
+
+/// A version ("v2", "1.4.0") or a region ("us-east-1"): a choice of the moment too.
+fn versionlike(w: &str) -> bool {
+    let v = w.strip_prefix('v').unwrap_or(w);
+    (!v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.')) || (w.matches('-').count() == 2 && w.ends_with(|c: char| c.is_ascii_digit()))
+}
 
 /// A whole clause that is a choice in a few words ("ruff format, not black", "pnpm not npm!"):
 /// each side one to three words that name a thing, no article or pronoun (which point at the
@@ -439,8 +453,10 @@ const OF_THE_MOMENT: &[&str] = &[
 /// the user corrects a tool or a library it chose; the lesson says "Use X, not Y". Narrower than
 /// the gate's reading of a CLAUDE.md line (`gate::terse_choice`), which also takes "X only" and
 /// "No X": said in a prompt, those are as often about the moment.
-fn contrast_in_a_few_words(lower: &str) -> Option<(usize, usize)> {
+fn contrast_in_a_few_words(lower: &str) -> Option<(usize, usize, usize)> {
     let body = lower.trim().trim_end_matches(['.', '!', ' ']);
+    // "pnpm not npm pls": a please after it is no part of the choice.
+    let body = [" pls", " please", " plz", " thanks", " thx"].iter().fold(body, |b, p| b.strip_suffix(p).unwrap_or(b)).trim_end_matches([',', ' ']);
     let (a, b) = body.split_once(", not ").or_else(|| body.split_once(" not "))?;
     let side = |s: &str| {
         let ws: Vec<&str> = s.split_whitespace().map(|w| w.trim_matches(['`', '"'])).collect();
@@ -453,11 +469,13 @@ fn contrast_in_a_few_words(lower: &str) -> Option<(usize, usize)> {
             })
             // Its last word names something ("not quite right" names nothing), and not a choice of
             // the moment's own: a colour, a day, a side ("red not blue", "monday not tuesday").
-            && ws.last().is_some_and(|w| !super::gate::named_words(w).is_empty() && !OF_THE_MOMENT.contains(w) && !super::gate::MONTHS.contains(w))
+            && ws.last().is_some_and(|w| !super::gate::named_words(w).is_empty() && !OF_THE_MOMENT.contains(w) && !super::gate::MONTHS.contains(w) && !versionlike(w))
     };
     // No verb before the first side: "fix it, not now" asks for something.
     let verb_first = a.split_whitespace().next().is_some_and(|w| super::gate::DIRECTIVES.contains(&w));
-    (side(a) && side(b) && !verb_first).then(|| (a.len(), body.len() - b.len()))
+    // Where the first side ends and the second starts and ends, in `lower`.
+    let at = body.as_ptr() as usize - lower.as_ptr() as usize;
+    (side(a) && side(b) && !verb_first).then(|| (at + a.len(), at + body.len() - b.len(), at + body.len()))
 }
 
 /// The lessons a user's prompt states (at most [`MAX_PER_PROMPT`]); empty for questions,
@@ -961,7 +979,12 @@ mod tests {
         assert_eq!(one("`uv`, not `pip`").as_deref(), Some("Use `uv`, not `pip`."));
         assert_eq!(one("why do you keep using npm, this repo is pnpm").as_deref(), Some("This repo is pnpm."));
         // What points at the moment, a number, a verb, or a question is no such choice.
-        for p in ["the blue one, not the red", "red not blue", "monday, not tuesday", "no, not like that", "the second one, not the first", "3 not 4", "not yet", "why do you keep using npm?", "that's not it", "fix it, not now"] {
+        assert_eq!(one("its pnpm not npm").as_deref(), Some("Use pnpm, not npm."));
+        assert_eq!(one("pnpm not npm pls").as_deref(), Some("Use pnpm, not npm."));
+        // A complaint that goes on is no rule.
+        assert_eq!(one("why are you still running the tests, we already know they pass"), None);
+        assert_eq!(one("seriously, never use npm in this repo").as_deref(), Some("Never use npm in this repo."));
+        for p in ["ok deploy it. staging, not prod", "bump the version. patch not minor", "v2 not v1", "us-east-1 not eu-west-1", "light mode not dark", "debug build, not release", "the blue one, not the red", "red not blue", "monday, not tuesday", "no, not like that", "the second one, not the first", "3 not 4", "not yet", "why do you keep using npm?", "that's not it", "fix it, not now"] {
             assert_eq!(one(p), None, "{p}");
         }
     }

@@ -315,14 +315,16 @@ fn platitude(lower: &str) -> bool {
         return true;
     }
     // A manner and nothing that says what it takes: no thing in code, no number, no "by",
-    // "with", "instead of" or reason ("Name dbt models consistently", "Handle Celery failures
-    // gracefully"; not "Shut workers down gracefully by draining the queue first").
+    // "with", "instead of" or reason, and little else named ("Name dbt models consistently",
+    // "Handle Celery failures gracefully"; not "Shut workers down gracefully by draining the
+    // queue first", nor "Give every table a proper primary key", where the words name what).
     let ws = words(lower);
-    let criterion = [" by ", " with ", " using ", " via ", " instead of ", " not ", " before ", " after ", " when ", " unless ", " so ", ":", ";"].iter().any(|c| lower.contains(c))
+    let criterion = [" by ", " with ", " using ", " via ", " instead of ", " not ", ", never ", " before ", " after ", " when ", " unless ", " so ", ":", ";", "("].iter().any(|c| lower.contains(c))
         || gives_reason(lower)
         || lower.chars().any(|c| c.is_ascii_digit())
         || lower.split_whitespace().any(is_code);
-    ws.iter().any(|w| MANNER.contains(&w.as_str())) && !criterion
+    let named = ws.iter().skip(1).filter(|w| w.len() >= 3 && !GENERIC.contains(&w.as_str()) && !MANNER.contains(&w.as_str()) && !matches!(w.as_str(), "avoid" | "try" | "and" | "the" | "sure")).count();
+    ws.iter().any(|w| MANNER.contains(&w.as_str())) && !criterion && named <= 2
 }
 
 /// Whether a text only restates its command's purpose ("Run `go test ./...` to run the tests",
@@ -895,13 +897,18 @@ fn primitive(text: &str, ws: &[String], specific: usize, code: usize, actionabil
     if claude_md && platitude(&lower) {
         return Some("a platitude: it names no practice to check".into());
     }
-    // "TODO: document the ARM build": work the maintainers owe, not an instruction.
-    if claude_md && ["todo", "fixme", "xxx", "tbd"].iter().any(|m| lower.trim_start().strip_prefix(m).is_some_and(|r| r.starts_with([':', ' ', '(', '-']))) {
-        return Some("a note of work still to do, not an instruction".into());
+    // "TODO: document the ARM build", "[ ] move CI to Actions": work the maintainers owe (or
+    // did), not an instruction; "TODO comments must name a ticket" is one.
+    let opening = lower.trim_start();
+    if claude_md && (["todo", "fixme", "xxx", "tbd", "wip"].iter().any(|m| opening.strip_prefix(m).is_some_and(|r| r.starts_with([':', '(']))) || ["[ ]", "[x]"].iter().any(|m| opening.starts_with(m))) {
+        return Some("a note of work to do or done, not an instruction".into());
     }
     // "You are an expert Go developer", "Think like a senior engineer": who the assistant
-    // should be, not a practice to check.
-    if claude_md && ["you are a", "you are an", "you're a", "you're an", "think like", "act like", "act as", "behave like", "pretend", "imagine you"].iter().any(|p| lower.trim_start().starts_with(p)) {
+    // should be, said in one sentence, not a practice to check ("You're a guest in this repo:
+    // never change vendor/" goes on to one; "You are allowed to ..." is no persona).
+    let one_sentence = !opening.trim_end_matches(['.', '!']).contains(['.', ':', ';']);
+    let persona = ["you are a ", "you are an ", "you're a ", "you're an ", "think like a ", "think like an ", "act like a ", "act like an ", "act as a ", "act as an ", "behave like a ", "pretend to be ", "imagine you are a ", "imagine you're a "];
+    if claude_md && one_sentence && persona.iter().any(|p| opening.starts_with(p)) {
         return Some("a persona for the assistant, not a practice to check".into());
     }
     if text.trim_end().ends_with('?') {
@@ -1540,12 +1547,19 @@ mod tests {
             assert!(primitive_reason(t, "claude-md").contains("platitude"), "{t}");
         }
         assert_kept("Avoid unnecessary re-renders by wrapping list rows in React.memo.", "claude-md");
-        // A note of work still to do, a persona.
-        assert!(primitive_reason("TODO: move the seed scripts under db/seeds/.", "claude-md").contains("still to do"));
-        assert!(primitive_reason("FIXME (2025-03) the e2e suite needs Docker on CI", "claude-md").contains("still to do"));
+        // Judgement words beside what the line names are a rule (read off a QA pass).
+        for t in ["Proper nouns in UI strings are never translated.", "Give every table a proper primary key.", "Ask a senior engineer to review any change to the billing service.", "Use responsive images (srcset and sizes) for all product photos.", "Tests must actually hit Postgres, never an in-memory fake.", "Only mock what actually crosses a process boundary."] {
+            assert_kept(t, "claude-md");
+        }
+        // A note of work to do or done, a persona.
+        assert!(primitive_reason("TODO: move the seed scripts under db/seeds/.", "claude-md").contains("work to do"));
+        assert!(primitive_reason("FIXME(2025-03) the e2e suite needs Docker on CI", "claude-md").contains("work to do"));
+        assert!(primitive_reason("[x] move CI to GitHub Actions", "claude-md").contains("work to do"));
         assert!(primitive_reason("You are an expert Go developer who writes idiomatic code.", "claude-md").contains("persona"));
         primitive_reason("Act as a senior Rails engineer reviewing every diff.", "claude-md");
-        assert_kept("Todos live in docs/TODO.md, one line per task.", "claude-md");
+        for t in ["Todos live in docs/TODO.md, one line per task.", "TODO comments must include a ticket number like PROJ-123.", "FIXME markers are not allowed on main.", "You are allowed to run `pnpm test` without asking.", "You're a guest in this repo: never change files under vendor/.", "Imagine you are on a slow network: keep Docker images under 200 MB."] {
+            assert_kept(t, "claude-md");
+        }
         assert_kept("Shut the workers down gracefully by draining the queue first.", "claude-md");
         assert_kept("Comment every public function in the billing module.", "claude-md");
         // A platitude's words are whole words: `make clean` names a target.

@@ -448,18 +448,27 @@ fn not_useful_after_the_saying_left_the_session_log_still_counts() {
     assert!(eventually(Duration::from_secs(10), || home.ok(&["config", "show"]).lines().any(|l| l.trim_start().starts_with("sessions.max_events") && l.contains("= 4 "))));
     let project = std::fs::canonicalize(home.path()).unwrap();
     let surfaced = |home: &Home| serde_json::from_str::<Value>(&home.ok(&["show", "seed-chmod-777", "--json"])).unwrap()["worth"]["times_surfaced"].as_u64().unwrap_or(0);
+    let retire = |home: &Home, from: usize| {
+        for i in from..from + 6 {
+            said(home, &bash(&format!("r{i}"), &format!("toolu_{i}"), &project, "ls", "List files"));
+        }
+    };
+    // Right after the saying, before the outcome worker counts it.
     assert!(said(&home, &bash("r1", "toolu_1", &project, "chmod -R 777 /var/www", "Fix permissions")).contains("777"));
     assert!(!ok_in(&home, &project, &["feedback", "not-useful", "seed-chmod-777"]).contains("nothing changed"));
+    assert!(eventually(Duration::from_secs(10), || surfaced(&home) == 1), "the saying counted");
+    // Routine calls retire the saying from the log; it was judged already, so nothing changes.
+    retire(&home, 10);
+    assert!(ok_in(&home, &project, &["feedback", "not-useful", "seed-chmod-777"]).contains("nothing changed"));
+    // Said again, then retired from the log: it counts, once.
     assert!(said(&home, &bash("r2", "toolu_2", &project, "chmod -R 777 /srv/app", "Fix permissions")).contains("777"));
     assert!(eventually(Duration::from_secs(10), || surfaced(&home) == 2), "the second saying counted");
-    // Routine calls retire the saying from the log.
-    for i in 3..=8 {
-        said(&home, &bash(&format!("r{i}"), &format!("toolu_{i}"), &project, "ls", "List files"));
-    }
+    retire(&home, 20);
     let out = ok_in(&home, &project, &["feedback", "not-useful", "seed-chmod-777"]);
     assert!(!out.contains("nothing changed"), "said again since, though the log no longer holds it: {out}");
-    // And not again before the next saying.
     assert!(ok_in(&home, &project, &["feedback", "not-useful", "seed-chmod-777"]).contains("nothing changed"));
+    let shown: Value = serde_json::from_str(&home.ok(&["show", "seed-chmod-777", "--json"])).unwrap();
+    assert_eq!(shown["worth"]["unhelpful"], 2, "{shown}");
 }
 
 #[test]
@@ -760,6 +769,12 @@ fn a_terse_correction_and_a_rule_said_twice_are_one_candidate_each() {
     let mut texts: Vec<&str> = c.iter().map(|c| c["text"].as_str().unwrap()).collect();
     texts.sort();
     assert_eq!(texts, ["Use pnpm here, not npm.", "Use uv, not pip."], "{c:#?}");
+    // Two rules of one prompt are two candidates, the second no repeat of the first.
+    said(&home, &bash("t3", "t3", &project, "git merge main", "Merge main into the branch"));
+    said(&home, &prompt("t3", &project, "always rebase on main. never merge main into feature branches"));
+    let c = candidates(&home, &project, |c| c.len() >= 4);
+    let texts: Vec<&str> = c.iter().map(|c| c["text"].as_str().unwrap()).collect();
+    assert!(texts.contains(&"Always rebase on main.") && texts.contains(&"Never merge main into feature branches."), "{c:#?}");
     // A complaint asked as a question, then what holds.
     let j: Value = serde_json::from_str(&ok_in(&home, &project, &["review", "judge", "--json", "--prompt", "--", "why do you keep using npm, this repo is pnpm"])).unwrap();
     assert_eq!(j["captured"], "This repo is pnpm.", "{j}");
