@@ -457,7 +457,7 @@ fn contrast_in_a_few_words(lower: &str) -> Option<(usize, usize, usize)> {
     let body = lower.trim().trim_end_matches(['.', '!', ' ']);
     // "pnpm not npm pls": a please after it is no part of the choice.
     let body = [" pls", " please", " plz", " thanks", " thx"].iter().fold(body, |b, p| b.strip_suffix(p).unwrap_or(b)).trim_end_matches([',', ' ']);
-    let (a, b) = body.split_once(", not ").or_else(|| body.split_once(" not "))?;
+    let (a, b) = body.split_once(", not ").or_else(|| body.split_once(" not ")).or_else(|| body.split_once(" instead of "))?;
     let side = |s: &str| {
         let ws: Vec<&str> = s.split_whitespace().map(|w| w.trim_matches(['`', '"'])).collect();
         (1..=3).contains(&ws.len())
@@ -981,6 +981,7 @@ mod tests {
         // What points at the moment, a number, a verb, or a question is no such choice.
         assert_eq!(one("its pnpm not npm").as_deref(), Some("Use pnpm, not npm."));
         assert_eq!(one("pnpm not npm pls").as_deref(), Some("Use pnpm, not npm."));
+        assert_eq!(one("pnpm instead of npm").as_deref(), Some("Use pnpm, not npm."));
         // A complaint that goes on is no rule.
         assert_eq!(one("why are you still running the tests, we already know they pass"), None);
         assert_eq!(one("seriously, never use npm in this repo").as_deref(), Some("Never use npm in this repo."));
