@@ -276,7 +276,8 @@ async fn heard_in(d: &Daemon, prompt: &str) -> Heard {
     Heard { lessons, reading: Some(reading), refused }
 }
 
-/// The lessons closest to `text` in `project` (and `global`), but `own`: id, text, cosine.
+/// The lessons closest to `text` in `project` (and `global`), but those `besides` (the lesson
+/// itself, or others said beside it): id, text, cosine.
 fn nearest(d: &Daemon, t: &Tuneables, text: &str, project: &str, besides: &[&str]) -> Vec<(String, String, Option<f64>)> {
     let projects: Vec<&str> = if project == GLOBAL_PROJECT { vec![GLOBAL_PROJECT] } else { vec![project, GLOBAL_PROJECT] };
     let hits = with_retrieval(d, t, text, Patience::Human, Fusion::from_settings(&t.retrieval), None, |r| r.hybrid(text, &projects, NEAREST * 4));
@@ -290,11 +291,6 @@ fn nearest(d: &Daemon, t: &Tuneables, text: &str, project: &str, besides: &[&str
         .collect()
 }
 
-/// The gate's judgement of `text` against the lessons of `project`.
-async fn judge_text(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, heard: gate::HeardBy, besides: &[&str]) -> gate::Judgement {
-    judge_against(d, t, text, from, project, besides, heard).await
-}
-
 /// The gate's judgement of a lesson imported from the user's own files (`claude-md`), against
 /// the other lessons of its project: its scores, its verdict, and the verdict's reason.
 pub async fn judge_import(d: &Daemon, t: &Tuneables, text: &str, source: &str, project: &str, id: &str) -> (Quality, String, String) {
@@ -302,6 +298,7 @@ pub async fn judge_import(d: &Daemon, t: &Tuneables, text: &str, source: &str, p
     (quality_of(&j), j.verdict.as_str().to_string(), j.reasons.last().cloned().unwrap_or_default())
 }
 
+/// The gate's judgement of `text` against the lessons of `project`, but those `besides`.
 async fn judge_against(d: &Daemon, t: &Tuneables, text: &str, from: &str, project: &str, besides: &[&str], heard: gate::HeardBy) -> gate::Judgement {
     let embedder = d.embedder_ready().await;
     let near = tokio::task::block_in_place(|| nearest(d, t, text, project, besides));
@@ -345,7 +342,7 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<Option<String>
         return Ok(None);
     }
     let siblings: Vec<&str> = o.siblings.iter().map(String::as_str).collect();
-    let j = judge_text(d, t, &o.text, o.from, o.project, o.heard, &siblings).await;
+    let j = judge_against(d, t, &o.text, o.from, o.project, &siblings, o.heard).await;
     tracing::debug!(text = %o.text, verdict = j.verdict.as_str(), score = j.score, "captured");
     match j.verdict {
         Verdict::Primitive => {
@@ -647,7 +644,7 @@ pub async fn judge(d: &Daemon, req: JudgeRequest) -> Result<Judged> {
         (None, text.to_string(), gate::HeardBy::Not)
     };
     let from = req.source.as_deref().unwrap_or("prompt");
-    let j = judge_text(d, &t, &subject, from, &project, by, &[]).await;
+    let j = judge_against(d, &t, &subject, from, &project, &[], by).await;
     let rejected = d.store().is_rejected(&project, &subject)?;
     Ok(Judged { captured, not_captured: rejected.then(|| "rejected before: never captured again".to_string()), keep: j.verdict.keeps() && !rejected, quality: Some(quality_view(&j)) })
 }
