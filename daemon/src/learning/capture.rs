@@ -411,7 +411,10 @@ fn with_reason(lesson: &mut String, reason: &str) {
 
 /// Questions that complain about what the agent keeps doing ("why do you keep using npm"), not
 /// ask for an answer.
-const COMPLAINTS: &[&str] = &["why do you keep", "why are you still", "why do you always", "why did you use", "why are you using", "why is it using", "why you keep"];
+const COMPLAINTS: &[&str] = &[
+    "why do you keep", "why are you still", "why do you always", "why did you use", "why are you using", "why is it using", "why you keep", "how come you keep",
+    "how come you're still", "how come you are still", "why the heck do you keep", "why the hell do you keep", "why do you still",
+];
 
 /// A clause split into its complaint and what follows it, when it opens with a [`COMPLAINTS`]
 /// question and goes on after a comma; the clause alone otherwise.
@@ -978,6 +981,7 @@ mod tests {
         assert_eq!(one("bun not npm. always").as_deref(), Some("Use bun, not npm."));
         assert_eq!(one("`uv`, not `pip`").as_deref(), Some("Use `uv`, not `pip`."));
         assert_eq!(one("why do you keep using npm, this repo is pnpm").as_deref(), Some("This repo is pnpm."));
+        assert_eq!(one("how come you keep using npm, this repo uses pnpm").as_deref(), Some("This repo uses pnpm."));
         // What points at the moment, a number, a verb, or a question is no such choice.
         assert_eq!(one("its pnpm not npm").as_deref(), Some("Use pnpm, not npm."));
         assert_eq!(one("pnpm not npm pls").as_deref(), Some("Use pnpm, not npm."));
