@@ -210,10 +210,10 @@ const INSTRUCTION_VERBS: &[&str] = &[
     "shut", "drain", "flush", "clear", "reset", "seal", "bind", "register", "serve", "render", "mount", "pick", "choose", "prefer",
 ];
 
-/// Words of a CLAUDE.md line that name things besides its verb and the generic words: what an
-/// instruction is about ("commit messages", "imperative mood").
-fn named_besides_verb(ws: &[String]) -> usize {
-    ws.iter().skip(1).filter(|w| w.len() >= 3 && w.chars().all(|c| c.is_alphanumeric() || c == '-') && !GENERIC.contains(&w.as_str())).count()
+/// Words of a CLAUDE.md line that name things besides its verb, the generic words and those
+/// `besides`: what an instruction is about ("commit messages", "imperative mood").
+fn named_besides_verb(ws: &[String], besides: &[&str]) -> usize {
+    ws.iter().skip(1).filter(|w| w.len() >= 3 && w.chars().all(|c| c.is_alphanumeric() || c == '-') && !GENERIC.contains(&w.as_str()) && !besides.contains(&w.as_str())).count()
 }
 
 /// A CLAUDE.md line that names a choice in a few words, as those files are often written:
@@ -234,7 +234,7 @@ fn terse_choice(text: &str) -> bool {
 
 /// One choice of [`terse_choice`], lowercased.
 fn one_choice(lower: &str) -> bool {
-    let names = |part: &str| words(part).iter().any(|w| w.len() >= 2 && !GENERIC.contains(&w.as_str()) && !["only", "no", "not", "over", "for"].contains(&w.as_str()));
+    let names = |part: &str| !named_words(part).is_empty();
     if let Some((a, b)) = lower.split_once(", not ").or_else(|| lower.split_once(" not ")).or_else(|| lower.split_once(" over ")).or_else(|| lower.split_once(" instead of ")) {
         // "Try not to introduce bugs" is a wish, not a choice between two things.
         return names(a) && names(b) && !b.starts_with("to ");
@@ -323,8 +323,8 @@ fn platitude(lower: &str) -> bool {
         || gives_reason(lower)
         || lower.chars().any(|c| c.is_ascii_digit())
         || lower.split_whitespace().any(is_code);
-    let named = ws.iter().skip(1).filter(|w| w.len() >= 3 && !GENERIC.contains(&w.as_str()) && !MANNER.contains(&w.as_str()) && !matches!(w.as_str(), "avoid" | "try" | "and" | "the" | "sure")).count();
-    ws.iter().any(|w| MANNER.contains(&w.as_str())) && !criterion && named <= 2
+    let besides: Vec<&str> = MANNER.iter().copied().chain(["avoid", "try"]).collect();
+    ws.iter().any(|w| MANNER.contains(&w.as_str())) && !criterion && named_besides_verb(&ws, &besides) <= 2
 }
 
 /// Whether a text only restates its command's purpose ("Run `go test ./...` to run the tests",
@@ -887,7 +887,7 @@ fn primitive(text: &str, ws: &[String], specific: usize, code: usize, actionabil
     // in a few words ("Vitest, not Jest.") and a three-word instruction that names what it is
     // about ("Pin dependency versions.") are whole too.
     let whole_rule = ws.len() == 3 && code > 0 && rule && ws.iter().any(|w| ["never", "always", "not", "don't", "dont", "stop", "avoid", "only"].contains(&w.as_str()));
-    let short_line = claude_md && actionability >= 0.7 && (terse_choice(text) || (ws.len() == 3 && named_besides_verb(ws) >= 1));
+    let short_line = claude_md && actionability >= 0.7 && (terse_choice(text) || (ws.len() == 3 && named_besides_verb(ws, &[]) >= 1));
     if ws.len() < 4 && !whole_rule && !short_line {
         return Some("a fragment: fewer than four words".into());
     }
@@ -1126,7 +1126,7 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         // ("node 7 never rejoins after a brownout") is a report as often as a rule: it is
         // judged as any text.
         (0.7, "a rule the user stated: a correction or standing instruction")
-    } else if (imperative || INSTRUCTION_VERBS.contains(&first.as_str())) && input.source == "claude-md" && (code > 0 || text.chars().any(|c| c.is_ascii_digit()) || named_besides_verb(&words(head)) >= 2) {
+    } else if (imperative || INSTRUCTION_VERBS.contains(&first.as_str())) && input.source == "claude-md" && (code > 0 || text.chars().any(|c| c.is_ascii_digit()) || named_besides_verb(&words(head), &[]) >= 2) {
         // What the user wrote into CLAUDE.md is for every session by where it is: "Keep
         // functions under 50 lines" or "Write commit messages in the imperative mood" there is a
         // rule that lasts, not a request for now. One that names too little, no thing in code,
