@@ -90,6 +90,7 @@ pub enum Command {
     /// Show one memory, every field.
     Show {
         /// The memory's id.
+        #[arg(value_parser = an_id)]
         id: String,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -98,6 +99,7 @@ pub enum Command {
     /// Change a memory's text, category, tags, context or example moments.
     Edit {
         /// The memory's id.
+        #[arg(value_parser = an_id)]
         id: String,
         /// The new text of the lesson.
         #[arg(long)]
@@ -122,6 +124,7 @@ pub enum Command {
     /// Why a memory exists: its action type, rationale, causes, dependencies and descendants.
     Why {
         /// The memory's id.
+        #[arg(value_parser = an_id)]
         id: String,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -130,6 +133,7 @@ pub enum Command {
     /// The chain of causes from the root down to a memory (root first, indented by depth).
     Chain {
         /// The memory's id.
+        #[arg(value_parser = an_id)]
         id: String,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -138,6 +142,7 @@ pub enum Command {
     /// Every memory that descends from one through its causes or dependencies, in any project.
     Dependents {
         /// The memory's id.
+        #[arg(value_parser = an_id)]
         id: String,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -208,6 +213,7 @@ pub enum Command {
     /// Forget a memory for good.
     Forget {
         /// The memory's id.
+        #[arg(value_parser = an_id)]
         id: String,
     },
     /// Check what cairn needs, with the fix for anything wrong.
@@ -269,11 +275,13 @@ pub enum Command {
     /// Keep a memory out of advice without deleting it.
     Mute {
         /// The memory's id.
+        #[arg(value_parser = an_id)]
         id: String,
     },
     /// Let a muted memory be advised again.
     Unmute {
         /// The memory's id.
+        #[arg(value_parser = an_id)]
         id: String,
     },
     /// Tell cairn whether a lesson was right for a moment, so that it learns where lessons apply.
@@ -430,6 +438,7 @@ pub enum FeedbackCmd {
     /// The lesson itself is stale, wrong or badly written: it weighs less everywhere.
     NotUseful {
         /// The lesson.
+        #[arg(value_parser = an_id)]
         memory: String,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -463,6 +472,7 @@ pub enum ArchiveCmd {
     /// Bring one back into the store, with its edges, as it was.
     Restore {
         /// The memory's id.
+        #[arg(value_parser = an_id)]
         id: String,
     },
 }
@@ -499,6 +509,7 @@ pub enum ReviewCmd {
     /// Promote a candidate: it is said from now on.
     Accept {
         /// The candidate's id (see `cairn review`).
+        #[arg(value_parser = an_id)]
         id: String,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -507,6 +518,7 @@ pub enum ReviewCmd {
     /// Remove a candidate; the same text is never captured again.
     Reject {
         /// The candidate's id (see `cairn review`).
+        #[arg(value_parser = an_id)]
         id: String,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -515,6 +527,7 @@ pub enum ReviewCmd {
     /// Rewrite a candidate's text (it stays a candidate until accepted).
     Edit {
         /// The candidate's id (see `cairn review`).
+        #[arg(value_parser = an_id)]
         id: String,
         /// The new text.
         text: String,
@@ -558,6 +571,7 @@ pub enum GraphAction {
     /// A lesson's edges, with the situations linked to it.
     Show {
         /// The lesson.
+        #[arg(value_parser = an_id)]
         memory: String,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -653,6 +667,12 @@ pub enum ConfigAction {
     },
 }
 
+/// A memory's id: an empty one names nothing, and is a usage error rather than "no memory with
+/// id ''".
+fn an_id(value: &str) -> Result<String, String> {
+    if value.trim().is_empty() { Err("must not be empty: give a memory's id (`cairn list`, `cairn review`)".into()) } else { Ok(value.to_string()) }
+}
+
 /// A value that says something: an empty `--project ""` would silently mean the current
 /// directory's project.
 fn non_empty(value: &str) -> Result<String, String> {
@@ -688,7 +708,7 @@ mod tests {
     #[test]
     fn options_that_would_mean_something_else_are_refused() {
         use clap::Parser;
-        for args in [&["cairn", "list", "--project", ""][..], &["cairn", "weights", "--project", " "], &["cairn", "review", "judge", "--source", "bogus", "a b c d"], &["cairn", "seed", "bogus"]] {
+        for args in [&["cairn", "list", "--project", ""][..], &["cairn", "weights", "--project", " "], &["cairn", "review", "judge", "--source", "bogus", "a b c d"], &["cairn", "seed", "bogus"], &["cairn", "review", "accept", ""], &["cairn", "show", " "], &["cairn", "forget", ""]] {
             assert!(super::Cli::try_parse_from(args).is_err(), "{args:?}");
         }
         for args in [&["cairn", "list", "--project", "api"][..], &["cairn", "review", "judge", "--source", "claude-md", "a b c d"], &["cairn", "seed", "list"]] {

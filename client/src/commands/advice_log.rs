@@ -9,7 +9,8 @@ use crate::cli::ProjectArgs;
 pub async fn log(session: Option<String>, last: u32, json: bool, all: bool, args: ProjectArgs) -> Result<(), Failure> {
     let c = client().await?;
     let entries = c.log(ctx(), LogQuery { session, last, scope: scope(&args), all }).await??;
-    let capture = c.status(ctx()).await?.capture;
+    // The counts of the projects shown: `--all` every one's.
+    let capture = c.review(ctx(), cairn_proto::ReviewQuery { scope: scope(&args), all }).await??.counts;
     if json {
         print_json(&serde_json::json!({ "entries": entries, "capture": capture }));
         return Ok(());

@@ -82,6 +82,17 @@ fn near_miss(s: &Scored, same_moment: f64) -> Option<String> {
     if let Some(why) = &s.candidate.elsewhere {
         return Some(why.clone());
     }
+    // A recovery's lesson at a moment like the failed call it was captured from, where the action
+    // already makes the call that worked (`VERSION=2.0.0 make release` beside "`make release`
+    // fails ...; `VERSION=1.2.3 make release` works"): the failed call's situation says to
+    // speak, and this call needs no reminder. Elsewhere the decision weighs what complies.
+    if let Some(done) = &s.candidate.complies
+        && !by_rule(&s.candidate)
+        && by_feedback(&s.candidate, same_moment)
+        && crate::learning::gate::capture_template(&s.candidate.text.to_lowercase())
+    {
+        return Some(format!("the action already does what it asks ('{done}')"));
+    }
     let h = s.candidate.hit.as_ref()?;
     // The user said the lesson is not for a moment like this one (with or without embeddings).
     if let Some(no) = &h.learned.not
@@ -280,8 +291,13 @@ mod tests {
         let taught = crate::retrieval::situations::LearnedMoment { situation: "sit_1".into(), text: "npm install left-pad".into(), closeness: 0.90, strength: 0.51, by_meaning: false, by_command: true, by_anchors: false, anchors: 0, shared: 0 };
         c.hit.as_mut().unwrap().learned.applies = Some(taught);
         assert!(!near(&c));
-        let (kept, _) = rank(vec![c], &LOUD, false, &gates());
+        let (kept, _) = rank(vec![c.clone()], &LOUD, false, &gates());
         assert_eq!(ids(&kept), vec!["a"], "the user's `used` speaks");
+        // A recovery's lesson: not where the action already makes the call that worked.
+        c.text = "In this project, `make release` fails (error: VERSION is required); `VERSION=1.2.3 make release` works.".into();
+        c.complies = Some("version= make release".into());
+        let (kept, dropped) = rank(vec![c], &LOUD, false, &gates());
+        assert!(kept.is_empty() && matches!(&dropped[0].1, Verdict::NearMiss(why) if why.contains("already does what it asks")), "{dropped:?}");
     }
 
     #[test]

@@ -23,7 +23,7 @@ const BREAKS: &[&str] = &[
     "a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "from", "by", "as", "into", "so", "that", "this", "these", "those", "it",
     "its", "is", "are", "be", "been", "was", "were", "before", "after", "when", "once", "then", "than", "only", "every", "each", "all", "any", "our", "we",
     "you", "your", "their", "there", "which", "who", "what", "how", "can", "must", "should", "need", "needs", "up", "out", "over", "under", "about",
-    "one", "first", "else", "also", "too", "same", "own", "if", "but", "because", "while", "until",
+    "one", "first", "else", "also", "too", "same", "own", "if", "but", "because", "while", "until", "works", "fails",
 ];
 
 /// Characters that make a single word code (a flag, a file, a path, an assignment).
@@ -33,10 +33,13 @@ fn is_code(word: &str) -> bool {
 
 /// The words of `text`, lowercased, with code characters kept inside them (`--test-threads=1`
 /// is `test-threads=1`, `requirements.txt` one word) and punctuation at their ends dropped.
+/// An environment variable set for a command (`VERSION=1.2.3`) is the variable's name and `=`:
+/// a lesson learned from `VERSION=1.2.3 make release` is done by `VERSION=2.0.0 make release`.
 fn words(text: &str) -> Vec<String> {
     let keep = |c: char| c.is_alphanumeric() || "_.-/=*:@'".contains(c);
+    let variable = |w: &str| w.split_once('=').filter(|(k, _)| k.starts_with(|c: char| c.is_ascii_uppercase()) && k.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')).map(|(k, _)| format!("{}=", k.to_lowercase()));
     text.split(|c: char| !keep(c))
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '*').to_lowercase())
+        .map(|w| variable(w).unwrap_or_else(|| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '*').to_lowercase()))
         .filter(|w| !w.is_empty())
         .collect()
 }
@@ -70,7 +73,10 @@ fn with_parentheses_joined(text: &str) -> String {
 fn remedies(lesson: &str) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
     let lesson = with_parentheses_joined(lesson);
-    let (warnings, prescriptions): (Vec<&str>, Vec<&str>) = text::clauses(&lesson).partition(|c| text::warns(c));
+    // What fails is warned of as much as what not to do ("`make release` fails (...);
+    // `VERSION=1.2.3 make release` works": a recovery's remedy is the call that worked).
+    let fails = |c: &str| [" fails", " keeps failing", " failed"].iter().any(|f| c.contains(f));
+    let (warnings, prescriptions): (Vec<&str>, Vec<&str>) = text::clauses(&lesson).partition(|c| text::warns(c) || fails(c));
     let warned: Vec<Vec<String>> = warnings.into_iter().map(words).collect();
     let in_a_warning = |run: &[String]| warned.iter().any(|w| w.windows(run.len()).any(|w| w == run));
     for clause in prescriptions {
@@ -189,6 +195,10 @@ mod tests {
         let one_at_a_time = "Bump gems one at a time with bundle update --conservative so the lockfile diff stays small.";
         assert_eq!(already_done(one_at_a_time, "bundle update --conservative rack").as_deref(), Some("bundle update conservative"));
         assert_eq!(already_done(one_at_a_time, "bundle update"), None, "a part of the remedy is not the remedy");
+        // A recovery that set a variable is done by a call that sets it, to whatever value.
+        let release = "In this project, `make release` fails (error: VERSION is required); `VERSION=1.2.3 make release` works.";
+        assert_eq!(already_done(release, "VERSION=2.0.0 make release").as_deref(), Some("version= make release"));
+        assert_eq!(already_done(release, "make release"), None);
     }
 
     #[test]

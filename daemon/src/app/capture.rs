@@ -119,8 +119,9 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
             continue;
         }
         let prompt = e.payload.get("prompt").and_then(|p| p.as_str()).unwrap_or("");
-        // The moments it corrected: the last calls before it in the same turn.
-        let mut before: Vec<&SessionEvent> = events[..i].iter().rev().take_while(|x| x.event != "UserPromptSubmit").filter(|x| is_result(x) && x.intent.as_deref().is_some_and(|w| !w.trim().is_empty())).take(CORRECTED).collect();
+        // The moments it corrected: the last calls before it in the same turn, in the prompt's
+        // project (a session that moved between projects keeps each one's moments its own).
+        let mut before: Vec<&SessionEvent> = events[..i].iter().rev().take_while(|x| x.event != "UserPromptSubmit").filter(|x| is_result(x) && x.project == e.project && x.intent.as_deref().is_some_and(|w| !w.trim().is_empty())).take(CORRECTED).collect();
         before.reverse();
         let heard = heard_in(d, prompt).await;
         let by = heard.by();
@@ -172,14 +173,19 @@ pub async fn settle(d: &Daemon, session: &str) -> Result<bool> {
         let Some(sig) = signature(f) else { continue };
         let call = failed_call(f);
         let gist = redact::redact_text(&error_gist(f.payload.get("error").and_then(|v| v.as_str()).unwrap_or("")));
-        let record = d.store().note_failure(&sig, &f.project, &f.session_id, &call, &gist)?;
+        let record = d.store().note_failure(&sig, &f.project, &moment_of(f), &call, &gist)?;
         if !record.captured && record.sessions.len() >= t.capture.repeated_failure_sessions {
             d.store().failure_done(&sig, &f.project)?;
             let why = if gist.is_empty() { String::new() } else { format!(" ({gist})") };
             // No count in the text: the failure goes on after the lesson is made, and a count
             // written once would go stale.
             let text = format!("In this project, {}{why}: seen in more than one session, never fixed in one. Find the cause before running it again.", keeps_failing(&call));
-            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence: vec![moment_of(f)], moments: vec![f], remedies: Vec::new(), heard: gate::HeardBy::Not, siblings: &[] }).await?;
+            // Its evidence: a moment of each session it failed in.
+            let mut evidence = record.moments.clone();
+            if !evidence.iter().any(|m| m.session == f.session_id) {
+                evidence.push(moment_of(f));
+            }
+            offer(d, &t, Offer { text, from: "failure", project: &f.project, session: &f.session_id, at: &f.at, evidence, moments: vec![f], remedies: Vec::new(), heard: gate::HeardBy::Not, siblings: &[] }).await?;
         }
     }
     d.store().durable().await?;
@@ -337,7 +343,7 @@ fn quality_of(j: &gate::Judgement) -> Quality {
 /// Passes a captured text through the gate and keeps what it says to keep; the id of the
 /// candidate it made, if it made one.
 async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<Option<String>> {
-    if d.store().is_rejected(o.project, &o.text)? {
+    if rejected(d, o.project, &o.text)? {
         d.turned_away(1);
         return Ok(None);
     }
@@ -384,6 +390,12 @@ async fn offer(d: &Daemon, t: &Tuneables, o: Offer<'_>) -> Result<Option<String>
         }
     }
     Ok(None)
+}
+
+/// Whether the user rejected `text` in `project`: in these words, or in others that say the same
+/// ([`capture::says_the_same`]).
+fn rejected(d: &Daemon, project: &str, text: &str) -> Result<bool> {
+    Ok(d.store().is_rejected(project, text)? || d.store().rejected_texts()?.iter().any(|(p, r)| p.as_deref().is_none_or(|p| p == project) && capture::says_the_same(&r.text, text)))
 }
 
 /// Links each moment's situation (found or made) to `lesson`, a deliberate step, as the
@@ -453,7 +465,8 @@ fn shadow(d: &Daemon, id: &str, e: &SessionEvent, p: f64) -> Result<()> {
         return Ok(());
     }
     let Some(c) = m.capture.as_mut() else { return Ok(()) };
-    if c.shadow.iter().any(|s| s.at == e.at && s.session == e.session_id && s.event == e.event) {
+    // One tool call is one moment: its PreToolUse and PostToolUse share a `tool_use_id`.
+    if c.shadow.iter().any(|s| s.session == e.session_id && ((s.at == e.at && s.event == e.event) || (e.tool_use_id.is_some() && s.tool_use_id == e.tool_use_id))) {
         return Ok(());
     }
     c.shadow.push(Shadow { at: e.at.clone(), session: e.session_id.clone(), event: e.event.clone(), tool_use_id: e.tool_use_id.clone(), probability: p, confirmed: None, by: None });
@@ -518,7 +531,18 @@ pub fn review(d: &Daemon, q: ReviewQuery) -> Result<ReviewList> {
     let (mut found, others): (Vec<Memory>, Vec<Memory>) =
         d.memories().candidates().iter().filter_map(|id| d.memories().get(id)).filter(|m| m.is_candidate()).partition(|m| q.all || m.project == project || m.project == GLOBAL_PROJECT);
     found.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.id.cmp(&b.id)));
-    Ok(ReviewList { candidates: found.iter().map(|m| view(m, &t)).collect(), elsewhere: others.len() as u64 })
+    let counts = counts(d, (!q.all).then_some(project.as_str()));
+    Ok(ReviewList { candidates: found.iter().map(|m| view(m, &t)).collect(), elsewhere: others.len() as u64, counts })
+}
+
+/// Capture's counts in `project` (its candidates and promoted lessons with the global ones, as
+/// review lists them; the rejections made in it), or in every project.
+pub fn counts(d: &Daemon, project: Option<&str>) -> cairn_proto::CaptureCounts {
+    let (candidates, promoted) = match project {
+        Some(p) => d.memories().captured_counts(Some(&|m: &str| m == p || m == GLOBAL_PROJECT)),
+        None => d.memories().captured_counts(None),
+    };
+    cairn_proto::CaptureCounts { candidates, promoted, rejected: d.store().rejected_count(project) as u64, turned_away: d.turned_away(0) }
 }
 
 fn candidate(d: &Daemon, id: &str) -> Result<Memory> {
@@ -575,21 +599,27 @@ pub async fn act(d: &Daemon, action: ReviewAction) -> Result<ReviewOutcome> {
         }
         ReviewAction::Edit { id, text } => {
             let m = candidate(d, &id)?;
+            // Judged in its new words before they are kept, against the other lessons (its own
+            // old words are no duplicate of it). A primitive is never stored, whoever wrote it:
+            // `cairn add` keeps a text of the user's own as it is.
+            let from = m.capture.as_ref().map_or("prompt", |c| c.from.as_str()).to_string();
+            let j = judge_against(d, &t, text.trim(), &from, &m.project, &[id.as_str()], gate::HeardBy::Not).await;
+            if j.verdict == Verdict::Primitive {
+                let why = j.reasons.iter().rev().find_map(|r| r.strip_prefix("primitive: ")).unwrap_or("too little to act on");
+                return Err(Error::Invalid(format!("not edited: the gate finds {:?} primitive ({why}); say what to do and about what, or keep it as your own with `cairn add`", text.trim())));
+            }
             if m.is_candidate() {
                 d.store().note_edited(&id, &m.text)?;
             }
-            let edited = super::memories::edit(d, MemoryEdit { id: id.clone(), text: Some(text), ..Default::default() }).await?;
-            // Judged again in its new words.
-            let from = m.capture.as_ref().map_or("prompt", |c| c.from.as_str()).to_string();
-            // Against the other lessons: its own old words are no duplicate of it.
-            let j = judge_against(d, &t, &edited.text, &from, &edited.project, &[id.as_str()], gate::HeardBy::Not).await;
+            super::memories::edit(d, MemoryEdit { id: id.clone(), text: Some(text), ..Default::default() }).await?;
             let m = tokio::task::block_in_place(|| -> Result<Memory> {
                 let w = d.memories().writer();
                 let mut m = w.get(&id)?.ok_or_else(|| Error::NotFound(id.clone()))?;
                 m.worth.quality = Some(quality_of(&j));
                 if let Some(c) = m.capture.as_mut() {
                     c.reasons = j.reasons.clone();
-                    // What the user wrote is kept whatever the gate says; its verdict is shown.
+                    // What the user wrote is kept (a primitive was refused above); a duplicate of
+                    // another lesson waits for the user as needs work.
                     c.verdict = if j.verdict == Verdict::Quality { "quality" } else { "needs_work" }.into();
                 }
                 w.put(&m, &Prepared::default())?;
@@ -645,6 +675,6 @@ pub async fn judge(d: &Daemon, req: JudgeRequest) -> Result<Judged> {
     };
     let from = req.source.as_deref().unwrap_or("prompt");
     let j = judge_against(d, &t, &subject, from, &project, &[], by).await;
-    let rejected = d.store().is_rejected(&project, &subject)?;
+    let rejected = rejected(d, &project, &subject)?;
     Ok(Judged { captured, not_captured: rejected.then(|| "rejected before: never captured again".to_string()), keep: j.verdict.keeps() && !rejected, quality: Some(quality_view(&j)) })
 }

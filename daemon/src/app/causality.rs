@@ -86,7 +86,22 @@ pub(super) fn children(d: &Daemon) -> Result<HashMap<String, Vec<String>>> {
 }
 
 fn memory(d: &Daemon, id: &str) -> Result<Memory> {
-    d.memories().get(id).ok_or_else(|| Error::NotFound(id.to_string()))
+    d.memories().get(id).ok_or_else(|| not_a_memory(d, id))
+}
+
+/// Why `id` names no memory: a moment's id (`why` names the moments a lesson came from) is said
+/// to be one, with what it was and the lessons it is linked to; anything else is not found.
+pub fn not_a_memory(d: &Daemon, id: &str) -> Error {
+    let Ok(Some(s)) = d.store().get_situation(id) else { return Error::NotFound(id.to_string()) };
+    let lessons: Vec<String> = d.store().edges_from(id).unwrap_or_default().iter().map(|e| {
+        let side = if e.kind == cairn_proto::EdgeKind::Applies && e.strength < 0.5 { "not for" } else { e.kind.as_str() };
+        format!("{} ({side}, {:.2})", e.target, e.strength)
+    }).collect();
+    let linked = if lessons.is_empty() { "no lesson".to_string() } else { lessons.join(", ") };
+    Error::Failed(format!(
+        "{id} is a moment a lesson was linked to, not a memory: '{}' in {}, first {}, seen {} time(s); linked to {linked} (`cairn graph show ID` shows a lesson's moments)",
+        s.text, s.project, s.created_at, s.seen
+    ))
 }
 
 /// `cairn why`: what a memory records of its reasons, its causes and dependencies as they are

@@ -67,7 +67,7 @@ fn rationale(r: &str) -> Result<String> {
 
 /// `show`: one memory, every field.
 pub async fn show(d: &Daemon, id: String) -> Result<Memory> {
-    let m = d.store().get_memory(&id)?.ok_or(Error::NotFound(id))?;
+    let Some(m) = d.store().get_memory(&id)? else { return Err(super::causality::not_a_memory(d, &id)) };
     // Being shown is an access; the tier shown is the one it had until now.
     let shown = super::tiers::with_tier(m);
     tokio::task::block_in_place(|| super::tiers::touch(d, std::slice::from_ref(&shown.id)))?;

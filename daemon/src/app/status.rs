@@ -85,10 +85,7 @@ pub fn with_misses(d: &Daemon, hook_misses: u64, last_hook_miss: Option<String>)
         renamed_config_keys: config.renamed_keys.clone(),
         paused: d.memories().paused(),
         tiers: tiers_now(d),
-        capture: {
-            let (candidates, promoted) = d.memories().captured_counts();
-            cairn_proto::CaptureCounts { candidates, promoted, rejected: d.store().rejected_count() as u64, turned_away: d.turned_away(0) }
-        },
+        capture: super::capture::counts(d, None),
         store_failure: d.store().writable().err().map(|e| e.to_string()),
     }
 }

@@ -259,10 +259,18 @@ impl Memories {
         v
     }
 
-    /// Candidates and promoted captured lessons.
-    pub fn captured_counts(&self) -> (u64, u64) {
-        let c = self.captured.lock();
-        (c.candidates.len() as u64, c.promoted.len() as u64)
+    /// Candidates and promoted captured lessons, of the projects `keep` keeps (every one's
+    /// when it keeps all: the ids alone are counted then).
+    pub fn captured_counts(&self, keep: Option<&dyn Fn(&str) -> bool>) -> (u64, u64) {
+        let (candidates, promoted): (Vec<String>, Vec<String>) = {
+            let c = self.captured.lock();
+            match keep {
+                None => return (c.candidates.len() as u64, c.promoted.len() as u64),
+                Some(_) => (c.candidates.iter().cloned().collect(), c.promoted.iter().cloned().collect()),
+            }
+        };
+        let kept = |ids: &[String]| ids.iter().filter(|id| self.get(id).is_some_and(|m| keep.is_some_and(|k| k(&m.project)))).count() as u64;
+        (kept(&candidates), kept(&promoted))
     }
 
     /// The memories of the projects `keep` keeps, counted for the dashboard (tiers as of `now`,

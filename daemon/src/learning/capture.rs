@@ -346,14 +346,15 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
     let obliged = names && !starts_with_word(rest, "i") && !personal && [" needs ", " need ", " has to ", " have to ", " must ", " gets "].iter().any(|m| padded.contains(m));
     let layout = names && [" live in ", " lives in ", " is generated", " are generated", " on purpose"].iter().any(|m| padded.contains(m));
     let here_not = [" here, not ", " here not "].iter().any(|m| padded.contains(m)) && !pronoun;
-    if !(standing || ruled || rule_inside || we || obliged || layout || here_not || (directive && (contrast || corrected)) || (contrast && corrected && !pronoun) || (fact && names && (contrast || corrected || padded.contains(" no ")))) {
+    if !(standing || ruled || rule_inside || we || obliged || layout || here_not || (directive && (contrast || corrected)) || (contrast && corrected && !pronoun && !product) || (fact && names && (contrast || corrected || padded.contains(" no ")))) {
         // "its pnpm not npm": the choice is what follows "it's".
         let rest = ["its ", "it's ", "it is "].iter().find_map(|p| rest.strip_prefix(p)).unwrap_or(rest);
-        let (a_end, b_start, b_end) = contrast_in_a_few_words(rest)?;
-        // Back to the clause's own casing, as below.
-        let offset = rest.as_ptr() as usize - lower.as_ptr() as usize;
-        let own = |from: usize, to: usize| clause.get(offset + from..offset + to).filter(|_| clause.len() == lower.len()).unwrap_or(&rest[from..to]).to_string();
-        return finished(&format!("use {}, not {}", own(0, a_end).trim_end_matches(','), own(b_start, b_end)));
+        return choice_as_rule(rest, clause, &lower);
+    }
+    // "yarn, never npm", "no, tabs not spaces": a rule said as a bare choice is written as one
+    // ("Use yarn, never npm."), not left a fragment of three words.
+    if !standing && let Some(rule) = choice_as_rule(rest, clause, &lower) {
+        return Some(rule);
     }
     if rest.split_whitespace().count() < 3 {
         return None;
@@ -398,6 +399,16 @@ fn finished(text: &str) -> Option<String> {
     }
     out.push('.');
     Some(out)
+}
+
+/// "Use A, not B." (or ", never B.") for a clause `rest` (a slice of `lower`, the lowercased
+/// `clause`) that is a choice in a few words ([`contrast_in_a_few_words`]), in the clause's own
+/// casing; `None` otherwise.
+fn choice_as_rule(rest: &str, clause: &str, lower: &str) -> Option<String> {
+    let (a_end, b_start, b_end, never) = contrast_in_a_few_words(rest)?;
+    let offset = rest.as_ptr() as usize - lower.as_ptr() as usize;
+    let own = |from: usize, to: usize| clause.get(offset + from..offset + to).filter(|_| clause.len() == lower.len()).unwrap_or(&rest[from..to]).to_string();
+    finished(&format!("use {}, {} {}", own(0, a_end).trim_end_matches(','), if never { "never" } else { "not" }, own(b_start, b_end)))
 }
 
 /// Joins the sentence that gives a finished lesson's reason to it ("Use X: because Y."), when the
@@ -453,21 +464,28 @@ fn versionlike(w: &str) -> bool {
 /// A whole clause that is a choice in a few words ("ruff format, not black", "pnpm not npm!"):
 /// each side one to three words that name a thing, no article or pronoun (which point at the
 /// moment: "the blue one, not the red"), no verb before the first side. Said to a coding agent,
-/// the user corrects a tool or a library it chose; the lesson says "Use X, not Y". Narrower than
+/// the user corrects a tool or a library it chose; the lesson says "Use X, not Y" ("Use X, never
+/// Y" for "X, never Y", which the last item returned says). Narrower than
 /// the gate's reading of a CLAUDE.md line (`gate::terse_choice`), which also takes "X only" and
 /// "No X": said in a prompt, those are as often about the moment.
-fn contrast_in_a_few_words(lower: &str) -> Option<(usize, usize, usize)> {
+fn contrast_in_a_few_words(lower: &str) -> Option<(usize, usize, usize, bool)> {
     let body = lower.trim().trim_end_matches(['.', '!', ' ']);
     // "pnpm not npm pls": a please after it is no part of the choice.
     let body = [" pls", " please", " plz", " thanks", " thx"].iter().fold(body, |b, p| b.strip_suffix(p).unwrap_or(b)).trim_end_matches([',', ' ']);
-    let (a, b) = body.split_once(", not ").or_else(|| body.split_once(" not ")).or_else(|| body.split_once(" instead of "))?;
+    let never = !body.contains(" not ") && !body.contains(" instead of ") && body.contains(" never ");
+    let (a, b) = body
+        .split_once(", not ")
+        .or_else(|| body.split_once(" not "))
+        .or_else(|| body.split_once(" instead of "))
+        .or_else(|| body.split_once(", never "))
+        .or_else(|| body.split_once(" never "))?;
     let side = |s: &str| {
         let ws: Vec<&str> = s.split_whitespace().map(|w| w.trim_matches(['`', '"'])).collect();
         (1..=3).contains(&ws.len())
             && ws.iter().all(|w| {
                 !w.is_empty()
                     && !w.contains('\'')
-                    && !["the", "a", "an", "this", "that", "these", "those", "it", "one", "ones", "like", "me", "you", "what", "yet", "now", "here", "there", "really", "quite", "so", "too", "sure", "just", "please", "pls", "at", "all", "again", "is", "are", "do", "does", "did", "working", "done", "even", "exactly"].contains(w)
+                    && !["the", "a", "an", "this", "that", "these", "those", "it", "one", "ones", "like", "me", "you", "what", "yet", "now", "here", "there", "really", "quite", "so", "too", "sure", "just", "please", "pls", "at", "all", "again", "is", "are", "do", "does", "did", "working", "done", "even", "exactly", "we", "i", "us", "our", "my", "your", "always", "never", "no", "not", "dont", "don't", "only"].contains(w)
                     && !w.chars().all(|c| c.is_ascii_digit())
             })
             // Its last word names something ("not quite right" names nothing), and not a choice of
@@ -476,9 +494,15 @@ fn contrast_in_a_few_words(lower: &str) -> Option<(usize, usize, usize)> {
     };
     // No verb before the first side: "fix it, not now" asks for something.
     let verb_first = a.split_whitespace().next().is_some_and(|w| super::gate::DIRECTIVES.contains(&w));
+    // "page not found", "module not installed", "server not responding": a state, not a second
+    // choice.
+    let state = b.split_whitespace().count() == 1 && {
+        let w = b.trim();
+        (w.len() > 4 && (w.ends_with("ed") || w.ends_with("ing"))) || ["found", "set", "ok", "okay", "right", "correct", "fine", "good", "bad", "ready", "valid", "available", "possible", "there", "exist", "exists", "here", "yours", "mine"].contains(&w)
+    };
     // Where the first side ends and the second starts and ends, in `lower`.
     let at = body.as_ptr() as usize - lower.as_ptr() as usize;
-    (side(a) && side(b) && !verb_first).then(|| (at + a.len(), at + body.len() - b.len(), at + body.len()))
+    (side(a) && side(b) && !verb_first && !state).then(|| (at + a.len(), at + body.len() - b.len(), at + body.len(), never))
 }
 
 /// The lessons a user's prompt states (at most [`MAX_PER_PROMPT`]); empty for questions,
@@ -744,23 +768,56 @@ fn looks_around(e: &SessionEvent) -> bool {
 const CAUSES: &[&str] = &[
     "cannot find", "can't find", "could not find", "not found", "no such", "undefined", "missing", "denied", "refused", "unknown", "invalid", "unsupported",
     "unable to", "requires", "required", "conflict", "timed out", "out of memory", "does not exist", "doesn't exist", "mismatch", "expected", "not installed",
+    "deadline exceeded", "no module named", "unresolved", "cannot import", "panic:", "rejected", "forbidden", "not allowed", "permission",
 ];
 
-/// The gist of an error: its first line that says something (not "Exit code N"), and when that
-/// line names no cause ("error: linking with `cc` failed: exit status: 1"), the first line after
-/// it that does ("cannot find -lssl"); each cut.
+/// Lines of a tool's progress, a traceback's frames or a gutter: they say what ran, not what
+/// went wrong.
+fn progress_line(line: &str) -> bool {
+    const PROGRESS: &[&str] = &[
+        "Compiling ", "Checking ", "Downloading ", "Downloaded ", "Fresh ", "Updating ", "Installing ", "Resolving ", "Fetching ", "Building ", "Running ",
+        "Finished ", "Blocking ", "Locking ", "Adding ", "Collecting ", "Using cached", "Traceback (most recent call last)", "File \"", "at ", "^", "|",
+        "--> ",
+    ];
+    PROGRESS.iter().any(|p| line.starts_with(p))
+}
+
+/// A line that says an error happened and what it is: `error[E0432]: ...`, `fatal: ...`, `npm
+/// ERR! ...`, or an exception's name (`ModuleNotFoundError: No module named 'requests'`).
+fn error_line(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let exception = line.split([':', ' ']).next().is_some_and(|name| name.len() > 5 && (name.ends_with("Error") || name.ends_with("Exception")) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_'));
+    lower.starts_with("error") || lower.starts_with("fatal") || lower.starts_with("npm err!") || exception
+}
+
+/// The gist of an error: its first line that says something (not "Exit code N", a tool's
+/// progress, a traceback's frames), or its first error line when one comes later (cargo's
+/// `error[E0432]` after its "Compiling ..." lines; a traceback's exception, its last such line);
+/// when that line names no cause ("error: linking with `cc` failed: exit status: 1"), the first
+/// line after it that does ("cannot find -lssl"); each cut. A mark the hook left where it cut a
+/// long text (`...[9006 more bytes cut by cairn]`) is no part of it.
 pub fn error_gist(error: &str) -> String {
     let cut = |line: &str, max: usize| {
+        let line = line.split_once("...[").filter(|(_, rest)| rest.contains("cut by cairn]")).map_or(line, |(head, _)| head);
         let one: String = line.split_whitespace().collect::<Vec<_>>().join(" ");
         if one.chars().count() > max { format!("{}...", one.chars().take(max).collect::<String>()) } else { one }
     };
-    let mut lines = error.lines().map(str::trim).filter(|l| !l.is_empty() && !l.to_lowercase().starts_with("exit code") && !l.starts_with("Error: Exit code"));
-    let Some(first) = lines.next() else { return String::new() };
+    let said: Vec<&str> = error.lines().map(str::trim).filter(|l| !l.is_empty() && !l.to_lowercase().starts_with("exit code") && !l.starts_with("Error: Exit code") && !progress_line(l)).collect();
+    let Some(&opening) = said.first() else { return String::new() };
+    // A traceback names its cause last.
+    let first_at = if error.contains("Traceback (most recent call last)") {
+        said.iter().rposition(|l| error_line(l)).unwrap_or(0)
+    } else if error_line(opening) {
+        0
+    } else {
+        said.iter().position(|l| error_line(l)).unwrap_or(0)
+    };
+    let first = said[first_at];
     let names_a_cause = |l: &str| {
         let lower = l.to_lowercase();
         CAUSES.iter().any(|c| lower.contains(c))
     };
-    match lines.find(|l| names_a_cause(l)).filter(|_| !names_a_cause(first)) {
+    match said[first_at + 1..].iter().find(|l| names_a_cause(l)).filter(|_| !names_a_cause(first)) {
         Some(cause) => format!("{}; {}", cut(first, 60), cut(cause, 80)),
         None => cut(first, 100),
     }
@@ -886,7 +943,8 @@ pub fn recoveries(events: &[SessionEvent], calls: usize, minutes: f64) -> Vec<Re
             if millis(&x.at).is_none_or(|t| (t - t0) as f64 > minutes * 60_000.0) {
                 break;
             }
-            if kind(x.tool_name.as_deref()) != kind(e.tool_name.as_deref()) {
+            // A call in another project (the session moved) fixes nothing of this one's.
+            if kind(x.tool_name.as_deref()) != kind(e.tool_name.as_deref()) || x.project != e.project {
                 continue;
             }
             // A look around in between (`ls`, `cat`) neither recovers nor decides.
@@ -913,6 +971,21 @@ pub fn describe(e: &SessionEvent) -> String {
         (Some(tool), _) => format!("{tool} `{what}` worked"),
         (None, event) => format!("{event}: {what}"),
     }
+}
+
+/// Whether a text says what a rejected text said, in other inflections, numbers or filler
+/// ("Always run the linter before you commit." after "Always run the linter before
+/// committing." was rejected; a recovery whose test counts changed): the same index terms (stems,
+/// without stop words and bare numbers), and a warning in both or in neither ("never run the
+/// linter ..." is the rule turned round, not the one rejected).
+pub fn says_the_same(rejected: &str, text: &str) -> bool {
+    let set = |t: &str| crate::base::text::terms(t).into_iter().collect::<std::collections::BTreeSet<String>>();
+    let warns = |t: &str| {
+        let lower = format!(" {} ", t.to_lowercase().replace(|c: char| !c.is_alphanumeric() && c != '\'', " "));
+        [" never ", " don't ", " dont ", " do not ", " not ", " no ", " avoid ", " without "].iter().any(|w| lower.contains(w))
+    };
+    let (a, b) = (set(rejected), set(text));
+    !a.is_empty() && a == b && warns(rejected) == warns(text)
 }
 
 /// Promotes a candidate the gate called `quality` once `promote_after` of its shadow moments
@@ -986,6 +1059,18 @@ mod tests {
         assert_eq!(one("its pnpm not npm").as_deref(), Some("Use pnpm, not npm."));
         assert_eq!(one("pnpm not npm pls").as_deref(), Some("Use pnpm, not npm."));
         assert_eq!(one("pnpm instead of npm").as_deref(), Some("Use pnpm, not npm."));
+        // A rule said as a bare choice is written as a rule, not left a fragment.
+        assert_eq!(one("yarn, never npm").as_deref(), Some("Use yarn, never npm."));
+        assert_eq!(one("no, tabs not spaces").as_deref(), Some("Use tabs, not spaces."));
+        assert_eq!(one("always rebase, never merge").as_deref(), Some("Always rebase, never merge."));
+        assert_eq!(one("we use vitest not jest").as_deref(), Some("We use vitest not jest."));
+        // A change to the product asked for with a contrast is for now.
+        assert_eq!(one("no, make the tide chart use the brand blue instead of teal"), None);
+        // A state after "not" is no second choice.
+        assert_eq!(one("wrong, fix the typo on the 404 page: Pgae not found"), None);
+        for p in ["no, page not found", "ugh, module not installed", "no, server not responding"] {
+            assert!(!one(p).is_some_and(|l| l.starts_with("Use ")), "{p}");
+        }
         // A complaint that goes on is no rule.
         assert_eq!(one("why are you still running the tests, we already know they pass"), None);
         assert_eq!(one("seriously, never use npm in this repo").as_deref(), Some("Never use npm in this repo."));
@@ -1056,7 +1141,7 @@ mod tests {
         );
         assert_eq!(one("don't merge it yet, the review isn't done"), None);
         // The correction reaches past a short complaint.
-        assert_eq!(one("ugh you did it again. rubocop -a, NOT -A").as_deref(), Some("Rubocop -a, NOT -A."));
+        assert_eq!(one("ugh you did it again. rubocop -a, NOT -A").as_deref(), Some("Use rubocop -a, not -A."));
         // A rule joined to a request by " and ".
         assert_eq!(one("fix the lint and going forward keep sql keywords uppercase in db/queries").as_deref(), Some("Always keep sql keywords uppercase in db/queries."));
         // A directive, then what fails without it.
@@ -1377,6 +1462,24 @@ mod tests {
         assert!(recoveries(&late, 5, 30.0).len() == 1 && recoveries(&late, 5, 10.0).is_empty());
         let far = vec![bash(1, "npm test", Some("failed")), bash(2, "git add -A", None), bash(3, "git diff", None), bash(4, "pnpm test", None)];
         assert!(recoveries(&far, 2, 10.0).is_empty(), "past the window's calls");
+        // A session that moved to another project: that project's call fixes nothing here.
+        let mut elsewhere = bash(2, "pnpm lint", None);
+        elsewhere.project = "q".into();
+        let moved = vec![bash(1, "yarn lint", Some("error Command \"lint\" not found.")), elsewhere];
+        assert!(recoveries(&moved, 5, 10.0).is_empty(), "a call in another project");
+    }
+
+    #[test]
+    fn a_rejected_text_said_again_in_other_words_is_the_same() {
+        assert!(says_the_same("Always run the linter before committing.", "Always run the linter before you commit."));
+        assert!(says_the_same(
+            "In this project, `cargo test` fails (test result: FAILED. 41 passed; 1 failed); `cargo test -- --test-threads=1` works.",
+            "In this project, `cargo test` fails (test result: FAILED. 40 passed; 2 failed); `cargo test -- --test-threads=1` works."
+        ));
+        // The rule turned round, or another rule, is not the one rejected.
+        assert!(!says_the_same("Always run the linter before committing.", "Never run the linter before committing."));
+        assert!(!says_the_same("Always run the linter before committing.", "Always run the tests before committing."));
+        assert!(!says_the_same("", ""));
     }
 
     #[test]
@@ -1418,6 +1521,15 @@ mod tests {
         );
         assert_eq!(error_gist("npm ERR! code ENOENT\nnpm ERR! missing script: test"), "npm ERR! code ENOENT; npm ERR! missing script: test");
         assert_eq!(error_gist("bash: carg: command not found\nsomething else missing"), "bash: carg: command not found", "the first line names its cause");
+        // A traceback names its cause last; a build's progress and a test's name are not it.
+        let traceback = "Traceback (most recent call last):\n  File \"app.py\", line 1, in <module>\n    import requests\nModuleNotFoundError: No module named 'requests'";
+        assert_eq!(error_gist(traceback), "ModuleNotFoundError: No module named 'requests'");
+        let cargo = format!("{}error[E0432]: unresolved import `foo`\n --> src/main.rs:1:5", "   Compiling crate0 v0.1.0 (/home/u/.cargo/registry/src/crate0)\n".repeat(400));
+        assert_eq!(error_gist(&cargo), "error[E0432]: unresolved import `foo`");
+        assert_eq!(error_gist("--- FAIL: TestFetch (0.30s)\n    fetch_test.go:22: context deadline exceeded\nFAIL"), "--- FAIL: TestFetch (0.30s); fetch_test.go:22: context deadline exceeded");
+        // Where the hook cut a long text, its mark is left out.
+        let long = format!("TypeError: Cannot read properties of undefined (reading 'map') at {}...[9006 more bytes cut by cairn]", "x".repeat(30));
+        assert!(!error_gist(&long).contains("cut by cairn"), "{}", error_gist(&long));
     }
 
     /// Words the reading of a prompt turns on, for the property test to mix with anything.

@@ -509,7 +509,7 @@ const ONLY_FAILED: &[&str] = &[
 
 /// Whether a text has the shape capture gives a failure or a recovery ("In this project,
 /// `X` fails (...)"), the only texts whose parentheses hold an error.
-fn capture_template(lower: &str) -> bool {
+pub fn capture_template(lower: &str) -> bool {
     lower.starts_with("in ") && lower.contains(", `") && (lower.contains("` fails (") || lower.contains("` keeps failing ("))
 }
 
@@ -841,6 +841,38 @@ fn transient(lower: &str) -> bool {
     ["address already in use", "eaddrinuse", "port is already allocated", "port is already in use"].iter().any(|t| lower.contains(t))
 }
 
+/// Switches that only ask for more output, or run again what a cache kept (`--verbose`,
+/// `-count=1`): added alone after a failure, the same run again.
+const RUN_AGAIN: &[&str] = &[
+    "-v", "-vv", "-vvv", "--verbose", "--debug", "--trace", "--info", "--stacktrace", "--full-trace", "--tb", "--color", "--no-color", "--loglevel",
+    "--log-level", "--nocapture", "--no-capture", "--show-output", "-count", "--rerun", "--retry", "--retries", "--reruns",
+];
+
+/// What a call that worked added to the failed one that forces past a check: a force or a
+/// recursive delete, a hook skipped (`--no-verify`, `HUSKY=0`), a reset that drops work, root,
+/// a certificate not checked. A lesson that says "`X` fails; `X --force` works" would be said at
+/// the next such failure, where the check is doing its job. The word added, or `None`.
+pub fn overrides_a_safeguard<'a>(failed: &[&str], worked: &[&'a str]) -> Option<&'a str> {
+    let program = |c: &[&str]| c.iter().find(|w| !crate::retrieval::command::is_assignment(w) && **w != "sudo").map(|w| crate::retrieval::command::basename(w).to_string()).unwrap_or_default();
+    let (program, verb) = (program(worked), worked.iter().skip_while(|w| crate::retrieval::command::is_assignment(w) || **w == "sudo").nth(1).copied().unwrap_or(""));
+    let added = |w: &&&str| !failed.contains(w);
+    worked.iter().filter(added).copied().find(|w| {
+        let flag = w.split('=').next().unwrap_or(w);
+        let short = |letters: &str| flag.starts_with('-') && !flag.starts_with("--") && flag.len() > 1 && flag[1..].chars().all(|c| c.is_ascii_alphabetic()) && letters.chars().any(|l| flag[1..].contains(l));
+        matches!(flag, "--force" | "--force-with-lease" | "--no-verify" | "--hard" | "--no-preserve-root" | "--insecure" | "--no-check-certificate" | "--break-system-packages" | "--allow-root" | "--unsafe-perm" | "--accept-data-loss" | "--skip-verify" | "--no-gpg-sign" | "--recursive" | "--delete")
+            || *w == "sudo"
+            || (short("f") && !matches!(program.as_str(), "tar" | "docker" | "podman" | "make" | "kubectl" | "helm" | "tail" | "compose" | "docker-compose" | "ansible-playbook" | "terraform" | "psql" | "mysql" | "python" | "python3" | "pytest" | "awk" | "sed" | "grep" | "cut" | "sort" | "ps" | "xargs" | "head" | "pip" | "pip3"))
+            || (program == "rm" && short("rR"))
+            || (program == "git" && ((verb == "commit" && flag == "-n") || (verb == "branch" && flag == "-D")))
+            || (program == "curl" && flag == "-k")
+            || (program == "chmod" && w.ends_with("777"))
+            || (crate::retrieval::command::is_assignment(w) && {
+                let (k, v) = w.split_once('=').unwrap_or((w, ""));
+                matches!(k, "HUSKY" | "HUSKY_SKIP_HOOKS" | "SKIP" | "GIT_SSL_NO_VERIFY" | "PYTHONHTTPSVERIFY" | "NODE_TLS_REJECT_UNAUTHORIZED") && !v.is_empty() && (k == "SKIP" || matches!(v, "0" | "1" | "true" | "false"))
+            })
+    })
+}
+
 /// Claude Code's own tools, which a recovery between says nothing of the project.
 const AGENT_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "Read", "NotebookEdit", "Grep", "Glob", "Bash", "WebFetch", "Task"];
 
@@ -935,6 +967,10 @@ fn primitive(text: &str, ws: &[String], specific: usize, code: usize, actionabil
         if failed.trim() == worked.trim() {
             return Some("the same call again: a retry, not a lesson".into());
         }
+        let worked_words: Vec<&str> = worked.split_whitespace().collect();
+        if let Some(w) = overrides_a_safeguard(&failed.split_whitespace().collect::<Vec<_>>(), &worked_words) {
+            return Some(format!("the call that worked forces past a safeguard (`{w}`): said at the next such failure, it would teach the agent to do the same"));
+        }
         if LOOKS.contains(&program_of(&failed)) || LOOKS.contains(&program_of(&worked)) {
             return Some("a look around that found nothing, then something".into());
         }
@@ -956,6 +992,15 @@ fn primitive(text: &str, ws: &[String], specific: usize, code: usize, actionabil
         }
         // Only a name completed ("pod api-7d9f" -> "pod api-7d9f8c6b5-x2kqp").
         let (a, b): (Vec<&str>, Vec<&str>) = (failed.split_whitespace().collect(), worked.split_whitespace().collect());
+        // Only more output asked for, or the tests' cache turned off: the same run again.
+        let again: Vec<&&str> = b.iter().filter(|w| !a.contains(w) && **w != "--").collect();
+        if !again.is_empty() && again.iter().all(|w| RUN_AGAIN.contains(&w.split('=').next().unwrap_or(w))) {
+            return Some("the same run again with more output or without its cache: a retry, not a fix".into());
+        }
+        // A wait before the same call (`sleep 2 && curl ...`): the moment's timing.
+        if worked.trim().strip_prefix("sleep ").and_then(|r| r.split_once(" && ").or_else(|| r.split_once("; "))).is_some_and(|(_, c)| c.trim() == failed.trim()) {
+            return Some("a wait, then the same call: the timing of a moment, not a fix".into());
+        }
         if a.len() == b.len() && a.len() > 1 && a[..a.len() - 1] == b[..b.len() - 1] && b[b.len() - 1].starts_with(a[a.len() - 1]) {
             return Some("a name completed, not a lesson".into());
         }
@@ -1067,7 +1112,10 @@ fn primitive(text: &str, ws: &[String], specific: usize, code: usize, actionabil
         return Some("too vague: it asks for care, not for something to do".into());
     }
     let one_off = ["this time", "for now", "for this pr", "right now", "just this once", "revert that", "undo that", "that approach", "never mind", "nevermind", "same approach as", "the same way as"];
-    if one_off.iter().any(|o| lower.contains(o)) {
+    // "Don't commit that yet", "Don't merge yet; CI is red": what waits on the moment ends its
+    // first clause on "yet" ("the symlinks aren't ignored yet" after a comma is a reason).
+    let waits = lower.split([',', ';', ':']).next().unwrap_or("").trim_end_matches(['.', '!', ' ']).ends_with(" yet");
+    if one_off.iter().any(|o| lower.contains(o)) || waits {
         return Some("about this moment only, not a lesson that lasts".into());
     }
     if specific == 0 {
@@ -1164,7 +1212,9 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     // are close in meaning by their template alone; the model, fitted on candidates against
     // lessons in words, does not compare them (the fixed bars still do).
     let templated = capture_template(&lower);
-    let comparable: Vec<(&str, &str, Option<f64>)> = input.nearest.iter().map(|&(id, other, c)| (id, other, c.filter(|_| !(templated && capture_template(&other.to_lowercase()))))).collect();
+    // Nor a rule in the user's words against a recovery's template (the model was fitted against
+    // lessons in words only): "use pnpm here, not npm" says more than `npm test` -> `pnpm test`.
+    let comparable: Vec<(&str, &str, Option<f64>)> = input.nearest.iter().map(|&(id, other, c)| (id, other, c.filter(|_| !capture_template(&other.to_lowercase())))).collect();
     let learned = bars.duplicates.and_then(|m| m.read(text, input.source, &comparable).map(|r| (m.repeats(&r, input.heard != HeardBy::Not), r)));
     for (i, (id, other, cosine)) in input.nearest.iter().enumerate() {
         let words_shared = overlap(text, other);
@@ -1176,9 +1226,13 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         // Both texts need words enough: a lesson of one word ("Do not push that.") is in every
         // instruction that names pushing.
         let by_words = words_shared >= bars.duplicate_words && text::terms(text).len() >= 3 && text::terms(other).len() >= 3;
+        // A rule in the user's words ("use pnpm here, not npm") is no repeat of a recovery that
+        // names the same tools (`npm test` -> `pnpm test`) by its words: it says more. Only a
+        // meaning as close as the bar makes it one.
+        let says_more = !templated && capture_template(&other.to_lowercase());
         let dup = c >= bars.duplicate_cosine
-            || by_words
-            || match &learned {
+            || !says_more && by_words
+            || !says_more && match &learned {
                 Some((repeats, r)) => *repeats && r.closest == i,
                 // A rewording shares few words by design: near the bar, a third of them is
                 // enough (not further off: two recoveries share their template's words, "In
@@ -1272,6 +1326,50 @@ mod tests {
     }
 
     #[test]
+    fn a_fix_that_forces_past_a_safeguard_is_never_a_lesson() {
+        for (failed, worked) in [
+            ("git push origin main", "git push --force origin main"),
+            ("git push origin main", "git push -f origin main"),
+            ("git commit -m wip", "git commit --no-verify -m wip"),
+            ("git commit -m wip", "git commit -n -m wip"),
+            ("git commit -m wip", "HUSKY=0 git commit -m wip"),
+            ("rm build", "rm -rf build"),
+            ("rm build", "rm -r build"),
+            ("npm install -g pnpm", "sudo npm install -g pnpm"),
+            ("pip install requests", "pip install --break-system-packages requests"),
+            ("curl https://internal.example/api", "curl -k https://internal.example/api"),
+            ("git branch -d old", "git branch -D old"),
+        ] {
+            let text = format!("In this project, `{failed}` fails (rejected); `{worked}` works.");
+            assert!(primitive_reason(&text, "recovery").contains("forces past a safeguard"), "{text}");
+        }
+        // A flag that is a fix, not a force: kept.
+        assert_kept("In this project, `git commit -m wip` fails (DCO check: missing Signed-off-by); `git commit -s -m wip` works.", "recovery");
+        assert_kept("In this project, `docker compose up` fails (no configuration file provided); `docker compose -f deploy/compose.yml up` works.", "recovery");
+        assert_kept("In this project, `npm test` fails (npm ERR! This project uses pnpm); `pnpm test` works.", "recovery");
+    }
+
+    #[test]
+    fn the_same_run_again_louder_or_after_a_wait_is_no_fix() {
+        for text in [
+            "In this project, `npm test` fails (Error: Timeout of 2000ms exceeded); `npm test -- --verbose` works.",
+            "In this project, `go test ./...` fails (context deadline exceeded); `go test -count=1 ./...` works.",
+            "In this project, `curl localhost:3000/health` fails (Connection refused); `sleep 2 && curl localhost:3000/health` works.",
+        ] {
+            assert!(!v(text, "recovery").keeps(), "{text}");
+        }
+    }
+
+    #[test]
+    fn what_waits_on_the_moment_is_not_kept() {
+        for t in ["Don't commit that yet.", "Don't commit yet; review the diff first.", "Do not merge the release branch yet, QA is still testing."] {
+            assert_eq!(primitive_reason(t, "prompt"), "primitive: about this moment only, not a lesson that lasts", "{t}");
+        }
+        // A "yet" in the reason after the rule is no wait.
+        assert!(v("Do not use `git add -A` in this repo, the bazel-* symlinks aren't in .gitignore yet.", "prompt").keeps());
+    }
+
+    #[test]
     fn a_command_restated_or_a_thing_introduced_is_not_kept() {
         for (t, source) in [("Run `go test ./...` to run the tests.", "claude-md"), ("Run `swift build` to build the package.", "claude-md"), ("Run `dotnet test` to run the whole test suite.", "prompt")] {
             assert_eq!(primitive_reason(t, source), "primitive: it restates what its command does", "{t}");
@@ -1308,6 +1406,10 @@ mod tests {
         let other = [("m1", "In this project, `sh build.sh` fails (cannot open build.sh); `sh tools/build.sh` works.", Some(0.60))];
         let j = judge(&Input { text: recovery, source: "recovery", nearest: other.to_vec(), heard: HeardBy::Not }, &bars);
         assert!(j.verdict.keeps(), "{:?}", j.reasons);
+        // A rule in the user's words that names the tools of a recovery says more than it.
+        let recovery = "In this project, `npm test` fails (npm ERR! code EUSAGE); `pnpm test` works.";
+        let broader = judge(&Input { text: "Use pnpm here, not npm.", source: "prompt", nearest: vec![("m1", recovery, Some(0.66))], heard: HeardBy::Patterns }, &bars);
+        assert!(broader.verdict.keeps(), "{:?}", broader.reasons);
         // Without the learned reading, the fixed bars decide: 0.62 is under them.
         let j = judge(&Input { text, source: "prompt", nearest: leads.to_vec(), heard: HeardBy::Not }, &Bars::default());
         assert!(j.verdict.keeps(), "{:?}", j.reasons);
@@ -1595,6 +1697,7 @@ mod tests {
         assert_eq!((by_meaning.verdict, by_meaning.duplicate_of.as_deref()), (Verdict::Duplicate, Some("m1")));
         let by_words = judge(&Input { text: "Never force-push main or a release branch.", source: "prompt", nearest: vec![("m1", lesson, None)], heard: HeardBy::Not }, &Bars::default());
         assert_eq!(by_words.verdict, Verdict::Duplicate);
+
         assert!(mistyped("carg", "cargo") && mistyped("ccargo", "cargo") && mistyped("terrafrom", "terraform"));
         assert!(!mistyped("pip", "pip3") && !mistyped("python", "python3") && !mistyped("node", "nodejs") && !mistyped("npm", "pnpm"));
         assert_eq!(v("In this project, `carg build --release` fails (bash: carg: command not found); `cargo build --release` works.", "recovery"), Verdict::Primitive);

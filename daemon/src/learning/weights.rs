@@ -2,7 +2,7 @@
 //! (relevance, salience, trigger, effectiveness, activation, recency) counts, learned from what
 //! happened to lessons there.
 //!
-//! The weights are a mix: each in [`MIN`, `MAX`] and together exactly 1. The default mix is even
+//! The weights are a mix: each in [`MIN`, `MAX`] and together 1 (to within 1e-12, a float's rounding). The default mix is even
 //! (1/6 each) and leaves the shipped decision as it was fitted; a learned mix scales each
 //! group's terms in the decision by `learned / default` (a group at 1/3 counts twice).
 //!
@@ -64,7 +64,7 @@ pub fn multipliers(mix: &Mix) -> Mix {
     m
 }
 
-/// Clamps every weight to [`MIN`, `MAX`] and makes them sum to exactly 1 by moving only the
+/// Clamps every weight to [`MIN`, `MAX`] and makes them sum to 1 (within 1e-12) by moving only the
 /// weights not pinned at a bound (in as many rounds as pinning takes).
 pub fn redistribute(mut w: Mix) -> Mix {
     redistribute_in(&mut w);

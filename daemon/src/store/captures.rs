@@ -25,6 +25,10 @@ pub struct FailureRecord {
     /// Set once a candidate was made of it (or offered and turned away).
     #[serde(default)]
     pub captured: bool,
+    /// The first moment it was seen in each of `sessions` (a record from before they were kept
+    /// has none): the candidate's evidence.
+    #[serde(default)]
+    pub moments: Vec<cairn_proto::Moment>,
 }
 
 /// A rejection: the words rejected and the candidate they were.
@@ -126,10 +130,17 @@ impl Store {
     /// How many rejections the user made: the candidates rejected (one, however many texts it
     /// left), and each text kept without its candidate (from a release before they were kept).
     /// For `status`, which shows what it can: an entry the store cannot read is not counted.
-    pub fn rejected_count(&self) -> usize {
+    /// With `project`, only its own rejections and those kept before they were per project.
+    pub fn rejected_count(&self, project: Option<&str>) -> usize {
         let mut candidates = std::collections::HashSet::new();
         let mut without = 0;
-        for (_, value) in self.captures.scan_prefix(b"r\0").filter_map(Result::ok) {
+        let prefix = match project {
+            Some(p) => [b"r\0".as_slice(), p.as_bytes(), b"\0"].concat(),
+            None => b"r\0".to_vec(),
+        };
+        // Rejections kept before they were per project have no project in their key.
+        let older = project.map(|_| self.captures.scan_prefix(b"r\0").filter_map(Result::ok).filter(|(k, _)| !k[2..].contains(&0u8)));
+        for (_, value) in self.captures.scan_prefix(prefix).filter_map(Result::ok).chain(older.into_iter().flatten()) {
             match Rejected::read(&value).candidate {
                 Some(id) => {
                     candidates.insert(id);
@@ -152,7 +163,8 @@ impl Store {
     }
 
     /// Notes a failure with `signature` in `session`; returns its record as it is now.
-    pub fn note_failure(&self, signature: &str, project: &str, session: &str, call: &str, gist: &str) -> Result<FailureRecord, StoreError> {
+    pub fn note_failure(&self, signature: &str, project: &str, moment: &cairn_proto::Moment, call: &str, gist: &str) -> Result<FailureRecord, StoreError> {
+        let session = moment.session.as_str();
         self.writable()?;
         let k = key("f", &format!("{project}\0{signature}"));
         let mut r: FailureRecord = match self.captures.get(&k)? {
@@ -163,9 +175,12 @@ impl Store {
         r.gist = gist.into();
         if !r.sessions.iter().any(|s| s == session) {
             r.sessions.push(session.into());
+            r.moments.push(moment.clone());
             if r.sessions.len() > FAILURE_SESSIONS {
                 r.sessions.remove(0);
             }
+            // Only the kept sessions' moments.
+            r.moments.retain(|m| r.sessions.contains(&m.session));
         }
         self.captures.insert(&k, encode(&r))?;
         Ok(r)
@@ -197,16 +212,21 @@ mod tests {
         assert!(store.is_rejected("/a", "use pnpm here -- not NPM").unwrap());
         assert!(!store.is_rejected("/b", "Use pnpm here, not npm.").unwrap(), "rejected in its project only");
         assert!(!store.is_rejected("/a", "Use yarn here.").unwrap());
-        assert_eq!(store.rejected_count(), 1);
+        assert_eq!(store.rejected_count(None), 1);
         // A candidate edited, then rejected: two texts, one rejection.
         store.reject_text("/a", "Use pnpm in this repository; npm writes a second lockfile.", Some("c0")).unwrap();
-        assert_eq!(store.rejected_count(), 1);
+        assert_eq!(store.rejected_count(None), 1);
         assert_eq!(store.rejection_of("c0").unwrap().as_deref(), Some("Use pnpm here, not npm."));
         assert_eq!(store.rejection_of("c9").unwrap(), None);
         store.restore_rejection(None, "Never run the seed script.", None).unwrap();
         // A rejection kept before they were records, as its text alone.
         store.captures.insert(key("r", "/a\0hand edit the lockfile"), b"Hand-edit the lockfile.".as_slice()).unwrap();
-        assert_eq!(store.rejected_count(), 3);
+        assert_eq!(store.rejected_count(None), 3);
+        // A project's count: its own rejections and those kept before projects.
+        store.reject_text("/b", "Never edit vendor/.", Some("c1")).unwrap();
+        assert_eq!((store.rejected_count(Some("/a")), store.rejected_count(Some("/b")), store.rejected_count(Some("/c"))), (3, 2, 1));
+        assert_eq!(store.rejected_count(None), 4);
+        store.captures.remove(key("r", "/b\0never edit vendor")).unwrap();
         assert!(store.is_rejected("/b", "never run the seed script").unwrap(), "one kept before projects: anywhere");
         let kept = store.rejected_texts().unwrap();
         let r = |text: &str, candidate: Option<&str>| Rejected { text: text.into(), candidate: candidate.map(str::to_string) };
@@ -220,13 +240,16 @@ mod tests {
         store.note_edited("c1", "a second edit keeps the first words").unwrap();
         assert_eq!(store.take_edited("c1").unwrap().as_deref(), Some("Rubocop -a, not -A."));
         assert_eq!(store.take_edited("c1").unwrap(), None);
-        store.note_failure("make deploy :: token expired", "p", "a", "make deploy", "token expired").unwrap();
-        store.note_failure("make deploy :: token expired", "p", "a", "make deploy", "token expired").unwrap();
-        let r = store.note_failure("make deploy :: token expired", "p", "b", "make deploy", "token expired").unwrap();
+        let seen = |session: &str, at: &str| cairn_proto::Moment { at: at.into(), session: session.into(), event: "PostToolUseFailure".into(), text: "Bash `make deploy` failed: token expired".into() };
+        store.note_failure("make deploy :: token expired", "p", &seen("a", "1"), "make deploy", "token expired").unwrap();
+        store.note_failure("make deploy :: token expired", "p", &seen("a", "2"), "make deploy", "token expired").unwrap();
+        let r = store.note_failure("make deploy :: token expired", "p", &seen("b", "3"), "make deploy", "token expired").unwrap();
         assert_eq!(r.sessions, vec!["a", "b"]);
+        // The first moment of each session, for the candidate's evidence.
+        assert_eq!(r.moments, vec![seen("a", "1"), seen("b", "3")]);
         assert!(!r.captured);
         store.failure_done("make deploy :: token expired", "p").unwrap();
-        let r = store.note_failure("make deploy :: token expired", "p", "c", "make deploy", "token expired").unwrap();
+        let r = store.note_failure("make deploy :: token expired", "p", &seen("c", "4"), "make deploy", "token expired").unwrap();
         assert!(r.captured && r.sessions.len() == 3);
     }
 }

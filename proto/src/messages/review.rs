@@ -24,6 +24,10 @@ pub struct ReviewList {
     /// `cairn status` counts them all).
     #[serde(default)]
     pub elsewhere: u64,
+    /// Capture's counts in the projects listed (waiting, promoted, rejected; `turned_away` is
+    /// the daemon's since start).
+    #[serde(default)]
+    pub counts: CaptureCounts,
 }
 
 /// One candidate as `cairn review --json` shows it.

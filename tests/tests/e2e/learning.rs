@@ -930,6 +930,9 @@ fn the_same_failure_in_two_sessions_without_a_fix_becomes_a_candidate() {
     let c = candidates(&home, &project, |c| !c.is_empty());
     assert_eq!(c.len(), 1, "{c:#?}");
     assert_eq!(c[0]["source"], "failure");
+    // Its evidence: the failure in each session, not the last one alone.
+    let evidence: Vec<&str> = c[0]["evidence"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(evidence.len() == 2 && evidence.iter().all(|e| e.contains("make deploy")), "{evidence:#?}");
     let text = c[0]["text"].as_str().unwrap();
     assert!(text.contains("`make deploy` keeps failing") && text.contains("token expired") && text.contains("more than one session"), "{text}");
     // Once made, a third session's same failure makes no second candidate.
@@ -944,6 +947,79 @@ fn the_same_failure_in_two_sessions_without_a_fix_becomes_a_candidate() {
     let c = candidates(&home, &project, |c| c.iter().any(|c| c["source"] == "recovery") && !c.iter().any(|c| c["source"] == "failure"));
     assert_eq!(c.len(), 1, "{c:#?}");
     assert!(c[0]["text"].as_str().unwrap().contains("`make deploy LOGIN_FIRST=1` works"), "{c:#?}");
+}
+
+/// A Bash call about to run, as Claude Code sends it.
+fn bash_before(session: &str, id: &str, cwd: &Path, command: &str) -> Vec<u8> {
+    json!({"session_id": session, "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": id, "tool_input": {"command": command, "description": "Run"}})
+        .to_string()
+        .into_bytes()
+}
+
+#[test]
+fn forced_fixes_moves_between_projects_and_a_rejection_reworded_are_not_captured() {
+    let (home, alpha) = home_and_project();
+    let beta = home.path().join("beta");
+    std::fs::create_dir_all(&beta).unwrap();
+    let beta = std::fs::canonicalize(&beta).unwrap();
+    // A fix that forces past a safeguard is no lesson, however often it works.
+    for s in ["g1", "g2", "g3"] {
+        said(&home, &bash_failed(s, "t1", &alpha, "git push origin main", " ! [rejected]        main -> main (non-fast-forward)"));
+        said(&home, &bash(s, "t2", &alpha, "git push --force origin main", "Push"));
+        said(&home, &bash_failed(s, "t3", &alpha, "rm build", "rm: cannot remove 'build': Is a directory"));
+        said(&home, &bash(s, "t4", &alpha, "rm -rf build", "Remove the build folder"));
+    }
+    // A session that moved to another project: beta's call fixed nothing of alpha's.
+    said(&home, &bash_failed("m1", "t1", &alpha, "yarn lint", "error Command \"lint\" not found."));
+    said(&home, &bash("m1", "t2", &beta, "pnpm lint", "Lint"));
+    // A real recovery, for the rest: a variable the release needs.
+    said(&home, &bash_failed("v1", "t1", &alpha, "make release", "Exit code 2\nerror: VERSION is required"));
+    said(&home, &bash("v1", "t2", &alpha, "VERSION=1.2.3 make release", "Release"));
+    let c = candidates(&home, &alpha, |c| !c.is_empty());
+    std::thread::sleep(Duration::from_secs(1));
+    let c = candidates(&home, &alpha, |now| now.len() == c.len());
+    assert_eq!(c.len(), 1, "only the release's recovery: {c:#?}");
+    let release = c[0]["id"].as_str().unwrap().to_string();
+    assert!(c[0]["text"].as_str().unwrap().contains("`VERSION=1.2.3 make release` works"), "{c:#?}");
+    // `why` names the moment it came from; asked about that moment, it says what it was.
+    let shown: Value = serde_json::from_str(&ok_in(&home, &alpha, &["show", &release, "--json"])).unwrap();
+    let moment = shown["why"]["caused_by"][0].as_str().unwrap().to_string();
+    assert!(ok_in(&home, &alpha, &["why", &release]).contains(&moment));
+    let out = in_dir(&home, &alpha, &["why", &moment]);
+    let told = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && told.contains("is a moment a lesson was linked to") && told.contains("make release") && told.contains(&release), "{told}");
+    let judged = ok_in(&home, &alpha, &["review", "judge", "--source", "recovery", "--", "In this project, `git push origin main` fails (rejected); `git push --force origin main` works."]);
+    assert!(judged.contains("forces past a safeguard (`--force`)"), "{judged}");
+
+    // One tool call is one shadow moment, before and after it ran.
+    said(&home, &bash_before("v2", "t1", &alpha, "make release"));
+    said(&home, &bash("v2", "t1", &alpha, "make release", "Release"));
+    let c = candidates(&home, &alpha, |c| c.iter().any(|c| c["shadow"]["would_have_spoken"].as_u64().unwrap_or(0) > 0));
+    assert_eq!(c[0]["shadow"]["would_have_spoken"], 1, "{c:#?}");
+    // Accepted, it is said where the variable is missing, not where the call already sets it.
+    ok_in(&home, &alpha, &["review", "accept", &release]);
+    assert!(said(&home, &bash_before("v3", "t1", &alpha, "make release")).contains("VERSION is required"));
+    let fixed = said(&home, &bash_before("v4", "t1", &alpha, "VERSION=2.0.0 make release"));
+    assert!(!fixed.contains("VERSION is required"), "said on a call that already sets it: {fixed}");
+
+    // A rule the user rejected, said again in other words, is not captured again; the counts
+    // `log` shows are the project's own.
+    said(&home, &prompt("p1", &beta, "always run the linter before committing"));
+    let c = candidates(&home, &beta, |c| !c.is_empty());
+    let lint = c[0]["id"].as_str().unwrap().to_string();
+    // Edited into a fragment: refused, the candidate as it was.
+    let out = in_dir(&home, &beta, &["review", "edit", &lint, "Run it."]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("primitive"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(candidates(&home, &beta, |c| !c.is_empty())[0]["text"], "Always run the linter before committing.");
+    ok_in(&home, &beta, &["review", "reject", &lint]);
+    said(&home, &prompt("p2", &beta, "from now on, always run the linter before you commit"));
+    said(&home, &prompt("p2", &beta, "never commit .env files"));
+    let c = candidates(&home, &beta, |c| !c.is_empty());
+    assert!(c.len() == 1 && c[0]["text"].as_str().unwrap().contains(".env"), "{c:#?}");
+    let log: Value = serde_json::from_str(&ok_in(&home, &beta, &["log", "--json"])).unwrap();
+    assert_eq!((log["capture"]["candidates"].as_u64(), log["capture"]["promoted"].as_u64(), log["capture"]["rejected"].as_u64()), (Some(1), Some(0), Some(1)), "{}", log["capture"]);
+    let log: Value = serde_json::from_str(&ok_in(&home, &alpha, &["log", "--json"])).unwrap();
+    assert_eq!((log["capture"]["candidates"].as_u64(), log["capture"]["promoted"].as_u64(), log["capture"]["rejected"].as_u64()), (Some(0), Some(1), Some(0)), "{}", log["capture"]);
 }
 
 /// An edit's result, as Claude Code sends it.
