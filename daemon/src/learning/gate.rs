@@ -252,6 +252,20 @@ fn one_choice(lower: &str) -> bool {
     false
 }
 
+/// A CLAUDE.md line that names a step and when to take it, without a verb, as those files are
+/// often written: "mix format before every commit.", "`pnpm lint` before pushing." A few words
+/// that do not open with a verb, an article or a pronoun, then "before" or "after" and a moment
+/// of the work.
+fn step_and_when(lower: &str) -> bool {
+    let Some((head, when)) = lower.split_once(" before ").or_else(|| lower.split_once(" after ")) else { return false };
+    let head = words(head);
+    let opens = head.first().is_some_and(|w| {
+        DIRECTIVES.contains(&w.as_str()) || INSTRUCTION_VERBS.contains(&w.as_str()) || ["the", "a", "an", "this", "that", "it", "we", "you", "i", "they", "always", "never", "don't", "do", "no"].contains(&w.as_str())
+    });
+    let moment = ["every ", "each ", "any ", "you ", "committing", "pushing", "merging", "opening", "releasing", "deploying", "tagging", "a commit", "a push", "a release", "a pr"];
+    (1..=4).contains(&head.len()) && !opens && moment.iter().any(|m| when.trim_start().starts_with(m))
+}
+
 /// A CLAUDE.md line about how the assistant talks, not what it does: its replies' tone,
 /// language, length or form ("Be concise.", "Don't apologise - just tell me what went wrong.",
 /// "Use bullet points when explaining a change."). cairn speaks at tool calls and prompts; such a
@@ -277,7 +291,7 @@ const PLATITUDES: &[&str] = &[
     "high-quality", "industry standard", "common sense", "step by step", "everything works", "it works", "code quality", "the right way",
     "production-ready", "production ready", "good practice", "sensible", "reasonable", "reasonably", "think carefully", "thoroughly",
     "quality code", "better than you found", "idiomatic", "good name", "good names", "functions small", "small functions", "with respect",
-    "in mind", "easy to", "over-engineer", "overengineer", "simple beats", "appropriate",
+    "in mind", "easy to", "over-engineer", "overengineer", "simple beats", "appropriate", "clean architecture",
 ];
 
 /// Words that ask for a manner of doing ("gracefully", "consistently", "organised"): with no
@@ -289,6 +303,9 @@ const MANNER: &[&str] = &[
     // what the line would have to say.
     "unnecessary", "unneeded", "needless", "needlessly", "excessive", "excessively", "overly", "appropriate", "appropriately", "proper",
     "snappy", "responsive", "performant", "actually", "principles", "senior",
+    // Qualities asked for by name, with nothing that says how to get them.
+    "reproducible", "modular", "reusable", "maintainable", "readable", "scalable", "composable", "overcomplicate", "overcomplicated",
+    "overcomplicating", "over-complicate",
 ];
 
 /// A CLAUDE.md line that is a platitude: a [`PLATITUDES`] phrase, and besides its words at most
@@ -310,7 +327,7 @@ fn platitude(lower: &str) -> bool {
         }
     }
     // Words that name nothing beside a platitude ("Write clean, idiomatic Kotlin").
-    let filler = ["industry", "consider", "follow", "always", "strive", "aim", "try", "ensure", "should", "must", "write", "keep", "make", "possible", "practices", "handle", "leave", "say", "you're", "think", "about", "clean", "cases", "treat"];
+    let filler = ["industry", "consider", "follow", "always", "strive", "aim", "try", "ensure", "should", "must", "write", "keep", "make", "possible", "practices", "handle", "leave", "say", "you're", "think", "about", "clean", "cases", "treat", "favour", "favor"];
     if found && words(&rest).iter().filter(|w| w.len() >= 3 && !GENERIC.contains(&w.as_str()) && !filler.contains(&w.as_str())).count() <= 1 {
         return true;
     }
@@ -835,10 +852,12 @@ fn padded_contains(lower: &str, phrase: &str) -> bool {
     })
 }
 
-/// Errors of a port or lock another process holds for the moment: the fix (another port, a
-/// wait) is the moment's, not the project's.
+/// Errors of a port or lock another process holds for the moment, or of a commit with nothing
+/// staged: the fix (another port, a wait, `git add` first) is the moment's, not the project's.
 fn transient(lower: &str) -> bool {
-    ["address already in use", "eaddrinuse", "port is already allocated", "port is already in use"].iter().any(|t| lower.contains(t))
+    ["address already in use", "eaddrinuse", "port is already allocated", "port is already in use", "nothing to commit", "no changes added to commit", "nothing added to commit"]
+        .iter()
+        .any(|t| lower.contains(t))
 }
 
 /// Switches that only ask for more output, or run again what a cache kept (`--verbose`,
@@ -860,7 +879,9 @@ pub fn overrides_a_safeguard<'a>(failed: &[&str], worked: &[&'a str]) -> Option<
         let flag = w.split('=').next().unwrap_or(w);
         let short = |letters: &str| flag.starts_with('-') && !flag.starts_with("--") && flag.len() > 1 && flag[1..].chars().all(|c| c.is_ascii_alphabetic()) && letters.chars().any(|l| flag[1..].contains(l));
         matches!(flag, "--force" | "--force-with-lease" | "--no-verify" | "--hard" | "--no-preserve-root" | "--insecure" | "--no-check-certificate" | "--break-system-packages" | "--allow-root" | "--unsafe-perm" | "--accept-data-loss" | "--skip-verify" | "--no-gpg-sign" | "--recursive" | "--delete")
-            || *w == "sudo"
+            // Root for the failed call itself, not for a step before it (`sudo apt-get install
+            // libpq-dev && stack build` installs what the build needs).
+            || (*w == "sudo" && worked.iter().filter(|x| **x != "sudo").eq(failed.iter()))
             || (short("f") && !matches!(program.as_str(), "tar" | "docker" | "podman" | "make" | "kubectl" | "helm" | "tail" | "compose" | "docker-compose" | "ansible-playbook" | "terraform" | "psql" | "mysql" | "python" | "python3" | "pytest" | "awk" | "sed" | "grep" | "cut" | "sort" | "ps" | "xargs" | "head" | "pip" | "pip3"))
             || (program == "rm" && short("rR"))
             || (program == "git" && ((verb == "commit" && flag == "-n") || (verb == "branch" && flag == "-D")))
@@ -1040,7 +1061,7 @@ fn primitive(text: &str, ws: &[String], specific: usize, code: usize, actionabil
             return Some("the code failed (tests or a compile error), then another run: nothing fixed it".into());
         }
         if transient(&lower) {
-            return Some("a port or lock held for the moment: the state of a moment, not a lesson".into());
+            return Some("a port or lock held for the moment, or nothing staged: the state of a moment, not a lesson".into());
         }
     } else if let Some((missing, found)) = path_recovery(text) {
         // A file name typed wrong in the right folder (`src/utils/strng.c` ->
@@ -1159,6 +1180,8 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
         (0.7, "a failure with its cause named")
     } else if input.source == "claude-md" && terse_choice(text) {
         (0.7, "a choice the user wrote down: what to use, or what not to")
+    } else if input.source == "claude-md" && step_and_when(&lower) {
+        (0.7, "a step the user wrote down, and when to take it")
     } else if introduces(&lower) && !rule_marker && !modal && !gives_reason(&lower) {
         (0.2, "introduces a thing, says nothing to do")
     } else if fact && (rule_marker || code > 0) {
@@ -1347,6 +1370,7 @@ mod tests {
         assert_kept("In this project, `git commit -m wip` fails (DCO check: missing Signed-off-by); `git commit -s -m wip` works.", "recovery");
         assert_kept("In this project, `docker compose up` fails (no configuration file provided); `docker compose -f deploy/compose.yml up` works.", "recovery");
         assert_kept("In this project, `npm test` fails (npm ERR! This project uses pnpm); `pnpm test` works.", "recovery");
+        assert_kept("In this project, `stack build` fails (Missing (or bad) C library: pq); `sudo apt-get install -y libpq-dev && stack build` works.", "recovery");
     }
 
     #[test]
@@ -1355,9 +1379,24 @@ mod tests {
             "In this project, `npm test` fails (Error: Timeout of 2000ms exceeded); `npm test -- --verbose` works.",
             "In this project, `go test ./...` fails (context deadline exceeded); `go test -count=1 ./...` works.",
             "In this project, `curl localhost:3000/health` fails (Connection refused); `sleep 2 && curl localhost:3000/health` works.",
+            "In this project, `git commit -m fix` fails (no changes added to commit); `git add -A && git commit -m fix` works.",
+            "In this project, `rm out.log` fails (rm: cannot remove 'out.log': No such file or directory); `rm -f out.log` works.",
         ] {
             assert!(!v(text, "recovery").keeps(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_step_and_when_is_kept_and_a_quality_asked_for_by_name_is_not() {
+        for t in ["mix format before every commit.", "cargo fmt before every commit.", "`pnpm lint` before pushing."] {
+            assert_kept(t, "claude-md");
+        }
+        for t in ["Experiments should be reproducible.", "Don't overcomplicate things.", "Write modular, reusable code.", "Favour composition and clean architecture."] {
+            assert!(!v(t, "claude-md").keeps(), "{t}");
+        }
+        // With what it takes, a quality is a rule.
+        assert_kept("Builds must be reproducible: pin every dependency in uv.lock.", "claude-md");
+        assert_kept("Keep handlers testable by injecting the clock.", "claude-md");
     }
 
     #[test]
