@@ -24,20 +24,29 @@ pub fn read_first_value(reader: impl Read) -> Result<Option<Value>, serde_json::
     serde_json::Deserializer::from_reader(reader).into_iter::<Value>().next().transpose()
 }
 
-/// Cuts `s` to at most `max` bytes, at whitespace: a cut never leaves part of a word (a token
-/// cut in half would no longer look like the secret it is, and escape redaction).
+/// Cuts `s` to about `max` bytes, at whitespace, keeping its start and its end: a command says
+/// what it does first, and an error or a log says what went wrong last (a traceback's exception,
+/// a build's `error:` line). A cut never leaves part of a word (a token cut in half would no
+/// longer look like the secret it is, and escape redaction).
 fn clip_string(s: &mut String, max: usize) {
     if s.len() <= max {
         return;
     }
-    let mut cut = max;
-    while !s.is_char_boundary(cut) {
-        cut -= 1;
+    let mut head = max * 3 / 4;
+    while !s.is_char_boundary(head) {
+        head -= 1;
     }
-    cut = s[..cut].rfind(char::is_whitespace).unwrap_or(0);
-    let dropped = s.len() - cut;
-    s.truncate(cut);
-    s.push_str(&format!("...[{dropped} more bytes cut by cairn]"));
+    head = s[..head].rfind(char::is_whitespace).unwrap_or(0);
+    let mut tail = s.len() - (max - max * 3 / 4);
+    while !s.is_char_boundary(tail) {
+        tail += 1;
+    }
+    tail = s[tail..].find(char::is_whitespace).map_or(s.len(), |i| tail + i);
+    let dropped = tail - head;
+    let end = s[tail..].to_string();
+    s.truncate(head);
+    s.push_str(&format!("...[{dropped} bytes cut by cairn]..."));
+    s.push_str(&end);
 }
 
 fn size(value: &Value) -> usize {
@@ -133,8 +142,13 @@ mod tests {
         truncate(&mut v);
         let content = v["tool_response"]["content"].as_str().unwrap();
         assert!(content.len() < MAX_STRING_BYTES + 64);
-        assert!(content.ends_with("cut by cairn]"));
+        assert!(content.contains("bytes cut by cairn]"));
         assert_eq!(v["list"].as_array().unwrap().len(), MAX_ARRAY_ITEMS + 1);
+        // Its start and its end are kept: what went wrong is often said last.
+        let mut v = json!({"error": format!("Traceback (most recent call last):\n{}ModuleNotFoundError: No module named 'requests'", "  File \"a.py\", line 1, in f\n".repeat(300))});
+        truncate(&mut v);
+        let error = v["error"].as_str().unwrap();
+        assert!(error.starts_with("Traceback") && error.ends_with("No module named 'requests'") && error.len() < MAX_STRING_BYTES + 64, "{error}");
     }
 
     #[test]
@@ -143,10 +157,14 @@ mod tests {
         let mut v = json!({"command": format!("{} {secret} tail", "x ".repeat(2040))});
         truncate(&mut v);
         let command = v["command"].as_str().unwrap();
-        assert!(!command.contains("ghp_"), "a token is kept whole or not at all");
+        assert!(!command.contains("ghp_") || command.contains(&secret), "a token is kept whole or not at all");
+        let mut v = json!({"command": format!("{} {secret} {}", "x ".repeat(1000), "y ".repeat(1000))});
+        truncate(&mut v);
+        let command = v["command"].as_str().unwrap();
+        assert!(!command.contains("ghp_") || command.contains(&secret), "a token is kept whole or not at all: {command}");
         let mut v = json!({"blob": "z".repeat(10_000)});
         truncate(&mut v);
-        assert!(v["blob"].as_str().unwrap().starts_with("...[10000 more bytes"), "{}", v["blob"]);
+        assert_eq!(v["blob"].as_str().unwrap(), "...[10000 bytes cut by cairn]...");
     }
 
     #[test]

@@ -264,6 +264,13 @@ fn instruction(clause: &str, corrected_before: bool, prompt: &str) -> Option<Str
     if CHATTER.iter().any(|c| starts_with_word(body, c)) {
         return None;
     }
+    // What the user found out about this moment ("the bug is in parse_date, not format_date",
+    // "it was the cache, not the db") or has never met ("weird, never seen that before") is no
+    // rule, whatever its contrast or its "never".
+    let padded_body = format!(" {body} ");
+    if DIAGNOSES.iter().any(|d| starts_with_word(body, d)) || [" never seen", " never heard", " never noticed", " never had that", " never knew", " never happened", " never expected"].iter().any(|n| padded_body.contains(n)) {
+        return None;
+    }
     let mut rest = body;
     // "stop, don't run the migration" halts the agent where it is: it holds for now unless a
     // standing word says it lasts ("stop. never run migrations by hand").
@@ -419,6 +426,12 @@ fn with_reason(lesson: &mut String, reason: &str) {
         *lesson = joined;
     }
 }
+
+/// Openers of what was found about the moment at hand: a diagnosis, not a rule.
+const DIAGNOSES: &[&str] = &[
+    "the bug is", "the bug was", "the problem is", "the problem was", "the issue is", "the issue was", "the culprit is", "the culprit was", "the cause is",
+    "the cause was", "the error is", "the error was", "it was", "that was", "this was", "it's the", "its the", "it is the", "turns out",
+];
 
 /// Questions that complain about what the agent keeps doing ("why do you keep using npm"), not
 /// ask for an answer.
@@ -727,6 +740,8 @@ pub fn not_a_lesson(sentences: &[String], best: usize) -> Option<&'static str> {
         Some("a bug report")
     } else if super::gate::time_bound(rest) {
         Some("for now only")
+    } else if DIAGNOSES.iter().any(|d| starts_with_word(rest, d)) {
+        Some("what was found about this moment")
     } else {
         None
     }
@@ -761,7 +776,7 @@ fn command_words(command: &str) -> Vec<&str> {
 
 /// Whether a command only looks around.
 fn looks_around(e: &SessionEvent) -> bool {
-    e.tool_name.as_deref() == Some("Bash") && LOOKS.contains(&program_of(&acted(e)))
+    e.tool_name.as_deref() == Some("Bash") && super::gate::looks_around(&acted(e))
 }
 
 /// Words with which an error line names a cause, not only that something failed.
@@ -805,14 +820,25 @@ pub fn error_gist(error: &str) -> String {
     let said: Vec<&str> = error.lines().map(str::trim).filter(|l| !l.is_empty() && !l.to_lowercase().starts_with("exit code") && !l.starts_with("Error: Exit code") && !progress_line(l)).collect();
     let Some(&opening) = said.first() else { return String::new() };
     // A traceback names its cause last.
-    let first_at = if error.contains("Traceback (most recent call last)") {
+    // Git says why a commit did nothing after the files it lists ("On branch main ... no
+    // changes added to commit").
+    let concludes = |l: &&str| ["nothing to commit", "no changes added to commit", "nothing added to commit"].iter().any(|c| l.to_ascii_lowercase().starts_with(c));
+    let first_at = if let Some(i) = said.iter().position(concludes) {
+        i
+    } else if error.contains("Traceback (most recent call last)") {
         said.iter().rposition(|l| error_line(l)).unwrap_or(0)
     } else if error_line(opening) {
         0
     } else {
         said.iter().position(|l| error_line(l)).unwrap_or(0)
     };
-    let first = said[first_at];
+    // Rust's panic puts where on one line and what on the next.
+    let panicked = said[first_at].contains("panicked at") && said[first_at].ends_with(':');
+    let joined = match said.get(first_at + 1).filter(|_| panicked) {
+        Some(what) => format!("{} {what}", said[first_at]),
+        None => said[first_at].to_string(),
+    };
+    let first = joined.as_str();
     let names_a_cause = |l: &str| {
         let lower = l.to_lowercase();
         CAUSES.iter().any(|c| lower.contains(c))
@@ -895,6 +921,14 @@ fn changed(failed_call: &SessionEvent, worked: &SessionEvent, gist: &str) -> Opt
             if wa.is_empty() || wb.is_empty() || ea == eb || LOOKS.contains(&basename(wa[0])) || LOOKS.contains(&basename(wb[0])) {
                 return None;
             }
+            // The lesson names the calls as they ran: a variable or `sudo -u postgres` may be
+            // the fix.
+            let (full_a, full_b) = (ea.join(" "), eb.join(" "));
+            // A step before the failed call (`sudo apt-get install -y libpq-dev && stack build`,
+            // `go mod tidy && go test ./...`) or the failed call with more to it (`tsc` -> `tsc
+            // -p tsconfig.build.json`) is related however long the step.
+            let step_before = eb.len() > ea.len() + 1 && eb[eb.len() - ea.len()..] == ea[..] && matches!(eb[eb.len() - ea.len() - 1], "&&" | ";");
+            let grown = eb.len() > ea.len() && eb[..ea.len()] == ea[..];
             let (wa, wb) = if wa == wb { (ea, eb) } else { (wa, wb) };
             // A mistyped program fixed (`gti` -> `git`, "command not found") is a typo; another
             // program (`python` -> `python3`, `npm` -> `pnpm`) is a fact of the machine or the
@@ -911,11 +945,11 @@ fn changed(failed_call: &SessionEvent, worked: &SessionEvent, gist: &str) -> Opt
                 // Another program for the same arguments (`npm test` -> `pnpm test`).
                 wa[1..] == wb[1..] || (wa.len() > 1 && shared * 2 >= wa.len().max(wb.len()))
             };
-            if !related {
+            if !(related || step_before || grown) {
                 return None;
             }
             let cut = |s: &str| if s.chars().count() > 80 { format!("{}...", s.chars().take(80).collect::<String>()) } else { s.to_string() };
-            Some(format!("In this project, `{}` fails{why}; `{}` works.", cut(&wa.join(" ")), cut(&wb.join(" "))))
+            Some(format!("In this project, `{}` fails{why}; `{}` works.", cut(&full_a), cut(&full_b)))
         }
         "edit" | "Read" => {
             let (pa, pb) = (file_of(failed_call)?, file_of(worked)?);
@@ -1064,6 +1098,10 @@ mod tests {
         assert_eq!(one("no, tabs not spaces").as_deref(), Some("Use tabs, not spaces."));
         assert_eq!(one("always rebase, never merge").as_deref(), Some("Always rebase, never merge."));
         assert_eq!(one("we use vitest not jest").as_deref(), Some("We use vitest not jest."));
+        // What was found about this moment, or never met before, is no rule.
+        for p in ["the bug is in parse_date, not format_date", "it was the cache, not the db", "weird, never seen that before"] {
+            assert_eq!(one(p), None, "{p}");
+        }
         // A change to the product asked for with a contrast is for now.
         assert_eq!(one("no, make the tide chart use the brand blue instead of teal"), None);
         // A state after "not" is no second choice.
@@ -1278,6 +1316,7 @@ mod tests {
         assert_eq!(not_a_lesson(&s(&["error messages in the api go through `AppError`, never a bare string"]), 0), None);
         assert_eq!(not_a_lesson(&s(&["the api docs come out of redoc from openapi.yaml, editing the html does nothing"]), 0), None);
         assert_eq!(not_a_lesson(&s(&["a"]), 4), None);
+        assert_eq!(not_a_lesson(&s(&["it was the cache, not the db"]), 0), Some("what was found about this moment"));
     }
 
     #[test]
@@ -1462,6 +1501,16 @@ mod tests {
         assert!(recoveries(&late, 5, 30.0).len() == 1 && recoveries(&late, 5, 10.0).is_empty());
         let far = vec![bash(1, "npm test", Some("failed")), bash(2, "git add -A", None), bash(3, "git diff", None), bash(4, "pnpm test", None)];
         assert!(recoveries(&far, 2, 10.0).is_empty(), "past the window's calls");
+        // A step before the call, however long, and a call that grew a switch with its value.
+        for (failed, worked) in [("stack build", "sudo apt-get install -y libpq-dev && stack build"), ("tsc", "tsc -p tsconfig.build.json")] {
+            let s = vec![bash(1, failed, Some("error: missing")), bash(2, worked, None)];
+            assert_eq!(recoveries(&s, 5, 10.0).len(), 1, "{worked}");
+        }
+        // The calls as they ran: a variable or `sudo -u` is the fix.
+        let s = vec![bash(1, "psql -U postgres", Some("Peer authentication failed")), bash(2, "sudo -u postgres psql", None)];
+        assert_eq!(recoveries(&s, 5, 10.0)[0].text, "In this project, `psql -U postgres` fails (Peer authentication failed); `sudo -u postgres psql` works.");
+        let s = vec![bash(1, "python manage.py runserver", Some("ImproperlyConfigured: set DJANGO_SETTINGS_MODULE")), bash(2, "DJANGO_SETTINGS_MODULE=config.dev python manage.py runserver 0:8001", None)];
+        assert!(recoveries(&s, 5, 10.0)[0].text.contains("`DJANGO_SETTINGS_MODULE=config.dev python manage.py runserver 0:8001` works"));
         // A session that moved to another project: that project's call fixes nothing here.
         let mut elsewhere = bash(2, "pnpm lint", None);
         elsewhere.project = "q".into();
@@ -1527,6 +1576,9 @@ mod tests {
         let cargo = format!("{}error[E0432]: unresolved import `foo`\n --> src/main.rs:1:5", "   Compiling crate0 v0.1.0 (/home/u/.cargo/registry/src/crate0)\n".repeat(400));
         assert_eq!(error_gist(&cargo), "error[E0432]: unresolved import `foo`");
         assert_eq!(error_gist("--- FAIL: TestFetch (0.30s)\n    fetch_test.go:22: context deadline exceeded\nFAIL"), "--- FAIL: TestFetch (0.30s); fetch_test.go:22: context deadline exceeded");
+        // Git's real output, and a panic's message on the line after its place.
+        assert_eq!(error_gist("On branch main\nChanges not staged for commit:\n  (use \"git add <file>...\" to update what will be committed)\n\tmodified:   src/parser.rs\n\nno changes added to commit (use \"git add\" and/or \"git commit -a\")"), "no changes added to commit (use \"git add\" and/or \"git commit -a\")");
+        assert!(error_gist("thread 'main' panicked at src/seed.rs:12:5:\ncalled `Result::unwrap()` on an `Err` value: missing DATABASE_URL").starts_with("thread 'main' panicked at src/seed.rs:12:5: called `Result::unwrap()`"));
         // Where the hook cut a long text, its mark is left out.
         let long = format!("TypeError: Cannot read properties of undefined (reading 'map') at {}...[9006 more bytes cut by cairn]", "x".repeat(30));
         assert!(!error_gist(&long).contains("cut by cairn"), "{}", error_gist(&long));

@@ -259,10 +259,14 @@ fn one_choice(lower: &str) -> bool {
 fn step_and_when(lower: &str) -> bool {
     let Some((head, when)) = lower.split_once(" before ").or_else(|| lower.split_once(" after ")) else { return false };
     let head = words(head);
+    // `go` is a program as often as a verb there ("go test ./... after every change").
     let opens = head.first().is_some_and(|w| {
-        DIRECTIVES.contains(&w.as_str()) || INSTRUCTION_VERBS.contains(&w.as_str()) || ["the", "a", "an", "this", "that", "it", "we", "you", "i", "they", "always", "never", "don't", "do", "no"].contains(&w.as_str())
+        (DIRECTIVES.contains(&w.as_str()) && w != "go") || INSTRUCTION_VERBS.contains(&w.as_str()) || ["the", "a", "an", "this", "that", "it", "we", "you", "i", "they", "always", "never", "don't", "do", "no"].contains(&w.as_str())
     });
-    let moment = ["every ", "each ", "any ", "you ", "committing", "pushing", "merging", "opening", "releasing", "deploying", "tagging", "a commit", "a push", "a release", "a pr"];
+    let moment = [
+        "every ", "each ", "any ", "you ", "committing", "pushing", "merging", "opening", "releasing", "deploying", "tagging", "a commit", "a push", "a release", "a pr",
+        "pulling", "switching", "changing", "checking out", "installing", "upgrading", "rebasing", "editing", "adding", "updating", "bumping", "touching",
+    ];
     (1..=4).contains(&head.len()) && !opens && moment.iter().any(|m| when.trim_start().starts_with(m))
 }
 
@@ -291,7 +295,8 @@ const PLATITUDES: &[&str] = &[
     "high-quality", "industry standard", "common sense", "step by step", "everything works", "it works", "code quality", "the right way",
     "production-ready", "production ready", "good practice", "sensible", "reasonable", "reasonably", "think carefully", "thoroughly",
     "quality code", "better than you found", "idiomatic", "good name", "good names", "functions small", "small functions", "with respect",
-    "in mind", "easy to", "over-engineer", "overengineer", "simple beats", "appropriate", "clean architecture",
+    "in mind", "easy to", "over-engineer", "overengineer", "simple beats", "appropriate", "clean architecture", "where it makes sense",
+    "when it makes sense", "if it makes sense",
 ];
 
 /// Words that ask for a manner of doing ("gracefully", "consistently", "organised"): with no
@@ -327,7 +332,7 @@ fn platitude(lower: &str) -> bool {
         }
     }
     // Words that name nothing beside a platitude ("Write clean, idiomatic Kotlin").
-    let filler = ["industry", "consider", "follow", "always", "strive", "aim", "try", "ensure", "should", "must", "write", "keep", "make", "possible", "practices", "handle", "leave", "say", "you're", "think", "about", "clean", "cases", "treat", "favour", "favor"];
+    let filler = ["industry", "consider", "follow", "always", "strive", "aim", "try", "ensure", "should", "must", "write", "keep", "make", "possible", "practices", "handle", "leave", "say", "you're", "think", "about", "clean", "cases", "treat", "favour", "favor", "prefer", "modern", "conventions", "convention"];
     if found && words(&rest).iter().filter(|w| w.len() >= 3 && !GENERIC.contains(&w.as_str()) && !filler.contains(&w.as_str())).count() <= 1 {
         return true;
     }
@@ -438,11 +443,20 @@ const SELECTS: &[&str] = &["-k", "-t", "-m", "-run", "--filter", "--grep", "-g",
 const TEST_SWITCHES: &[&str] = &["--suite", "--case", "--testFile", "--testPathPattern", "--testNamePattern", "--tests", "-Dtest"];
 
 /// A session's tally, whatever else the text says: "52 tool calls", "6 Bash commands exited".
-static TALLY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+\s+tool\s+(calls|uses|invocations)\b|\b\d+\s+\w+\s+(calls|commands)\s+(exited|failed|succeeded|returned)\b|^session summary|\bbuild successful in\b|\b\d+\s+actionable tasks?\b|\b\d+/\d+\s+(\w+\s+)?(passed|succeeded|failed|ok|done)\b|^build summary\b").expect("a valid pattern"));
+static TALLY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d+\s+tool\s+(calls|uses|invocations)\b|\b\d+\s+\w+\s+(calls|commands)\s+(exited|failed|succeeded|returned)\b|^session summary|\bbuild successful in\b|\b\d+\s+actionable tasks?\b|\b\d+/\d+\s+(\w+\s+)?(passed|succeeded|failed|ok|done)\b|^build summary\b|\b[a-z]+ x\d+\b.*\b[a-z]+ x\d+\b").expect("a valid pattern"));
 
 /// Programs that only look around: a recovery between two of their calls teaches nothing, and
 /// neither does their failure (capture reads the same list).
 pub const LOOKS: &[&str] = &["ls", "cat", "head", "tail", "grep", "rg", "find", "fd", "pwd", "which", "echo", "less", "more", "tree", "stat", "file", "wc", "type", "whoami", "env", "printenv", "du", "df"];
+
+/// Whether a call only looks around: a [`LOOKS`] program, or git asked what is there (`git
+/// status`, `git log`, `git diff`, `git show`). After a failed build, `git status` working fixes
+/// nothing.
+pub fn looks_around(call: &str) -> bool {
+    let program = program_of(call);
+    let sub = call.split_whitespace().skip_while(|w| crate::retrieval::command::is_assignment(w) || *w == "sudo").nth(1).unwrap_or("");
+    LOOKS.contains(&program) || (program == "git" && matches!(sub, "status" | "log" | "diff" | "show" | "branch" | "remote" | "rev-parse"))
+}
 
 /// The two calls of a recovery's text ("`X` fails ...; `Y` works").
 fn recovery_calls(text: &str) -> Option<(String, String)> {
@@ -864,7 +878,7 @@ fn transient(lower: &str) -> bool {
 /// `-count=1`): added alone after a failure, the same run again.
 const RUN_AGAIN: &[&str] = &[
     "-v", "-vv", "-vvv", "--verbose", "--debug", "--trace", "--info", "--stacktrace", "--full-trace", "--tb", "--color", "--no-color", "--loglevel",
-    "--log-level", "--nocapture", "--no-capture", "--show-output", "-count", "--rerun", "--retry", "--retries", "--reruns",
+    "--log-level", "--nocapture", "--no-capture", "--show-output", "-count", "--rerun", "--retry", "--retries", "--reruns", "--output-on-failure",
 ];
 
 /// What a call that worked added to the failed one that forces past a check: a force or a
@@ -874,24 +888,33 @@ const RUN_AGAIN: &[&str] = &[
 pub fn overrides_a_safeguard<'a>(failed: &[&str], worked: &[&'a str]) -> Option<&'a str> {
     let program = |c: &[&str]| c.iter().find(|w| !crate::retrieval::command::is_assignment(w) && **w != "sudo").map(|w| crate::retrieval::command::basename(w).to_string()).unwrap_or_default();
     let (program, verb) = (program(worked), worked.iter().skip_while(|w| crate::retrieval::command::is_assignment(w) || **w == "sudo").nth(1).copied().unwrap_or(""));
-    let added = |w: &&&str| !failed.contains(w);
-    worked.iter().filter(added).copied().find(|w| {
+    // Programs whose `-f` forces whatever follows it; elsewhere a `-f` before a file's name names
+    // the file to read (`mvn -f backend/pom.xml`, `conda env create -f envs/dev.yml`).
+    let forcing = matches!(program.as_str(), "rm" | "cp" | "mv" | "ln" | "git" | "npm" | "yarn" | "pnpm");
+    worked.iter().enumerate().filter(|(_, w)| !failed.contains(w)).map(|(i, w)| (i, *w)).find(|&(i, w)| {
         let flag = w.split('=').next().unwrap_or(w);
-        let short = |letters: &str| flag.starts_with('-') && !flag.starts_with("--") && flag.len() > 1 && flag[1..].chars().all(|c| c.is_ascii_alphabetic()) && letters.chars().any(|l| flag[1..].contains(l));
-        matches!(flag, "--force" | "--force-with-lease" | "--no-verify" | "--hard" | "--no-preserve-root" | "--insecure" | "--no-check-certificate" | "--break-system-packages" | "--allow-root" | "--unsafe-perm" | "--accept-data-loss" | "--skip-verify" | "--no-gpg-sign" | "--recursive" | "--delete")
+        let lower = w.to_ascii_lowercase();
+        // A cluster of one to three short switches (`-f`, `-rf`, `-fd`), not a compiler's
+        // `-fPIC` or `-fopenmp`.
+        let short = |letters: &str| flag.starts_with('-') && !flag.starts_with("--") && (2..=4).contains(&flag.len()) && flag[1..].chars().all(|c| c.is_ascii_lowercase()) && letters.chars().any(|l| flag[1..].contains(l));
+        let names_a_file = worked.get(i + 1).is_some_and(|next| !next.starts_with('-') && next.contains(['/', '.']));
+        matches!(flag, "--force" | "--force-with-lease" | "--no-verify" | "--hard" | "--no-preserve-root" | "--insecure" | "--no-check-certificate" | "--break-system-packages" | "--allow-root" | "--unsafe-perm" | "--accept-data-loss" | "--skip-verify" | "--no-gpg-sign" | "--delete" | "--trusted-host" | "--insecure-skip-tls-verify" | "--skip-tls-verify" | "--no-verify-ssl")
             // Root for the failed call itself, not for a step before it (`sudo apt-get install
             // libpq-dev && stack build` installs what the build needs).
-            || (*w == "sudo" && worked.iter().filter(|x| **x != "sudo").eq(failed.iter()))
-            || (short("f") && !matches!(program.as_str(), "tar" | "docker" | "podman" | "make" | "kubectl" | "helm" | "tail" | "compose" | "docker-compose" | "ansible-playbook" | "terraform" | "psql" | "mysql" | "python" | "python3" | "pytest" | "awk" | "sed" | "grep" | "cut" | "sort" | "ps" | "xargs" | "head" | "pip" | "pip3"))
-            || (program == "rm" && short("rR"))
+            || (w == "sudo" && worked.iter().filter(|x| **x != "sudo").eq(failed.iter()))
+            || (short("f") && (forcing || !names_a_file) && !matches!(program.as_str(), "tar" | "docker" | "podman" | "make" | "kubectl" | "helm" | "tail" | "compose" | "docker-compose" | "ansible-playbook" | "terraform" | "psql" | "mysql" | "python" | "python3" | "pytest" | "awk" | "sed" | "grep" | "cut" | "sort" | "ps" | "xargs" | "head" | "pip" | "pip3" | "mvn" | "conda" | "dotnet"))
+            || (program == "rm" && (short("rR") || flag == "--recursive"))
             || (program == "git" && ((verb == "commit" && flag == "-n") || (verb == "branch" && flag == "-D")))
             || (program == "curl" && flag == "-k")
             || (program == "chmod" && w.ends_with("777"))
+            // Host keys and certificates not checked (`ssh -o StrictHostKeyChecking=no`, `git -c
+            // http.sslVerify=false`).
+            || lower.contains("stricthostkeychecking=no") || lower.contains("sslverify=false")
             || (crate::retrieval::command::is_assignment(w) && {
                 let (k, v) = w.split_once('=').unwrap_or((w, ""));
                 matches!(k, "HUSKY" | "HUSKY_SKIP_HOOKS" | "SKIP" | "GIT_SSL_NO_VERIFY" | "PYTHONHTTPSVERIFY" | "NODE_TLS_REJECT_UNAUTHORIZED") && !v.is_empty() && (k == "SKIP" || matches!(v, "0" | "1" | "true" | "false"))
             })
-    })
+    }).map(|(_, w)| w)
 }
 
 /// Claude Code's own tools, which a recovery between says nothing of the project.
@@ -992,7 +1015,7 @@ fn primitive(text: &str, ws: &[String], specific: usize, code: usize, actionabil
         if let Some(w) = overrides_a_safeguard(&failed.split_whitespace().collect::<Vec<_>>(), &worked_words) {
             return Some(format!("the call that worked forces past a safeguard (`{w}`): said at the next such failure, it would teach the agent to do the same"));
         }
-        if LOOKS.contains(&program_of(&failed)) || LOOKS.contains(&program_of(&worked)) {
+        if looks_around(&failed) || looks_around(&worked) {
             return Some("a look around that found nothing, then something".into());
         }
         if program_of(&failed) == program_of(&worked) && distance(&failed, &worked) <= 2 {
@@ -1014,8 +1037,17 @@ fn primitive(text: &str, ws: &[String], specific: usize, code: usize, actionabil
         // Only a name completed ("pod api-7d9f" -> "pod api-7d9f8c6b5-x2kqp").
         let (a, b): (Vec<&str>, Vec<&str>) = (failed.split_whitespace().collect(), worked.split_whitespace().collect());
         // Only more output asked for, or the tests' cache turned off: the same run again.
+        // A test runner's `-s` (output shown) or `-x` (stop at the first failure) too, and a
+        // variable that only turns on a log or a backtrace (`RUST_BACKTRACE=1`, `VERBOSE=1`).
+        let pytest = a.iter().any(|w| program_of(w) == "pytest" || *w == "pytest");
         let again: Vec<&&str> = b.iter().filter(|w| !a.contains(w) && **w != "--").collect();
-        if !again.is_empty() && again.iter().all(|w| RUN_AGAIN.contains(&w.split('=').next().unwrap_or(w))) {
+        let louder = |w: &str| {
+            let name = w.split('=').next().unwrap_or(w);
+            RUN_AGAIN.contains(&name)
+                || (pytest && matches!(w, "-s" | "-x" | "--lf" | "--last-failed" | "--exitfirst"))
+                || (crate::retrieval::command::is_assignment(w) && matches!(name, "VERBOSE" | "V" | "RUST_BACKTRACE" | "RUST_LOG" | "DEBUG" | "NODE_DEBUG" | "TF_LOG" | "LOG_LEVEL"))
+        };
+        if !again.is_empty() && again.iter().all(|w| louder(w)) {
             return Some("the same run again with more output or without its cache: a retry, not a fix".into());
         }
         // A wait before the same call (`sleep 2 && curl ...`): the moment's timing.
@@ -1150,7 +1182,9 @@ pub fn judge(input: &Input<'_>, bars: &Bars) -> Judgement {
     let text = input.text.trim();
     let ws = words(text);
     let lower = text.to_lowercase();
-    let code = text.split_whitespace().filter(|w| is_code(w)).count();
+    // A step written down with when to take it names a command, code or not ("go test ./...
+    // after every change").
+    let code = text.split_whitespace().filter(|w| is_code(w)).count() + usize::from(input.source == "claude-md" && step_and_when(&lower));
     let domain = ws.iter().filter(|w| w.len() >= 3 && w.chars().all(|c| c.is_alphanumeric() || c == '-') && !GENERIC.contains(&w.as_str())).count();
     let specific = code + domain;
     // What the first call did: failed, hung, timed out, crashed or was turned away.
@@ -1371,6 +1405,14 @@ mod tests {
         assert_kept("In this project, `docker compose up` fails (no configuration file provided); `docker compose -f deploy/compose.yml up` works.", "recovery");
         assert_kept("In this project, `npm test` fails (npm ERR! This project uses pnpm); `pnpm test` works.", "recovery");
         assert_kept("In this project, `stack build` fails (Missing (or bad) C library: pq); `sudo apt-get install -y libpq-dev && stack build` works.", "recovery");
+        // A compiler's -f options and a -f that names a file to read are no force.
+        assert_kept("In this project, `gcc -shared -o libgeo.so geo.c` fails (relocation R_X86_64_32 can not be used; recompile with -fPIC); `gcc -shared -fPIC -o libgeo.so geo.c` works.", "recovery");
+        assert_kept("In this project, `mvn test` fails (there is no POM in this directory); `mvn -f backend/pom.xml test` works.", "recovery");
+        assert_kept("In this project, `conda env create` fails (EnvironmentFileNotFound: environment.yml); `conda env create -f envs/dev.yml` works.", "recovery");
+        for (failed, worked) in [("ssh deploy@h", "ssh -o StrictHostKeyChecking=no deploy@h"), ("git clone https://git.example/x.git", "git -c http.sslVerify=false clone https://git.example/x.git"), ("pip install -r requirements.txt", "pip install --trusted-host pypi.org -r requirements.txt")] {
+            let text = format!("In this project, `{failed}` fails (certificate verify failed); `{worked}` works.");
+            assert!(primitive_reason(&text, "recovery").contains("forces past a safeguard"), "{text}");
+        }
     }
 
     #[test]
@@ -1381,6 +1423,10 @@ mod tests {
             "In this project, `curl localhost:3000/health` fails (Connection refused); `sleep 2 && curl localhost:3000/health` works.",
             "In this project, `git commit -m fix` fails (no changes added to commit); `git add -A && git commit -m fix` works.",
             "In this project, `rm out.log` fails (rm: cannot remove 'out.log': No such file or directory); `rm -f out.log` works.",
+            "In this project, `pytest tests/test_api.py` fails (AssertionError); `pytest -s tests/test_api.py` works.",
+            "In this project, `cargo run --bin seed` fails (thread 'main' panicked); `RUST_BACKTRACE=1 cargo run --bin seed` works.",
+            "In this project, `make` fails (openssl/ssl.h: No such file or directory); `make VERBOSE=1` works.",
+            "In this project, `ctest` fails (1 test failed out of 12); `ctest --output-on-failure` works.",
         ] {
             assert!(!v(text, "recovery").keeps(), "{text}");
         }
@@ -1388,7 +1434,7 @@ mod tests {
 
     #[test]
     fn a_step_and_when_is_kept_and_a_quality_asked_for_by_name_is_not() {
-        for t in ["mix format before every commit.", "cargo fmt before every commit.", "`pnpm lint` before pushing."] {
+        for t in ["mix format before every commit.", "cargo fmt before every commit.", "`pnpm lint` before pushing.", "go test ./... after every change.", "uv sync after pulling.", "npm ci after switching branches."] {
             assert_kept(t, "claude-md");
         }
         for t in ["Experiments should be reproducible.", "Don't overcomplicate things.", "Write modular, reusable code.", "Favour composition and clean architecture."] {
@@ -1397,6 +1443,19 @@ mod tests {
         // With what it takes, a quality is a rule.
         assert_kept("Builds must be reproducible: pin every dependency in uv.lock.", "claude-md");
         assert_kept("Keep handlers testable by injecting the clock.", "claude-md");
+    }
+
+    #[test]
+    fn tallies_looks_around_and_conventions_where_they_make_sense_are_not_kept() {
+        for (t, source) in [
+            ("Tool use this session: Bash x38, Edit x12, Read x4; 5 non-zero exits.", "failure"),
+            ("In this project, `./gradlew check` fails (FAILURE: Build failed with an exception.); `git status` works.", "recovery"),
+            ("Follow Rails conventions where it makes sense.", "claude-md"),
+            ("Prefer idiomatic, modern C++ and keep performance in mind.", "claude-md"),
+        ] {
+            assert!(!v(t, source).keeps(), "{t}");
+        }
+        assert_kept("Prefer composition over inheritance for the renderers; the plugin API needs it.", "claude-md");
     }
 
     #[test]

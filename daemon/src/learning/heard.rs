@@ -104,6 +104,30 @@ pub fn features(whole: &[f32], sentences: &[Vec<f32>]) -> Vec<f64> {
     whole.iter().chain(&most).map(|x| *x as f64).collect()
 }
 
+/// `text` without the marks the hook leaves where it cut a long field (`...[N bytes cut by
+/// cairn]...`): each becomes a sentence break, so that no lesson is read across the cut and no
+/// lesson says "cut by cairn".
+pub fn without_cut_marks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("...[") {
+        let after = &rest[i + 4..];
+        match after.find(']').filter(|&j| j < 40 && after[..j].ends_with("cut by cairn")) {
+            Some(j) => {
+                out.push_str(rest[..i].trim_end());
+                out.push_str(".\n");
+                rest = after[j + 1..].trim_start_matches('.');
+            }
+            None => {
+                out.push_str(&rest[..i + 4]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The prompt as the model reads it: within [`MAX_PROMPT_CHARS`] (see [`bounded`]), trimmed.
 pub fn prompt_text(prompt: &str) -> String {
     bounded(prompt, MAX_PROMPT_CHARS).trim().to_string()
@@ -167,6 +191,13 @@ pub fn sentences(prompt: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hooks_cut_marks_are_sentence_breaks() {
+        assert_eq!(without_cut_marks("always run make lint before committing because CI rejects it and we lose a day every...[5 more bytes cut by cairn]"), "always run make lint before committing because CI rejects it and we lose a day every.\n");
+        assert_eq!(without_cut_marks("head words...[120 bytes cut by cairn]...tail words"), "head words.\ntail words");
+        assert_eq!(without_cut_marks("a list...[1, 2] stays"), "a list...[1, 2] stays");
+    }
 
     fn toy(threshold: f64) -> PromptModel {
         // Dimension 2: the first coordinate of the whole prompt, and of the sentences' maximum,

@@ -1020,6 +1020,20 @@ fn forced_fixes_moves_between_projects_and_a_rejection_reworded_are_not_captured
     assert_eq!((log["capture"]["candidates"].as_u64(), log["capture"]["promoted"].as_u64(), log["capture"]["rejected"].as_u64()), (Some(1), Some(0), Some(1)), "{}", log["capture"]);
     let log: Value = serde_json::from_str(&ok_in(&home, &alpha, &["log", "--json"])).unwrap();
     assert_eq!((log["capture"]["candidates"].as_u64(), log["capture"]["promoted"].as_u64(), log["capture"]["rejected"].as_u64()), (Some(0), Some(1), Some(0)), "{}", log["capture"]);
+
+    // A step before the call is a fix however long it is, and the lesson names the calls as they
+    // ran; a git commit retried once something was staged is not one.
+    let gamma = home.path().join("gamma");
+    std::fs::create_dir_all(&gamma).unwrap();
+    let gamma = std::fs::canonicalize(&gamma).unwrap();
+    said(&home, &bash_failed("s1", "t1", &gamma, "git commit -m 'fix parser'", "On branch main\nChanges not staged for commit:\n\tmodified:   src/parser.rs\n\nno changes added to commit (use \"git add\" and/or \"git commit -a\")"));
+    said(&home, &bash("s1", "t2", &gamma, "git add -A && git commit -m 'fix parser'", "Commit"));
+    said(&home, &bash_failed("s1", "t3", &gamma, "stack build", "Exit code 1\nMissing dependency on a foreign library:\n* Missing (or bad) C library: pq"));
+    said(&home, &bash("s1", "t4", &gamma, "sudo apt-get install -y libpq-dev && stack build", "Install libpq and build"));
+    let c = candidates(&home, &gamma, |c| !c.is_empty());
+    std::thread::sleep(Duration::from_secs(1));
+    let c = candidates(&home, &gamma, |now| now.len() == c.len());
+    assert!(c.len() == 1 && c[0]["text"].as_str().unwrap().contains("`sudo apt-get install -y libpq-dev && stack build` works"), "{c:#?}");
 }
 
 /// An edit's result, as Claude Code sends it.
