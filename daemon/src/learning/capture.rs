@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::attribution::{acted, failed, field, is_correction, is_result, kind, millis};
 use super::gate::LOOKS;
-use crate::retrieval::command::{basename, is_assignment, program_of};
+use crate::retrieval::command::{basename, is_assignment};
 use crate::store::sessions::SessionEvent;
 
 /// Longest lesson text capture makes.
