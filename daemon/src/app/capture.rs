@@ -540,8 +540,8 @@ pub fn review(d: &Daemon, q: ReviewQuery) -> Result<ReviewList> {
 /// review lists them; the rejections made in it), or in every project.
 pub fn counts(d: &Daemon, project: Option<&str>) -> cairn_proto::CaptureCounts {
     let (candidates, promoted) = match project {
-        Some(p) => d.memories().captured_counts(Some(&|m: &str| m == p || m == GLOBAL_PROJECT)),
-        None => d.memories().captured_counts(None),
+        Some(p) => d.memories().captured_counts_in(|m| m == p || m == GLOBAL_PROJECT),
+        None => d.memories().captured_counts(),
     };
     cairn_proto::CaptureCounts { candidates, promoted, rejected: d.store().rejected_count(project) as u64, turned_away: d.turned_away(0) }
 }

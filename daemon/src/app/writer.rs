@@ -259,17 +259,19 @@ impl Memories {
         v
     }
 
-    /// Candidates and promoted captured lessons, of the projects `keep` keeps (every one's
-    /// when it keeps all: the ids alone are counted then).
-    pub fn captured_counts(&self, keep: Option<&dyn Fn(&str) -> bool>) -> (u64, u64) {
+    /// Candidates and promoted captured lessons, every project's.
+    pub fn captured_counts(&self) -> (u64, u64) {
+        let c = self.captured.lock();
+        (c.candidates.len() as u64, c.promoted.len() as u64)
+    }
+
+    /// Candidates and promoted captured lessons of the projects `keep` keeps.
+    pub fn captured_counts_in(&self, keep: impl Fn(&str) -> bool) -> (u64, u64) {
         let (candidates, promoted): (Vec<String>, Vec<String>) = {
             let c = self.captured.lock();
-            match keep {
-                None => return (c.candidates.len() as u64, c.promoted.len() as u64),
-                Some(_) => (c.candidates.iter().cloned().collect(), c.promoted.iter().cloned().collect()),
-            }
+            (c.candidates.iter().cloned().collect(), c.promoted.iter().cloned().collect())
         };
-        let kept = |ids: &[String]| ids.iter().filter(|id| self.get(id).is_some_and(|m| keep.is_some_and(|k| k(&m.project)))).count() as u64;
+        let kept = |ids: &[String]| ids.iter().filter(|id| self.get(id).is_some_and(|m| keep(&m.project))).count() as u64;
         (kept(&candidates), kept(&promoted))
     }
 
