@@ -33,8 +33,9 @@ const MAX_FOLDER_FILES: usize = 200;
 const MAX_IMPORT_DEPTH: usize = 5;
 /// Longest lesson made from one instruction or topic file; longer text is cut at a word.
 pub const MAX_LESSON_CHARS: usize = 2_000;
-/// Fewest words an instruction has ("Use pnpm." is a fragment; "Use pnpm, not npm" is not).
-const MIN_WORDS: usize = 3;
+/// Fewest words a line has to reach the gate: one word is no instruction; two may be one
+/// ("No lodash.", "pnpm only."), and the gate says which.
+const MIN_WORDS: usize = 2;
 /// The mark of a lesson imported from a Claude Code memory file.
 pub const SOURCE: &str = "claude-md";
 /// Every id this import makes starts so.
@@ -395,7 +396,8 @@ pub struct Instruction {
 /// list. A list item that only leads into its sub-items ("Testing:") is put before each of
 /// them instead. A short code block right after an item or paragraph that ends in ':' joins it.
 pub fn instructions(text: &str) -> Parsed {
-    let (_, body) = front_matter(text);
+    // A byte-order mark is no part of the first line.
+    let (_, body) = front_matter(text.trim_start_matches('\u{feff}'));
     let body = strip_comments(body);
     let mut parsed = Parsed::default();
     let mut headings: Vec<(usize, String)> = Vec::new();
@@ -426,8 +428,20 @@ pub fn instructions(text: &str) -> Parsed {
             fence = Some((trimmed[..3].to_string(), Vec::new()));
             continue;
         }
+        // A quote's marker ("> **Note:** ...") is no part of what it says.
+        let trimmed = trimmed.strip_prefix('>').map_or(trimmed, str::trim_start);
         if trimmed.is_empty() {
             blocks.extend(open.take());
+            continue;
+        }
+        // A line of `=` or `-` under a paragraph's one line makes it a heading (setext).
+        let underline = trimmed.len() >= 2 && (trimmed.chars().all(|c| c == '=') || trimmed.chars().all(|c| c == '-'));
+        if underline && let Some(b) = open.as_ref().filter(|b| !b.item && b.raw.split_whitespace().count() <= 8) {
+            let level = if trimmed.starts_with('=') { 1 } else { 2 };
+            let title = clean(&b.raw);
+            open = None;
+            headings.retain(|(l, _)| *l < level);
+            headings.push((level, title));
             continue;
         }
         if let Some(level) = heading_level(trimmed) {
@@ -480,6 +494,11 @@ pub fn instructions(text: &str) -> Parsed {
             continue;
         }
         let full = if lead_text.is_empty() { text } else { format!("{lead_text} {text}") };
+        // A lead-in with nothing after it ("Run the whole test suite:" before a long code
+        // block) says what follows, which is not here.
+        if full.ends_with(':') {
+            continue;
+        }
         if words(&full) >= MIN_WORDS {
             parsed.instructions.push(Instruction { text: full, headings: b.headings.clone(), raw: b.raw.clone() });
         }
@@ -649,10 +668,18 @@ mod tests {
 
     #[test]
     fn fragments_links_and_imports() {
-        let md = "# Notes\n- Use pnpm\n- See [the guide](docs/guide.md) for **every** deploy step\n@docs/more.md\n- @~/personal.md\nsee @inline not an import\n";
+        let md = "# Notes\n- pnpm\n- See [the guide](docs/guide.md) for **every** deploy step\n@docs/more.md\n- @~/personal.md\nsee @inline not an import\n- No lodash.\n";
         let parsed = instructions(md);
-        assert_eq!(parsed.instructions.iter().map(|i| i.text.as_str()).collect::<Vec<_>>(), vec!["See the guide for every deploy step", "see @inline not an import"]);
+        assert_eq!(parsed.instructions.iter().map(|i| i.text.as_str()).collect::<Vec<_>>(), vec!["See the guide for every deploy step", "see @inline not an import", "No lodash."]);
         assert_eq!(parsed.imports, vec!["docs/more.md", "~/personal.md"]);
+    }
+
+    #[test]
+    fn a_mark_a_quote_setext_headings_and_a_lead_in_left_alone() {
+        let md = "\u{feff}- Always run `make fmt` before committing\n\nTesting\n=======\n\n> **Note:** never run the e2e suite against staging\n\nRun the whole test suite:\n\n```\na\nb\nc\nd\n```\n";
+        let parsed = instructions(md);
+        let got: Vec<(String, Vec<String>)> = parsed.instructions.iter().map(|i| (i.text.clone(), i.headings.clone())).collect();
+        assert_eq!(got, vec![("Always run `make fmt` before committing".to_string(), vec![]), ("Note: never run the e2e suite against staging".to_string(), vec!["Testing".to_string()])]);
     }
 
     #[test]

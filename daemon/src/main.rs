@@ -61,6 +61,14 @@ fn run(args: Args) -> anyhow::Result<()> {
     for dir in [&paths.home, &paths.data_dir, &paths.config_dir, &paths.logs_dir] {
         create_private_dir(dir)?;
     }
+    // ONNX Runtime keeps a device id and an event store under the user's cache folder
+    // (`~/.cache/Microsoft/DeveloperTools/.onnxruntime`), telemetry off or not. Pointed into the
+    // home, nothing the daemon runs writes outside it.
+    let cache = paths.home.join("cache");
+    create_private_dir(&cache)?;
+    // SAFETY: no other thread exists yet (the logger and the runtime start below), and only this
+    // process's environment changes.
+    unsafe { std::env::set_var("XDG_CACHE_HOME", &cache) };
     let pidfile = PidFile::acquire(&paths.pidfile)?;
     logging::init(&paths.logs_dir).context("cannot open the log file")?;
 

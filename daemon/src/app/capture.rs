@@ -240,7 +240,7 @@ impl Heard {
 /// highest when it reads the prompt as stating a lesson and none of the reasons for "no lesson"
 /// in `capture::not_a_lesson` holds for that sentence.
 async fn heard_in(d: &Daemon, prompt: &str) -> Heard {
-    let prompt = &heard::without_cut_marks(prompt);
+    let prompt = &heard::without_escapes(&heard::without_cut_marks(prompt));
     let found = capture::from_prompt(prompt);
     if !found.is_empty() || prompt.trim().is_empty() {
         return Heard { lessons: found, reading: None, refused: None };

@@ -49,6 +49,10 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // A quoted value is left to the quoted-value rule below, which takes it whole.
         Rule { keeps_references: true, ..rule(r#"(?i)(?P<k>\b(?:password|pwd)\s*=\s*)[^;'"\s][^;'"\s]*"#, "${k}[REDACTED]") },
         // Well-known token shapes.
+        // An AWS key id and the secret written beside it ("AKIA... / wJalr...", "AKIA...:9f8K..."):
+        // both go, the secret being 40 characters of base64.
+        // (Its id may be masked already, by a name before it that says it is secret.)
+        rule(r"(?:\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\[REDACTED\])(?:\s*[:/,;|]\s*|\s+)[A-Za-z0-9/+]{40}(?P<t>[^A-Za-z0-9/+=]|$)", "[REDACTED]${t}"),
         rule(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", MASK),
         rule(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b", MASK),
         rule(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b", MASK),
@@ -239,6 +243,10 @@ mod tests {
     #[test]
     fn token_shapes() {
         assert_gone("key AKIAIOSFODNN7EXAMPLE in config", "AKIAIOSFODNN7EXAMPLE");
+        // The secret written beside its key id goes with it.
+        assert_gone("credentials: AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI");
+        assert_gone("CI creds AKIAQ3EGRV7XYZ12ABCD:9f8Kq2LmN0pQ+rS/tUvWxYz1A2b3C4d5E6f7G8h9 go into the CI vars", "9f8Kq2LmN0pQ");
+        assert_eq!(redact_text("creds AKIAQ3EGRV7XYZ12ABCD:9f8Kq2LmN0pQ+rS/tUvWxYz1A2b3C4d5E6f7G8h9 go"), "creds [REDACTED] go");
         assert_gone("use sk-ant-api03-abcdefghijklmnopqrstuvwx please", "abcdefghijklmnopqrstuvwx");
         assert_gone("slack xoxb-123456789012-abcdefghijkl", "xoxb-123456789012-abcdefghijkl");
         assert_gone(

@@ -1007,17 +1007,21 @@ pub fn describe(e: &SessionEvent) -> String {
     }
 }
 
+/// Whether a text warns (never, don't, not, no, avoid, without): a rule and the same rule turned
+/// round differ in this alone ("Use tabs for indentation." / "Never use tabs for indentation.").
+pub fn warns(text: &str) -> bool {
+    let lower = format!(" {} ", text.to_lowercase().replace(|c: char| !c.is_alphanumeric() && c != '\'', " "));
+    [" never ", " don't ", " dont ", " do not ", " not ", " no ", " avoid ", " without "].iter().any(|w| lower.contains(w))
+}
+
 /// Whether a text says what a rejected text said, in other inflections, numbers or filler
 /// ("Always run the linter before you commit." after "Always run the linter before
 /// committing." was rejected; a recovery whose test counts changed): the same index terms (stems,
 /// without stop words and bare numbers), and a warning in both or in neither ("never run the
 /// linter ..." is the rule turned round, not the one rejected).
 pub fn says_the_same(rejected: &str, text: &str) -> bool {
-    let set = |t: &str| crate::base::text::terms(t).into_iter().collect::<std::collections::BTreeSet<String>>();
-    let warns = |t: &str| {
-        let lower = format!(" {} ", t.to_lowercase().replace(|c: char| !c.is_alphanumeric() && c != '\'', " "));
-        [" never ", " don't ", " dont ", " do not ", " not ", " no ", " avoid ", " without "].iter().any(|w| lower.contains(w))
-    };
+    // "Always" is what capture adds for "from now on": the same rule said to last.
+    let set = |t: &str| crate::base::text::terms(t).into_iter().filter(|w| w != "alway" && w != "always").collect::<std::collections::BTreeSet<String>>();
     let (a, b) = (set(rejected), set(text));
     !a.is_empty() && a == b && warns(rejected) == warns(text)
 }
@@ -1525,6 +1529,7 @@ mod tests {
             "In this project, `cargo test` fails (test result: FAILED. 41 passed; 1 failed); `cargo test -- --test-threads=1` works.",
             "In this project, `cargo test` fails (test result: FAILED. 40 passed; 2 failed); `cargo test -- --test-threads=1` works."
         ));
+        assert!(says_the_same("Use pnpm here, not npm.", "Always use pnpm here, not npm."));
         // The rule turned round, or another rule, is not the one rejected.
         assert!(!says_the_same("Always run the linter before committing.", "Never run the linter before committing."));
         assert!(!says_the_same("Always run the linter before committing.", "Always run the tests before committing."));

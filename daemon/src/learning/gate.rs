@@ -281,7 +281,7 @@ fn about_the_reply(lower: &str) -> bool {
         " respond", " response", " reply", " replies", " answer", " apologi", " tell me", " explaining", " explanation",
         " summarise", " summarize", " summary", " bullet point", " emoji", " tone ", " verbose", " concise", " brief ", " briefly", " chatty",
         " in english", " in german", " in french", " in spanish", " to me ", " with me ", " preamble", " flattery", " compliment", " be direct",
-        " talk ", " say so ", " sycophan", " filler",
+        " talk ", " say so ", " sycophan", " filler", " clarifying question",
     ];
     let work = [" commit", " comment", " pull request", " pr ", " prs ", " changelog", " docs", " documentation", " readme", " docstring", " log ", " logs ", " error message", " test", " code", " file", " message"];
     reply.iter().any(|r| padded.contains(r)) && !work.iter().any(|w| padded.contains(w))
@@ -967,6 +967,11 @@ fn primitive(text: &str, ws: &[String], specific: usize, code: usize, actionabil
     if ws.len() < 4 && !whole_rule && !short_line {
         return Some("a fragment: fewer than four words".into());
     }
+    // "This file provides guidance to Claude Code (claude.ai/code) when working with code in this
+    // repository." (what `/init` writes first): the file about itself.
+    if claude_md && ["this file ", "this document ", "this claude.md "].iter().any(|o| lower.starts_with(o)) && [" provides ", " contains ", " describes ", " gives ", " is for ", " explains "].iter().any(|v| lower.contains(v)) {
+        return Some("the file describing itself, not an instruction".into());
+    }
     if claude_md && about_the_reply(&lower) {
         return Some("about the reply, not an action: cairn has no moment to say it".into());
     }
@@ -1456,6 +1461,12 @@ mod tests {
             assert!(!v(t, source).keeps(), "{t}");
         }
         assert_kept("Prefer composition over inheritance for the renderers; the plugin API needs it.", "claude-md");
+    }
+
+    #[test]
+    fn the_file_about_itself_and_how_to_ask_are_not_instructions() {
+        assert_eq!(primitive_reason("This file provides guidance to Claude Code (claude.ai/code) when working with code in this repository.", "claude-md"), "primitive: the file describing itself, not an instruction");
+        assert!(!v("Ask clarifying questions when requirements are ambiguous.", "claude-md").keeps());
     }
 
     #[test]

@@ -128,6 +128,13 @@ pub fn without_cut_marks(text: &str) -> String {
     out
 }
 
+/// `text` without a terminal's escape sequences (colours pasted with a command's output:
+/// `\x1b[31m`), which are no part of what the user said.
+pub fn without_escapes(text: &str) -> String {
+    static ESCAPE: LazyLock<regex::Regex> = LazyLock::new(|| regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07").expect("a valid pattern"));
+    ESCAPE.replace_all(text, "").into_owned()
+}
+
 /// The prompt as the model reads it: within [`MAX_PROMPT_CHARS`] (see [`bounded`]), trimmed.
 pub fn prompt_text(prompt: &str) -> String {
     bounded(prompt, MAX_PROMPT_CHARS).trim().to_string()
@@ -191,6 +198,11 @@ pub fn sentences(prompt: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_terminals_escapes_are_no_part_of_a_prompt() {
+        assert_eq!(without_escapes("always run \x1b[31mmake lint\x1b[0m before pushing"), "always run make lint before pushing");
+    }
 
     #[test]
     fn the_hooks_cut_marks_are_sentence_breaks() {

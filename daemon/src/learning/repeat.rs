@@ -31,7 +31,9 @@ pub struct Line<'a> {
 pub fn said_again(lines: &[Line<'_>]) -> Vec<Option<usize>> {
     let mut out: Vec<Option<usize>> = Vec::with_capacity(lines.len());
     for (i, line) in lines.iter().enumerate() {
-        let earlier = (0..i).filter(|&j| out[j].is_none() && lines[j].project == line.project && !gate::opposite(lines[j].text, line.text));
+        // The opposite preference, or the same rule turned round ("Never use tabs ..." after
+        // "Use tabs ..."), is no repeat however close.
+        let earlier = (0..i).filter(|&j| out[j].is_none() && lines[j].project == line.project && !gate::opposite(lines[j].text, line.text) && super::capture::warns(lines[j].text) == super::capture::warns(line.text));
         let again = match line.vector {
             Some(v) => earlier
                 .filter_map(|j| lines[j].vector.map(|w| (j, f64::from(crate::retrieval::similarity::cosine(v, w)))))
@@ -61,14 +63,16 @@ mod tests {
             ("/p", "Always use pnpm in this repository; npm and yarn are not allowed!", at(10.0)),
             ("/p", "Use npm for everything here, not pnpm.", at(2.0)),
             ("/p", "Run pnpm test before committing.", at(80.0)),
+            ("/p", "Use tabs for indentation in Go files.", at(120.0)),
+            ("/p", "Never use tabs for indentation in Go files.", at(121.0)),
         ];
         let lines: Vec<Line<'_>> = rows.iter().map(|(p, t, v)| Line { project: p, text: t, vector: Some(v) }).collect();
         // The third says the first again; another project's copy is its own; a repeat of a
         // repeat is the first's; the opposite preference is no repeat however close; a
-        // neighbouring rule under the bar is its own.
-        assert_eq!(said_again(&lines), vec![None, None, Some(0), None, Some(0), None, None]);
+        // neighbouring rule under the bar is its own; the rule turned round is its own.
+        assert_eq!(said_again(&lines), vec![None, None, Some(0), None, Some(0), None, None, None, None]);
         // Without embeddings: only the same words count.
         let words: Vec<Line<'_>> = rows.iter().map(|(p, t, _)| Line { project: p, text: t, vector: None }).collect();
-        assert_eq!(said_again(&words), vec![None, None, None, None, Some(2), None, None]);
+        assert_eq!(said_again(&words), vec![None, None, None, None, Some(2), None, None, None, None]);
     }
 }

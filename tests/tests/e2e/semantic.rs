@@ -64,6 +64,32 @@ fn meaning_beats_missing_words() {
 }
 
 #[test]
+fn the_model_runtime_writes_nothing_outside_the_home() {
+    model_dir();
+    // A user whose cache folder is in their home: ONNX Runtime keeps a device id and an event
+    // store there unless the daemon points it into its own home.
+    let user = tempfile::tempdir().unwrap();
+    let cache = user.path().join(".cache");
+    let home = Home::new().with_env("HOME", user.path()).with_env("XDG_CACHE_HOME", &cache);
+    home.up();
+    home.ok(&["search", "warm up"]);
+    assert!(eventually(Duration::from_secs(60), || home.status()["model"] == "loaded"), "{}", home.status());
+    std::thread::sleep(Duration::from_secs(2));
+    let outside: Vec<_> = walk(user.path());
+    assert!(outside.is_empty(), "written outside the home: {outside:?}");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
+    }
+    out
+}
+
+#[test]
 fn the_hook_embeds_its_query() {
     model_dir();
     let home = Home::new();
