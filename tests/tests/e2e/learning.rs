@@ -949,6 +949,13 @@ fn the_same_failure_in_two_sessions_without_a_fix_becomes_a_candidate() {
     assert!(c[0]["text"].as_str().unwrap().contains("`make deploy LOGIN_FIRST=1` works"), "{c:#?}");
 }
 
+/// The candidates of `dir`'s project once there are some and a second more brings no other.
+fn settled_candidates(home: &Home, dir: &Path) -> Vec<Value> {
+    let first = candidates(home, dir, |c| !c.is_empty());
+    std::thread::sleep(Duration::from_secs(1));
+    candidates(home, dir, |now| now.len() == first.len())
+}
+
 /// A Bash call about to run, as Claude Code sends it.
 fn bash_before(session: &str, id: &str, cwd: &Path, command: &str) -> Vec<u8> {
     json!({"session_id": session, "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": id, "tool_input": {"command": command, "description": "Run"}})
@@ -975,9 +982,7 @@ fn forced_fixes_moves_between_projects_and_a_rejection_reworded_are_not_captured
     // A real recovery, for the rest: a variable the release needs.
     said(&home, &bash_failed("v1", "t1", &alpha, "make release", "Exit code 2\nerror: VERSION is required"));
     said(&home, &bash("v1", "t2", &alpha, "VERSION=1.2.3 make release", "Release"));
-    let c = candidates(&home, &alpha, |c| !c.is_empty());
-    std::thread::sleep(Duration::from_secs(1));
-    let c = candidates(&home, &alpha, |now| now.len() == c.len());
+    let c = settled_candidates(&home, &alpha);
     assert_eq!(c.len(), 1, "only the release's recovery: {c:#?}");
     let release = c[0]["id"].as_str().unwrap().to_string();
     assert!(c[0]["text"].as_str().unwrap().contains("`VERSION=1.2.3 make release` works"), "{c:#?}");
@@ -1030,9 +1035,7 @@ fn forced_fixes_moves_between_projects_and_a_rejection_reworded_are_not_captured
     said(&home, &bash("s1", "t2", &gamma, "git add -A && git commit -m 'fix parser'", "Commit"));
     said(&home, &bash_failed("s1", "t3", &gamma, "stack build", "Exit code 1\nMissing dependency on a foreign library:\n* Missing (or bad) C library: pq"));
     said(&home, &bash("s1", "t4", &gamma, "sudo apt-get install -y libpq-dev && stack build", "Install libpq and build"));
-    let c = candidates(&home, &gamma, |c| !c.is_empty());
-    std::thread::sleep(Duration::from_secs(1));
-    let c = candidates(&home, &gamma, |now| now.len() == c.len());
+    let c = settled_candidates(&home, &gamma);
     assert!(c.len() == 1 && c[0]["text"].as_str().unwrap().contains("`sudo apt-get install -y libpq-dev && stack build` works"), "{c:#?}");
 }
 
