@@ -810,13 +810,13 @@ fn error_line(line: &str) -> bool {
 /// `error[E0432]` after its "Compiling ..." lines; a traceback's exception, its last such line);
 /// when that line names no cause ("error: linking with `cc` failed: exit status: 1"), the first
 /// line after it that does ("cannot find -lssl"); each cut. A mark the hook left where it cut a
-/// long text (`...[9006 more bytes cut by cairn]`) is no part of it.
+/// long text (`...[9006 more bytes cut by cairn]`) is a break, as in a prompt (`heard::without_cut_marks`).
 pub fn error_gist(error: &str) -> String {
     let cut = |line: &str, max: usize| {
-        let line = line.split_once("...[").filter(|(_, rest)| rest.contains("cut by cairn]")).map_or(line, |(head, _)| head);
         let one: String = line.split_whitespace().collect::<Vec<_>>().join(" ");
         if one.chars().count() > max { format!("{}...", one.chars().take(max).collect::<String>()) } else { one }
     };
+    let error = super::heard::without_cut_marks(error);
     let said: Vec<&str> = error.lines().map(str::trim).filter(|l| !l.is_empty() && !l.to_lowercase().starts_with("exit code") && !l.starts_with("Error: Exit code") && !progress_line(l)).collect();
     let Some(&opening) = said.first() else { return String::new() };
     // A traceback names its cause last.
@@ -1007,13 +1007,6 @@ pub fn describe(e: &SessionEvent) -> String {
     }
 }
 
-/// Whether a text warns (never, don't, not, no, avoid, without): a rule and the same rule turned
-/// round differ in this alone ("Use tabs for indentation." / "Never use tabs for indentation.").
-pub fn warns(text: &str) -> bool {
-    let lower = format!(" {} ", text.to_lowercase().replace(|c: char| !c.is_alphanumeric() && c != '\'', " "));
-    [" never ", " don't ", " dont ", " do not ", " not ", " no ", " avoid ", " without "].iter().any(|w| lower.contains(w))
-}
-
 /// Whether a text says what a rejected text said, in other inflections, numbers or filler
 /// ("Always run the linter before you commit." after "Always run the linter before
 /// committing." was rejected; a recovery whose test counts changed): the same index terms (stems,
@@ -1023,7 +1016,7 @@ pub fn says_the_same(rejected: &str, text: &str) -> bool {
     // "Always" is what capture adds for "from now on": the same rule said to last.
     let set = |t: &str| crate::base::text::terms(t).into_iter().filter(|w| w != "alway" && w != "always").collect::<std::collections::BTreeSet<String>>();
     let (a, b) = (set(rejected), set(text));
-    !a.is_empty() && a == b && warns(rejected) == warns(text)
+    !a.is_empty() && a == b && crate::base::text::warns(rejected) == crate::base::text::warns(text)
 }
 
 /// Promotes a candidate the gate called `quality` once `promote_after` of its shadow moments

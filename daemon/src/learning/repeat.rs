@@ -33,7 +33,7 @@ pub fn said_again(lines: &[Line<'_>]) -> Vec<Option<usize>> {
     for (i, line) in lines.iter().enumerate() {
         // The opposite preference, or the same rule turned round ("Never use tabs ..." after
         // "Use tabs ..."), is no repeat however close.
-        let earlier = (0..i).filter(|&j| out[j].is_none() && lines[j].project == line.project && !gate::opposite(lines[j].text, line.text) && super::capture::warns(lines[j].text) == super::capture::warns(line.text));
+        let earlier = (0..i).filter(|&j| out[j].is_none() && lines[j].project == line.project && !gate::opposite(lines[j].text, line.text) && text::warns(lines[j].text) == text::warns(line.text));
         let again = match line.vector {
             Some(v) => earlier
                 .filter_map(|j| lines[j].vector.map(|w| (j, f64::from(crate::retrieval::similarity::cosine(v, w)))))
